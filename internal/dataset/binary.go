@@ -1,0 +1,153 @@
+package dataset
+
+import (
+	"bufio"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// The binary form of a data set, as stored on disk:
+//
+//	magic    8 bytes  "MLDRDS\x00\x01"
+//	hlen     uint64   length of the header
+//	header   hlen bytes of JSON (binaryHeader)
+//	X        rows×features float64, row-major
+//	Y        rows×labels float64, row-major
+//	crc      uint32   CRC-32C of everything before it
+//
+// All numbers are little-endian.
+var binaryMagic = []byte("MLDRDS\x00\x01")
+
+type binaryHeader struct {
+	Name       string     `json:"name"`
+	Rows       int        `json:"rows"`
+	Features   []string   `json:"features"`
+	Labels     []string   `json:"labels"`
+	Kind       Kind       `json:"kind"`
+	Categories [][]string `json:"categories,omitempty"`
+	Warnings   []string   `json:"warnings,omitempty"`
+	Columns    []string   `json:"columns,omitempty"`
+	LabelCols  []string   `json:"label_columns,omitempty"`
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// WriteBinary writes d in the binary storage form.
+func WriteBinary(w io.Writer, d *Dataset) error {
+	if err := d.Validate(); err != nil {
+		return err
+	}
+	crc := crc32.New(castagnoli)
+	bw := bufio.NewWriterSize(io.MultiWriter(w, crc), 1<<16)
+	h, err := json.Marshal(binaryHeader{Name: d.Name, Rows: d.Rows(), Features: d.Features, Labels: d.Labels,
+		Kind: d.Kind, Categories: d.Categories, Warnings: d.Warnings, Columns: d.Columns, LabelCols: d.LabelColumns})
+	if err != nil {
+		return fmt.Errorf("encoding the data set header: %w", err)
+	}
+	bw.Write(binaryMagic)
+	bw.Write(binary.LittleEndian.AppendUint64(nil, uint64(len(h))))
+	bw.Write(h)
+	writeFloats(bw, d.X)
+	writeFloats(bw, d.Y)
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("writing the data set: %w", err)
+	}
+	if _, err := w.Write(binary.LittleEndian.AppendUint32(nil, crc.Sum32())); err != nil {
+		return fmt.Errorf("writing the data set: %w", err)
+	}
+	return nil
+}
+
+func writeFloats(w *bufio.Writer, m *mat.Dense) {
+	raw := m.RawMatrix()
+	var b [8]byte
+	for i := range raw.Rows {
+		for _, v := range raw.Data[i*raw.Stride : i*raw.Stride+raw.Cols] {
+			binary.LittleEndian.PutUint64(b[:], math.Float64bits(v))
+			w.Write(b[:])
+		}
+	}
+}
+
+// ReadBinary reads a data set written by WriteBinary. size is the number of
+// bytes r holds; a mismatch with the header, a bad checksum or a malformed
+// header gives an error wrapping ErrCorrupt.
+func ReadBinary(r io.Reader, size int64) (*Dataset, error) {
+	crc := crc32.New(castagnoli)
+	br := bufio.NewReaderSize(r, 1<<16)
+	tr := io.TeeReader(br, crc)
+	fixed := make([]byte, len(binaryMagic)+8)
+	if _, err := io.ReadFull(tr, fixed); err != nil {
+		return nil, corrupt("reading the header: %v", err)
+	}
+	if string(fixed[:len(binaryMagic)]) != string(binaryMagic) {
+		return nil, corrupt("not a stored data set (bad magic)")
+	}
+	hlen := binary.LittleEndian.Uint64(fixed[len(binaryMagic):])
+	if hlen > uint64(size) {
+		return nil, corrupt("header length %d exceeds the file size %d", hlen, size)
+	}
+	hb := make([]byte, hlen)
+	if _, err := io.ReadFull(tr, hb); err != nil {
+		return nil, corrupt("reading the header: %v", err)
+	}
+	var h binaryHeader
+	if err := json.Unmarshal(hb, &h); err != nil {
+		return nil, corrupt("decoding the header: %v", err)
+	}
+	nf, nl := len(h.Features), len(h.Labels)
+	want := int64(len(fixed)) + int64(hlen) + 8*int64(h.Rows)*int64(nf+nl) + 4
+	if h.Rows < 0 || want != size {
+		return nil, corrupt("the header describes %d×(%d+%d) values, which does not match the file size %d", h.Rows, nf, nl, size)
+	}
+	d := &Dataset{Name: h.Name, Features: h.Features, Labels: h.Labels, Kind: h.Kind, Categories: h.Categories, Warnings: h.Warnings,
+		Columns: h.Columns, LabelColumns: h.LabelCols}
+	var err error
+	if d.X, err = readFloats(tr, h.Rows, nf); err != nil {
+		return nil, err
+	}
+	if d.Y, err = readFloats(tr, h.Rows, nl); err != nil {
+		return nil, err
+	}
+	sum := crc.Sum32()
+	var tail [4]byte
+	if _, err := io.ReadFull(br, tail[:]); err != nil {
+		return nil, corrupt("reading the checksum: %v", err)
+	}
+	if binary.LittleEndian.Uint32(tail[:]) != sum {
+		return nil, corrupt("checksum mismatch")
+	}
+	if err := d.Validate(); err != nil {
+		return nil, corrupt("%v", err)
+	}
+	return d, nil
+}
+
+func readFloats(r io.Reader, rows, cols int) (*mat.Dense, error) {
+	data := make([]float64, rows*cols)
+	buf := make([]byte, 1<<16)
+	for i := 0; i < len(data); {
+		n := min(len(buf)/8, len(data)-i)
+		if _, err := io.ReadFull(r, buf[:8*n]); err != nil {
+			return nil, corrupt("reading values: %v", err)
+		}
+		for k := range n {
+			data[i+k] = math.Float64frombits(binary.LittleEndian.Uint64(buf[8*k:]))
+		}
+		i += n
+	}
+	if rows == 0 || cols == 0 {
+		return &mat.Dense{}, nil
+	}
+	return mat.NewDense(rows, cols, data), nil
+}
+
+func corrupt(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrCorrupt, fmt.Sprintf(format, args...))
+}

@@ -1,0 +1,748 @@
+package dataset
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+	"unsafe"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// attrType is what a column was declared to hold.
+type attrType uint8
+
+const (
+	attrAuto    attrType = iota // CSV: numeric until text appears
+	attrNumeric                 // ARFF numeric/real/integer, or nominal with numeric values
+	attrNominal                 // ARFF nominal with text values
+	attrText                    // ARFF string or date
+)
+
+type role uint8
+
+const (
+	roleFeature role = iota
+	roleLabel
+	roleDrop
+)
+
+// column is one input column and what the builder keeps of it.
+type column struct {
+	name     string
+	line     int // line of its declaration (header line, or ARFF @attribute)
+	typ      attrType
+	declared []string // ARFF nominal values, in declared order
+	role     role
+	slot     int         // position in the raw feature row (features)
+	text     *textColumn // labels always; features that hold text
+	sum      float64     // running sum for mean imputation
+	n        int         // values seen for mean imputation
+}
+
+// textColumn interns the text values of a column.
+type textColumn struct {
+	index     map[string]int32
+	values    []string
+	firstLine []int
+	codes     []int32 // one per kept row (text features; labels use labelCodes)
+	// numericRows counts the rows a CSV column held numbers before its first
+	// text value, at firstTextLine.
+	numericRows   int
+	firstText     string
+	firstTextLine int
+}
+
+func newTextColumn() *textColumn {
+	return &textColumn{index: make(map[string]int32)}
+}
+
+// intern returns tok's code, adding it if new. tok may alias a read buffer.
+func (t *textColumn) intern(tok []byte, line int) int32 {
+	if c, ok := t.index[unsafe.String(unsafe.SliceData(tok), len(tok))]; ok {
+		return c
+	}
+	s := string(tok)
+	c := int32(len(t.values))
+	t.index[s] = c
+	t.values = append(t.values, s)
+	t.firstLine = append(t.firstLine, line)
+	return c
+}
+
+// builder turns parsed rows into a Dataset. Parsers call setColumns once,
+// addRow for each data row, then finish.
+type builder struct {
+	opts       Options
+	cols       []column
+	width      int // raw feature row width
+	nlab       int
+	raw        []float64 // rows × width, row-major
+	labelCodes []int32   // rows × nlab, row-major
+	rows       int
+	scratch    []float64
+	warnings   []string
+
+	dropped       int // rows dropped for missing values
+	firstDropLine int
+	imputed       int
+}
+
+func newBuilder(o Options) *builder { return &builder{opts: o} }
+
+// setColumns fixes the columns and their roles. relation is ARFF's @relation.
+func (b *builder) setColumns(cols []column, relation string) error {
+	names := make([]string, len(cols))
+	seen := make(map[string]int, len(cols))
+	for i, c := range cols {
+		if c.name == "" {
+			return &InputError{Line: c.line, Column: fmt.Sprintf("#%d", i+1), Msg: fmt.Sprintf("column %d has no name; every column needs a unique name", i+1)}
+		}
+		if j, dup := seen[c.name]; dup {
+			return &InputError{Line: c.line, Column: c.name, Msg: fmt.Sprintf("column names must be unique, but columns %d and %d are both named %q", j+1, i+1, c.name)}
+		}
+		seen[c.name] = i
+		names[i] = c.name
+	}
+	if len(cols) < 2 {
+		return &InputError{Line: firstLine(cols), Msg: "the header has a single column: a data set needs feature and label columns " +
+			"separated by commas, semicolons or tabs"}
+	}
+	choice, err := chooseLabels(names, b.opts, relation)
+	if err != nil {
+		return err
+	}
+	if strings.HasPrefix(choice.how, "MEKA") {
+		b.warnings = append(b.warnings, "Labels were taken from "+choice.how+"; check that these are the label columns.")
+	}
+	drop := make(map[string]bool, len(b.opts.Drop))
+	for _, d := range b.opts.Drop {
+		i, ok := seen[d]
+		if !ok {
+			return optionError("drop", "drop names column %q, which the file does not have%s", d, suggest(d, names))
+		}
+		if choice.isLabel[i] {
+			return optionError("drop", "column %q is a label and cannot be dropped", d)
+		}
+		drop[d] = true
+	}
+	for i := range cols {
+		c := &cols[i]
+		switch {
+		case choice.isLabel[i]:
+			c.role = roleLabel
+			c.text = newTextColumn()
+			if c.typ == attrText {
+				return &InputError{Line: c.line, Column: c.name, Msg: "a string or date attribute cannot be a label; labels must be nominal or numeric"}
+			}
+			b.nlab++
+		case drop[c.name]:
+			c.role = roleDrop
+		default:
+			c.role = roleFeature
+			c.slot = b.width
+			b.width++
+			if c.typ == attrNominal || c.typ == attrText {
+				if b.opts.nominal() == NominalReject {
+					return textFeatureError(c.line, c.name, c.declared)
+				}
+				c.text = newTextColumn()
+			}
+		}
+	}
+	if b.width == 0 {
+		return optionError("drop", "no feature column is left once %s are dropped", quoteList(b.opts.Drop, 5))
+	}
+	b.cols = cols
+	b.scratch = make([]float64, b.width)
+	return nil
+}
+
+func firstLine(cols []column) int {
+	if len(cols) == 0 {
+		return 1
+	}
+	return cols[0].line
+}
+
+func textFeatureError(line int, name string, declared []string) *InputError {
+	what := "a text attribute"
+	if len(declared) > 0 {
+		what = fmt.Sprintf("a nominal attribute with text values {%s}", strings.Join(headOf(declared, 4), ", "))
+	}
+	return &InputError{Line: line, Column: name, Msg: fmt.Sprintf(
+		"%s cannot be a feature: features must be numeric. Leave the column out (drop=%s) or encode text columns (nominal=onehot)",
+		what, name)}
+}
+
+func headOf(s []string, n int) []string {
+	if len(s) <= n {
+		return s
+	}
+	return append(slices.Clip(s[:n]), "…")
+}
+
+// declared reports whether tok is one of an ARFF attribute's declared values.
+func declared(values []string, tok []byte) bool {
+	for _, v := range values {
+		if v == string(tok) {
+			return true
+		}
+	}
+	return false
+}
+
+// missingToken reports whether a cell that is not a number means "missing".
+func missingToken(tok []byte) bool {
+	switch len(tok) {
+	case 0:
+		return true
+	case 1:
+		return tok[0] == '?'
+	case 2, 3, 4:
+		s := strings.ToLower(string(tok))
+		return s == "na" || s == "n/a" || s == "nan" || s == "null"
+	}
+	return false
+}
+
+func describeMissing(tok []byte) string {
+	if len(tok) == 0 {
+		return "an empty cell"
+	}
+	return fmt.Sprintf("%q", tok)
+}
+
+// parseNumber parses a trimmed cell. ok is false when the cell is not a
+// finite number; then missing tells whether it is a missing-value token.
+func parseNumber(tok []byte) (v float64, ok, missing bool, err error) {
+	if len(tok) == 0 {
+		return 0, false, true, nil
+	}
+	v, err = strconv.ParseFloat(unsafe.String(unsafe.SliceData(tok), len(tok)), 64)
+	if err == nil && v-v == 0 {
+		return v, true, false, nil
+	}
+	if missingToken(tok) {
+		return 0, false, true, nil
+	}
+	if math.IsInf(v, 0) {
+		return v, false, false, errInfinite
+	}
+	return 0, false, false, errNotNumber
+}
+
+var (
+	errInfinite  = fmt.Errorf("infinite")
+	errNotNumber = fmt.Errorf("not a number")
+)
+
+func trimSpace(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t') {
+		b = b[1:]
+	}
+	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// addRow adds one data row that started on line. fields alias the reader's
+// buffer and are used only during the call.
+func (b *builder) addRow(line int, fields [][]byte) error {
+	if len(fields) != len(b.cols) {
+		return errorf(line, "", "expected %d fields (as in the header), found %d", len(b.cols), len(fields))
+	}
+	policy := b.opts.missing()
+	dropRow := false
+	missing := func(c *column, tok []byte) error {
+		switch {
+		case policy == MissingDropRows:
+			dropRow = true
+			return nil
+		case c.role == roleLabel && policy == MissingMean:
+			return errorf(line, c.name, "missing label (%s); labels cannot be imputed: choose missing=drop-rows to leave such rows out", describeMissing(tok))
+		case policy == MissingMean:
+			return nil
+		}
+		return errorf(line, c.name, "missing value (%s); choose missing=drop-rows or missing=mean to accept missing values", describeMissing(tok))
+	}
+	for i := range b.cols {
+		c := &b.cols[i]
+		if c.role == roleDrop {
+			continue
+		}
+		tok := trimSpace(fields[i])
+		if c.text != nil {
+			if missingToken(tok) {
+				if err := missing(c, tok); err != nil {
+					return err
+				}
+				continue
+			}
+			if !utf8.Valid(tok) {
+				return errorf(line, c.name, "the value is not valid UTF-8 text; save the file as UTF-8")
+			}
+			if c.declared != nil && !declared(c.declared, tok) {
+				return errorf(line, c.name, "%q is not one of the declared values {%s}", tok, strings.Join(headOf(c.declared, 8), ", "))
+			}
+			continue
+		}
+		v, ok, miss, err := parseNumber(tok)
+		switch {
+		case ok:
+			if c.declared != nil && !declared(c.declared, tok) {
+				return errorf(line, c.name, "%q is not one of the declared values {%s}", tok, strings.Join(headOf(c.declared, 8), ", "))
+			}
+			b.scratch[c.slot] = v
+		case miss:
+			if err := missing(c, tok); err != nil {
+				return err
+			}
+			b.scratch[c.slot] = math.NaN()
+		case err == errInfinite:
+			return errorf(line, c.name, "%q is infinite or out of range; feature values must be finite numbers", tok)
+		case c.typ == attrAuto && b.opts.nominal() != NominalReject:
+			b.toText(c, tok, line)
+		case c.typ == attrNumeric && len(c.declared) > 0:
+			return errorf(line, c.name, "%q is not one of the declared values {%s}", tok, strings.Join(headOf(c.declared, 8), ", "))
+		case b.rows > 0 && c.typ == attrAuto:
+			// The rows above held numbers here: a stray value, not a text column.
+			return errorf(line, c.name, "%q is not a number; feature values must be numbers", tok)
+		default:
+			return errorf(line, c.name, "%q is not a number; feature columns must be numeric (leave this column out with drop=%s, or encode text columns with nominal=onehot)", tok, c.name)
+		}
+	}
+	if dropRow {
+		if b.dropped == 0 {
+			b.firstDropLine = line
+		}
+		b.dropped++
+		return nil
+	}
+	// Commit the row.
+	b.raw = append(b.raw, b.scratch...)
+	for i := range b.cols {
+		c := &b.cols[i]
+		if c.role == roleDrop {
+			continue
+		}
+		tok := trimSpace(fields[i])
+		switch {
+		case c.role == roleLabel:
+			b.labelCodes = append(b.labelCodes, c.text.intern(tok, line))
+		case c.text != nil:
+			code := int32(-1)
+			if !missingToken(tok) {
+				code = c.text.intern(tok, line)
+			}
+			c.text.codes = append(c.text.codes, code)
+		case policy == MissingMean:
+			if v := b.scratch[c.slot]; v == v {
+				c.sum += v
+				c.n++
+			} else {
+				b.imputed++
+			}
+		}
+	}
+	b.rows++
+	return nil
+}
+
+// toText turns a CSV feature column that met text into a text column; the
+// numbers read so far become its first categories.
+func (b *builder) toText(c *column, tok []byte, line int) {
+	t := newTextColumn()
+	t.numericRows = b.rows
+	t.firstText = string(tok)
+	t.firstTextLine = line
+	for r := range b.rows {
+		v := b.raw[r*b.width+c.slot]
+		if v != v {
+			t.codes = append(t.codes, -1)
+			continue
+		}
+		t.codes = append(t.codes, t.intern([]byte(strconv.FormatFloat(v, 'g', -1, 64)), line))
+	}
+	c.text = t
+}
+
+// outColumn is one column of the final X.
+type outColumn struct {
+	name string
+	slot int         // raw slot for numeric columns
+	text *textColumn // non-nil for indicator columns
+	code int32       // the category this indicator column marks
+}
+
+// finish checks the whole data set and builds it.
+func (b *builder) finish() (*Dataset, error) {
+	switch {
+	case b.rows == 0 && b.dropped > 0:
+		return nil, &InputError{Field: "missing", Msg: fmt.Sprintf("every one of the %d data rows has a missing value, so none is left after dropping them", b.dropped)}
+	case b.rows == 0:
+		return nil, &InputError{Line: firstLine(b.cols), Msg: "the file has a header but no data rows"}
+	case b.rows < 2:
+		return nil, &InputError{Msg: "the file has only 1 data row; at least 2 are needed"}
+	}
+	ds := &Dataset{}
+	for _, c := range b.cols {
+		ds.Columns = append(ds.Columns, c.name)
+		if c.role == roleLabel {
+			ds.LabelColumns = append(ds.LabelColumns, c.name)
+		}
+	}
+	if b.dropped > 0 {
+		b.warnings = append(b.warnings, fmt.Sprintf("%d rows with missing values were left out (the first on line %d).", b.dropped, b.firstDropLine))
+	}
+	if err := b.labels(ds); err != nil {
+		return nil, err
+	}
+	if err := b.features(ds); err != nil {
+		return nil, err
+	}
+	ds.Warnings = b.warnings
+	return ds, nil
+}
+
+// labels decides the kind and builds Y.
+func (b *builder) labels(ds *Dataset) error {
+	var labelCols []*column
+	for i := range b.cols {
+		if b.cols[i].role == roleLabel {
+			labelCols = append(labelCols, &b.cols[i])
+		}
+	}
+	q := len(labelCols)
+	binary := make([][]float64, q) // per column: code → 0/1, nil if not binary
+	allBinary := true
+	for j, c := range labelCols {
+		var fam uint8 = 0xff
+		m := make([]float64, len(c.text.values))
+		for k, v := range c.text.values {
+			m[k], _ = binaryValue(v)
+			_, f := binaryValue(v)
+			fam &= f
+		}
+		if fam != 0 {
+			binary[j] = m
+		} else {
+			allBinary = false
+		}
+	}
+	kind := b.opts.Kind
+	if kind == "" {
+		kind = MultiDim
+		if allBinary {
+			kind = MultiLabel
+		}
+	}
+	ds.Kind = kind
+	y := mat.NewDense(b.rows, q, nil)
+	yd := y.RawMatrix().Data
+	var constant []string
+	for j, c := range labelCols {
+		name := labelName(c.name, b.opts.prefix())
+		ds.Labels = append(ds.Labels, name)
+		var m []float64
+		if kind == MultiLabel {
+			if binary[j] == nil {
+				return nonBinaryLabel(c)
+			}
+			m = binary[j]
+		} else {
+			cats, order := categoryOrder(c)
+			ds.Categories = append(ds.Categories, cats)
+			m = order
+		}
+		seen := make([]bool, 2)
+		var distinct int
+		for i := range b.rows {
+			v := m[b.labelCodes[i*q+j]]
+			yd[i*q+j] = v
+			if kind == MultiLabel && !seen[int(v)] {
+				seen[int(v)] = true
+				distinct++
+			}
+		}
+		if kind == MultiDim {
+			distinct = len(c.text.values)
+		}
+		if distinct < 2 {
+			constant = append(constant, name)
+		}
+	}
+	ds.Y = y
+	if len(constant) > 0 {
+		b.warnings = append(b.warnings, fmt.Sprintf("%d labels are constant (the same value in every row) and carry no information: %s.",
+			len(constant), quoteList(constant, 10)))
+	}
+	b.labelCodes = nil
+	return nil
+}
+
+func labelName(col, prefix string) string {
+	if n, ok := strings.CutPrefix(col, prefix); ok && n != "" {
+		return n
+	}
+	return col
+}
+
+func nonBinaryLabel(c *column) error {
+	values := c.text.values
+	for k, v := range values {
+		if _, f := binaryValue(v); f == 0 {
+			return &InputError{Line: c.text.firstLine[k], Column: c.name, Field: "kind", Msg: fmt.Sprintf(
+				"%q is not a binary label value (0/1, ±1, true/false or yes/no), so the data cannot be multi-label; "+
+					"choose kind=multidim for categorical class variables", v)}
+		}
+	}
+	// Every value is binary on its own, but they mix codes (e.g. 0 and -1):
+	// report the first value that shares no code family with those before it.
+	mixed := len(values) - 1
+	var fam uint8 = 0xff
+	for k, v := range values {
+		_, f := binaryValue(v)
+		if fam &= f; fam == 0 {
+			mixed = k
+			break
+		}
+	}
+	return &InputError{Line: c.text.firstLine[mixed], Column: c.name, Field: "kind", Msg: fmt.Sprintf(
+		"the label values {%s} mix binary codes; use one of 0/1, ±1, true/false or yes/no per column", strings.Join(values, ", "))}
+}
+
+// categoryOrder returns the categories of a class variable in their order
+// (declared order for ARFF, numeric when all are numbers, else text order)
+// and the map from intern code to category index.
+func categoryOrder(c *column) ([]string, []float64) {
+	vals := c.text.values
+	idx := make([]int, len(vals))
+	for i := range idx {
+		idx[i] = i
+	}
+	rank := func(i int) (float64, bool) {
+		f, err := strconv.ParseFloat(vals[i], 64)
+		return f, err == nil
+	}
+	numeric := true
+	for i := range vals {
+		if _, ok := rank(i); !ok {
+			numeric = false
+		}
+	}
+	switch {
+	case c.declared != nil:
+		pos := make(map[string]int, len(c.declared))
+		for i, d := range c.declared {
+			pos[d] = i
+		}
+		slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(pos[vals[a]], pos[vals[b]]) })
+	case numeric:
+		slices.SortFunc(idx, func(a, b int) int {
+			fa, _ := rank(a)
+			fb, _ := rank(b)
+			return cmp.Compare(fa, fb)
+		})
+	default:
+		slices.SortFunc(idx, func(a, b int) int { return strings.Compare(vals[a], vals[b]) })
+	}
+	cats := make([]string, len(vals))
+	order := make([]float64, len(vals))
+	for k, i := range idx {
+		cats[k] = vals[i]
+		order[i] = float64(k)
+	}
+	return cats, order
+}
+
+// features imputes, encodes text columns and builds X.
+func (b *builder) features(ds *Dataset) error {
+	var out []outColumn
+	var droppedText, encoded []string
+	for i := range b.cols {
+		c := &b.cols[i]
+		if c.role != roleFeature {
+			continue
+		}
+		if c.text == nil {
+			if b.opts.missing() == MissingMean && c.n < b.rows {
+				if c.n == 0 {
+					return &InputError{Column: c.name, Field: "missing", Msg: "the column has no values at all, so its mean cannot replace the missing ones"}
+				}
+				b.impute(c)
+			}
+			out = append(out, outColumn{name: c.name, slot: c.slot})
+			continue
+		}
+		if b.opts.nominal() == NominalDrop {
+			droppedText = append(droppedText, c.name)
+			continue
+		}
+		cols, err := oneHot(c)
+		if err != nil {
+			return err
+		}
+		encoded = append(encoded, c.name)
+		out = append(out, cols...)
+	}
+	if len(out) == 0 {
+		return &InputError{Field: "nominal", Msg: fmt.Sprintf("no feature column is left: every feature column holds text (%s)", quoteList(droppedText, 5))}
+	}
+	if b.imputed > 0 {
+		b.warnings = append(b.warnings, fmt.Sprintf("%d missing feature values were replaced by their column's mean.", b.imputed))
+	}
+	if len(droppedText) > 0 {
+		b.warnings = append(b.warnings, fmt.Sprintf("%d text columns were left out (nominal=drop): %s.", len(droppedText), quoteList(droppedText, 10)))
+	}
+	if len(encoded) > 0 {
+		b.warnings = append(b.warnings, fmt.Sprintf("%d text columns were one-hot encoded: %s.", len(encoded), quoteList(encoded, 10)))
+	}
+	names := make(map[string]bool, len(out))
+	for _, o := range out {
+		if names[o.name] {
+			return &InputError{Column: o.name, Field: "nominal", Msg: "one-hot encoding made a column name that is already taken; rename the column"}
+		}
+		names[o.name] = true
+		ds.Features = append(ds.Features, o.name)
+	}
+	ds.X = b.assemble(out)
+	b.raw = nil
+	b.zeroVariance(ds)
+	return nil
+}
+
+func (b *builder) impute(c *column) {
+	mean := c.sum / float64(c.n)
+	for r := range b.rows {
+		if p := &b.raw[r*b.width+c.slot]; *p != *p {
+			*p = mean
+		}
+	}
+}
+
+// oneHot makes the indicator columns of a text feature column.
+func oneHot(c *column) ([]outColumn, error) {
+	t := c.text
+	if t.firstText != "" && t.numericRows > 0 && len(t.values) > MaxOneHotCategories {
+		return nil, &InputError{Line: t.firstTextLine, Column: c.name, Field: "nominal", Msg: fmt.Sprintf(
+			"the column holds numbers and text (%q): it cannot be one-hot encoded with %d distinct values; fix the value or drop the column", t.firstText, len(t.values))}
+	}
+	if len(t.values) > MaxOneHotCategories {
+		return nil, &InputError{Column: c.name, Field: "nominal", Msg: fmt.Sprintf(
+			"the column has %d distinct values, too many to one-hot encode (at most %d): it looks like an identifier; leave it out with drop=%s",
+			len(t.values), MaxOneHotCategories, c.name)}
+	}
+	cats := t.values
+	if c.declared != nil {
+		cats = c.declared
+	}
+	if yes, ok := yesNoPair(cats); ok {
+		code, present := t.index[yes]
+		if !present {
+			code = -2 // never "yes": an all-zero column
+		}
+		return []outColumn{{name: c.name, text: t, code: code}}, nil
+	}
+	out := make([]outColumn, 0, len(cats))
+	for _, v := range cats {
+		code, ok := t.index[v]
+		if !ok {
+			code = -2 // declared but absent: an all-zero column
+		}
+		out = append(out, outColumn{name: c.name + "=" + v, text: t, code: code})
+	}
+	return out, nil
+}
+
+// yesNoPair reports whether one or two categories read as (part of) a
+// yes/no pair, and which value means "yes" (it may be absent from values).
+func yesNoPair(values []string) (string, bool) {
+	if len(values) == 0 || len(values) > 2 {
+		return "", false
+	}
+	pairs := [][2]string{{"yes", "no"}, {"true", "false"}, {"y", "n"}, {"t", "f"}}
+	for _, p := range pairs {
+		yes, all := "", true
+		for _, v := range values {
+			switch strings.ToLower(v) {
+			case p[0]:
+				yes = v
+			case p[1]:
+			default:
+				all = false
+			}
+		}
+		if all {
+			if yes == "" {
+				yes = p[0] // absent: no row says yes
+			}
+			return yes, true
+		}
+	}
+	return "", false
+}
+
+// assemble builds X from the raw rows, in place when no column is added.
+func (b *builder) assemble(out []outColumn) *mat.Dense {
+	w := len(out)
+	inPlace := w <= b.width
+	for _, o := range out {
+		if o.text != nil {
+			inPlace = false
+		}
+	}
+	var data []float64
+	if inPlace {
+		data = b.raw[:b.rows*w]
+	} else {
+		data = make([]float64, b.rows*w)
+	}
+	for r := range b.rows {
+		src := b.raw[r*b.width : (r+1)*b.width]
+		dst := data[r*w : (r+1)*w]
+		for j, o := range out {
+			if o.text == nil {
+				dst[j] = src[o.slot]
+			} else if o.text.codes[r] == o.code {
+				dst[j] = 1
+			} else {
+				dst[j] = 0
+			}
+		}
+	}
+	return mat.NewDense(b.rows, w, slices.Clip(data))
+}
+
+func (b *builder) zeroVariance(ds *Dataset) {
+	n, d := ds.X.Dims()
+	raw := ds.X.RawMatrix()
+	first := raw.Data[:d]
+	constant := make([]bool, d)
+	for j := range constant {
+		constant[j] = true
+	}
+	for i := 1; i < n; i++ {
+		row := raw.Data[i*raw.Stride : i*raw.Stride+d]
+		for j, v := range row {
+			if v != first[j] {
+				constant[j] = false
+			}
+		}
+	}
+	var names []string
+	for j, c := range constant {
+		if c {
+			names = append(names, ds.Features[j])
+		}
+	}
+	if len(names) > 0 {
+		b.warnings = append(b.warnings, fmt.Sprintf("%d features have zero variance (the same value in every row) and carry no information: %s.",
+			len(names), quoteList(names, 10)))
+	}
+}

@@ -1,0 +1,113 @@
+// Package dataset reads multi-label and multi-dimensional data sets from CSV
+// and ARFF into a typed Dataset, checks them, summarises them, and writes them
+// back out (CSV for people, a checksummed binary form for storage).
+//
+// The loader streams: it reads its io.Reader once, line by line, and never
+// holds the text and the matrix at the same time. Every refusal is an
+// *InputError naming the line and column of the problem.
+package dataset
+
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Kind says what the label columns of a data set hold.
+type Kind string
+
+const (
+	// MultiLabel data have q binary labels: Y holds 0 or 1.
+	MultiLabel Kind = "multilabel"
+	// MultiDim data (multi-dimensional classification) have q categorical
+	// class variables: Y holds each variable's category index 0…K_j−1, and
+	// Categories names the categories.
+	MultiDim Kind = "multidim"
+)
+
+// Dataset is a loaded data set: N rows of D numeric features and q labels.
+type Dataset struct {
+	// Name is a display name; the loader leaves it empty.
+	Name string
+	// Features holds the D feature names, in column order.
+	Features []string
+	// Labels holds the q label (or class variable) names.
+	Labels []string
+	// Kind tells how to read Y.
+	Kind Kind
+	// X is the N×D feature matrix.
+	X *mat.Dense
+	// Y is the N×q label matrix: 0/1 for MultiLabel, a category index for
+	// MultiDim.
+	Y *mat.Dense
+	// Categories, for MultiDim data, lists variable j's categories as they
+	// were written in the file: Y[i][j] = c means Categories[j][c]. It is nil
+	// for MultiLabel data.
+	Categories [][]string
+	// Columns names every column of the input file in order, labels and
+	// dropped columns included, as written in the file; LabelColumns names
+	// the label columns among them (Labels may have a prefix stripped).
+	Columns      []string
+	LabelColumns []string
+	// Warnings lists what the loader noticed but accepted (constant labels,
+	// zero-variance features, dropped rows, …), as sentences.
+	Warnings []string
+}
+
+// Rows returns N, the number of rows.
+func (d *Dataset) Rows() int {
+	if d.X == nil {
+		return 0
+	}
+	r, _ := d.X.Dims()
+	return r
+}
+
+// Validate checks the shapes and values of d: X is N×len(Features), Y is
+// N×len(Labels), Y holds 0/1 (MultiLabel) or valid category indices
+// (MultiDim), and X holds no NaN or Inf. The loader's output always passes;
+// Validate guards data built by other code.
+func (d *Dataset) Validate() error {
+	if d.X == nil || d.Y == nil {
+		return fmt.Errorf("dataset: X or Y is nil")
+	}
+	n, nf := d.X.Dims()
+	ny, nl := d.Y.Dims()
+	if n != ny {
+		return fmt.Errorf("dataset: X has %d rows but Y has %d", n, ny)
+	}
+	if nf != len(d.Features) || nl != len(d.Labels) {
+		return fmt.Errorf("dataset: X is %d×%d with %d feature names, Y is %d×%d with %d label names",
+			n, nf, len(d.Features), ny, nl, len(d.Labels))
+	}
+	switch d.Kind {
+	case MultiLabel:
+		for i := range n {
+			for j := range nl {
+				if v := d.Y.At(i, j); v != 0 && v != 1 {
+					return fmt.Errorf("dataset: Y[%d][%d] = %v is not 0 or 1", i, j, v)
+				}
+			}
+		}
+	case MultiDim:
+		if len(d.Categories) != nl {
+			return fmt.Errorf("dataset: %d class variables but %d category lists", nl, len(d.Categories))
+		}
+		for i := range n {
+			for j := range nl {
+				v := d.Y.At(i, j)
+				if v != float64(int(v)) || v < 0 || int(v) >= len(d.Categories[j]) {
+					return fmt.Errorf("dataset: Y[%d][%d] = %v is not a category of %q", i, j, v, d.Labels[j])
+				}
+			}
+		}
+	default:
+		return fmt.Errorf("dataset: unknown kind %q", d.Kind)
+	}
+	for _, v := range d.X.RawMatrix().Data {
+		if v-v != 0 { // NaN or ±Inf
+			return fmt.Errorf("dataset: X holds %v", v)
+		}
+	}
+	return nil
+}

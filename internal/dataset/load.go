@@ -1,0 +1,101 @@
+package dataset
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"unicode/utf8"
+)
+
+// readBufferSize is the loader's read buffer; lines longer than it still
+// work, at the cost of a copy.
+const readBufferSize = 1 << 20
+
+// Load reads a data set from r: CSV (header line; comma, semicolon or tab;
+// quoted fields; UTF-8 BOM; CRLF) or ARFF (dense or sparse rows), as
+// opts.Format says or as detected from the first line. It reads r once,
+// streaming.
+//
+// Refused input gives an *InputError naming the line and column; a failure
+// of r itself is returned wrapped.
+func Load(r io.Reader, opts Options) (*Dataset, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	br := bufio.NewReaderSize(r, readBufferSize)
+	head, err := br.Peek(8192)
+	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+		return nil, fmt.Errorf("reading the file: %w", err)
+	}
+	if len(bytes.TrimSpace(head)) == 0 || bytes.Equal(bytes.TrimSpace(head), utf8BOM) {
+		return nil, &InputError{Msg: "the file is empty"}
+	}
+	if err := sniffBinary(head); err != nil {
+		return nil, err
+	}
+	if bytes.HasPrefix(head, utf8BOM) {
+		_, _ = br.Discard(len(utf8BOM))
+		head = head[len(utf8BOM):]
+	}
+	format := opts.Format
+	if format == FormatAuto {
+		format = detectFormat(head)
+	}
+	if format == FormatARFF {
+		return loadARFF(br, opts)
+	}
+	return loadCSV(br, opts)
+}
+
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// detectFormat says ARFF when the first line that is not blank is an
+// @-keyword or a '%' comment, CSV otherwise.
+func detectFormat(head []byte) Format {
+	for _, line := range bytes.Split(head, []byte("\n")) {
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			continue
+		}
+		if line[0] == '%' || line[0] == '@' {
+			return FormatARFF
+		}
+		return FormatCSV
+	}
+	return FormatCSV
+}
+
+// sniffBinary refuses files that are not text, naming common formats.
+func sniffBinary(head []byte) error {
+	known := []struct {
+		magic, what string
+	}{
+		{"PK\x03\x04", "a ZIP archive (an Excel .xlsx file is one): save the sheet as CSV"},
+		{"\x1f\x8b", "gzip-compressed: decompress it first"},
+		{"%PDF", "a PDF document"},
+		{"\x89PNG", "a PNG image"},
+		{"\xff\xd8\xff", "a JPEG image"},
+		{"MATLAB 5.0 MAT-file", "a MATLAB .mat file: save the matrices as CSV"},
+		{"\x89HDF", "an HDF5 file (MATLAB v7.3 .mat files are): save the matrices as CSV"},
+		{"\x93NUMPY", "a NumPy .npy file: save it as CSV"},
+		{"\xd0\xcf\x11\xe0", "an old Excel/Office file: save the sheet as CSV"},
+		{"BZh", "bzip2-compressed: decompress it first"},
+		{"\xfd7zXZ", "xz-compressed: decompress it first"},
+	}
+	for _, k := range known {
+		if bytes.HasPrefix(head, []byte(k.magic)) {
+			return &InputError{Line: 1, Msg: "this is not a CSV or ARFF text file: it is " + k.what}
+		}
+	}
+	if bytes.HasPrefix(head, []byte{0xFF, 0xFE}) || bytes.HasPrefix(head, []byte{0xFE, 0xFF}) {
+		return &InputError{Line: 1, Msg: "the file is UTF-16 text: save it as UTF-8"}
+	}
+	if i := bytes.IndexByte(head, 0); i >= 0 {
+		return &InputError{Line: 1 + bytes.Count(head[:i], []byte("\n")),
+			Msg: "this is not a CSV or ARFF text file: it holds binary data (a NUL byte)"}
+	}
+	return nil
+}
+
+func validText(s string) bool { return utf8.ValidString(s) }

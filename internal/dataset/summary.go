@@ -1,0 +1,99 @@
+package dataset
+
+import "encoding/binary"
+
+// Summary describes a data set for people: its size, its labels and what the
+// loader warned about. It is what the API returns for a data set.
+type Summary struct {
+	Rows     int      `json:"rows"`
+	Features int      `json:"features"`
+	Labels   []string `json:"labels"`
+	Kind     Kind     `json:"kind"`
+	// LabelCardinality is the mean number of labels per row and
+	// LabelDensity that divided by q; both are nil for MultiDim data.
+	LabelCardinality *float64 `json:"label_cardinality"`
+	LabelDensity     *float64 `json:"label_density"`
+	// DistinctLabelsets counts the distinct rows of Y.
+	DistinctLabelsets int `json:"distinct_labelsets"`
+	// LabelStats has one entry per label or class variable.
+	LabelStats []LabelStat `json:"label_stats"`
+	Warnings   []string    `json:"warnings"`
+}
+
+// LabelStat describes one label (MultiLabel) or class variable (MultiDim).
+type LabelStat struct {
+	Name string `json:"name"`
+	// Count is the number of rows that have the label (MultiLabel), or the
+	// number of rows of the most frequent class (MultiDim).
+	Count int `json:"count"`
+	// Frequency is Count / Rows.
+	Frequency float64 `json:"frequency"`
+	// Constant is true when the label never varies.
+	Constant bool `json:"constant"`
+	// Classes counts each category, in category order (MultiDim only).
+	Classes []ClassCount `json:"classes,omitempty"`
+}
+
+// ClassCount is the number of rows in one category of a class variable.
+type ClassCount struct {
+	Value string `json:"value"`
+	Count int    `json:"count"`
+}
+
+// Summarize computes the Summary of d in one pass over Y.
+func Summarize(d *Dataset) Summary {
+	n, nf := d.X.Dims()
+	_, q := d.Y.Dims()
+	s := Summary{Rows: n, Features: nf, Labels: d.Labels, Kind: d.Kind, Warnings: d.Warnings}
+	if s.Warnings == nil {
+		s.Warnings = []string{}
+	}
+	counts := make([][]int, q)
+	for j := range q {
+		k := 2
+		if d.Kind == MultiDim {
+			k = len(d.Categories[j])
+		}
+		counts[j] = make([]int, k)
+	}
+	sets := make(map[string]struct{})
+	key := make([]byte, 0, 8*q)
+	total := 0
+	for i := range n {
+		key = key[:0]
+		for j := range q {
+			v := int(d.Y.At(i, j))
+			counts[j][v]++
+			total += v
+			key = binary.AppendUvarint(key, uint64(v))
+		}
+		sets[string(key)] = struct{}{}
+	}
+	s.DistinctLabelsets = len(sets)
+	for j := range q {
+		st := LabelStat{Name: d.Labels[j]}
+		distinct := 0
+		for _, c := range counts[j] {
+			if c > 0 {
+				distinct++
+			}
+		}
+		st.Constant = distinct < 2
+		if d.Kind == MultiLabel {
+			st.Count = counts[j][1]
+		} else {
+			for c, cnt := range counts[j] {
+				st.Classes = append(st.Classes, ClassCount{Value: d.Categories[j][c], Count: cnt})
+				st.Count = max(st.Count, cnt)
+			}
+		}
+		st.Frequency = float64(st.Count) / float64(n)
+		s.LabelStats = append(s.LabelStats, st)
+	}
+	if d.Kind == MultiLabel && n > 0 {
+		card := float64(total) / float64(n)
+		dens := card / float64(max(q, 1))
+		s.LabelCardinality, s.LabelDensity = &card, &dens
+	}
+	return s
+}

@@ -1,0 +1,50 @@
+package dataset
+
+import (
+	"bufio"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+)
+
+// WriteCSV writes d as CSV that Load reads back to the same data set: a
+// header of the feature names and the label names prefixed with
+// DefaultLabelPrefix, then one line per row. Features are written in the
+// shortest form that round-trips; labels as 0/1 (MultiLabel) or as their
+// category (MultiDim).
+func WriteCSV(w io.Writer, d *Dataset) error {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	cw := csv.NewWriter(bw)
+	nf, nl := len(d.Features), len(d.Labels)
+	rec := make([]string, 0, nf+nl)
+	rec = append(rec, d.Features...)
+	for _, l := range d.Labels {
+		rec = append(rec, DefaultLabelPrefix+l)
+	}
+	if err := cw.Write(rec); err != nil {
+		return fmt.Errorf("writing the CSV header: %w", err)
+	}
+	for i := range d.Rows() {
+		rec = rec[:0]
+		for j := range nf {
+			rec = append(rec, strconv.FormatFloat(d.X.At(i, j), 'g', -1, 64))
+		}
+		for j := range nl {
+			v := int(d.Y.At(i, j))
+			if d.Kind == MultiDim {
+				rec = append(rec, d.Categories[j][v])
+			} else {
+				rec = append(rec, strconv.Itoa(v))
+			}
+		}
+		if err := cw.Write(rec); err != nil {
+			return fmt.Errorf("writing CSV row %d: %w", i+1, err)
+		}
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return fmt.Errorf("writing CSV: %w", err)
+	}
+	return bw.Flush()
+}
