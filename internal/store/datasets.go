@@ -1,0 +1,405 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"mldr/internal/dataset"
+)
+
+const (
+	sourceFile = "source"
+	xmlFile    = "labels.xml"
+	// maxXMLBytes bounds a Mulan label file.
+	maxXMLBytes = 16 << 20
+)
+
+// DatasetRecord is the metadata of a stored data set.
+type DatasetRecord struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	FileName  string    `json:"file_name"` // as the client named it; display only
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+	Bytes     int64     `json:"bytes"`  // size of the uploaded file
+	SHA256    string    `json:"sha256"` // of the uploaded file
+	// Columns names every column of the file; LabelColumns those read as
+	// labels, as named in the file.
+	Columns      []string        `json:"columns"`
+	LabelColumns []string        `json:"label_columns"`
+	Options      dataset.Options `json:"options"` // how the file was read
+	Summary      dataset.Summary `json:"summary"`
+	DataFile     string          `json:"data_file"`
+	Gen          int             `json:"gen"` // bumped by every relabel
+}
+
+// Upload is a whole data set on its way in, for Import.
+type Upload struct {
+	// Name is the display name; empty means FileName without its extension.
+	Name     string
+	FileName string
+	Source   io.Reader
+	// XML is an optional Mulan XML label file (with ARFF).
+	XML     io.Reader
+	Options dataset.Options
+	// MaxBytes limits Source (≤ 0: no limit).
+	MaxBytes int64
+}
+
+// Import stores an upload in one call: Stage, ReceiveSource, ReceiveXML and
+// CreateDataset.
+func (s *Store) Import(ctx context.Context, up Upload) (DatasetRecord, error) {
+	st, err := s.Stage()
+	if err != nil {
+		return DatasetRecord{}, err
+	}
+	defer st.Discard()
+	if err := st.ReceiveSource(ctx, up.FileName, up.Source, up.MaxBytes); err != nil {
+		return DatasetRecord{}, err
+	}
+	if up.XML != nil {
+		if err := st.ReceiveXML(ctx, up.XML); err != nil {
+			return DatasetRecord{}, err
+		}
+	}
+	return s.CreateDataset(ctx, st, up.Name, up.Options)
+}
+
+// Staged is an upload being received. Its files wait in a staging directory
+// until CreateDataset moves them into place or Discard removes them; Open
+// removes any that a crash left behind.
+type Staged struct {
+	dir      string
+	fileName string
+	size     int64
+	sha256   string
+	received bool
+	xml      []string
+}
+
+// Stage starts receiving an upload.
+func (s *Store) Stage() (*Staged, error) {
+	dir, err := os.MkdirTemp(s.path("tmp"), "upload-")
+	if err != nil {
+		return nil, fmt.Errorf("creating a staging directory: %w", err)
+	}
+	return &Staged{dir: dir}, nil
+}
+
+// Discard removes what was received; after CreateDataset it does nothing.
+func (st *Staged) Discard() { os.RemoveAll(st.dir) }
+
+// Received reports whether the data file has arrived.
+func (st *Staged) Received() bool { return st.received }
+
+// ReceiveSource copies the data file to disk, hashing it. At most limit
+// bytes are accepted (≤ 0: no limit); beyond, a *TooLargeError. An empty
+// part without a file name (a form whose file field was left empty) counts
+// as no file.
+func (st *Staged) ReceiveSource(ctx context.Context, fileName string, r io.Reader, limit int64) error {
+	if st.received {
+		return &dataset.InputError{Field: "file", Msg: "send one data file per upload"}
+	}
+	h := sha256.New()
+	path := filepath.Join(st.dir, sourceFile)
+	size, err := spool(ctx, path, r, limit, h)
+	if err != nil {
+		return err
+	}
+	if size == 0 && fileName == "" {
+		return os.Remove(path)
+	}
+	st.fileName, st.size, st.sha256, st.received = fileName, size, hex.EncodeToString(h.Sum(nil)), true
+	return nil
+}
+
+// ReceiveXML copies and reads a Mulan XML label file.
+func (st *Staged) ReceiveXML(ctx context.Context, r io.Reader) error {
+	path := filepath.Join(st.dir, xmlFile)
+	if _, err := spool(ctx, path, r, maxXMLBytes); err != nil {
+		var tl *TooLargeError
+		if errors.As(err, &tl) {
+			return &dataset.InputError{Field: "xml", Msg: "the label file is larger than " + FormatBytes(maxXMLBytes)}
+		}
+		return err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("reading the label file: %w", err)
+	}
+	defer f.Close()
+	st.xml, err = dataset.ParseLabelXML(f)
+	return err
+}
+
+// CreateDataset reads and checks the received file with dataset.Load and,
+// only if that succeeds, moves it into place and commits its record. On
+// any error nothing is stored: a refused file gives the loader's
+// *dataset.InputError. A label file received with ReceiveXML names the
+// labels.
+func (s *Store) CreateDataset(ctx context.Context, st *Staged, name string, opts dataset.Options) (DatasetRecord, error) {
+	if !st.received {
+		return DatasetRecord{}, &dataset.InputError{Field: "file", Msg: "choose a CSV or ARFF file to upload"}
+	}
+	if st.xml != nil {
+		opts.LabelXML = st.xml
+	}
+	if err := opts.Validate(); err != nil {
+		return DatasetRecord{}, err
+	}
+	ds, err := loadFile(filepath.Join(st.dir, sourceFile), opts)
+	if err != nil {
+		return DatasetRecord{}, err
+	}
+	now := s.now().UTC()
+	rec := DatasetRecord{
+		ID: NewID(), Name: displayName(name, st.fileName), FileName: baseName(st.fileName),
+		CreatedAt: now, UpdatedAt: now, Bytes: st.size, SHA256: st.sha256,
+		Options: opts, Gen: 1,
+	}
+	ds.Name = rec.Name
+	rec.fill(ds)
+	if err := writeFileAtomic(filepath.Join(st.dir, rec.DataFile), func(w io.Writer) error { return dataset.WriteBinary(w, ds) }); err != nil {
+		return DatasetRecord{}, fmt.Errorf("storing the data set: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return DatasetRecord{}, err
+	}
+	final := s.path("datasets", rec.ID)
+	if err := os.Rename(st.dir, final); err != nil {
+		return DatasetRecord{}, fmt.Errorf("moving the data set into place: %w", err)
+	}
+	if err := syncDir(s.path("datasets")); err != nil {
+		os.RemoveAll(final)
+		return DatasetRecord{}, err
+	}
+	if err := s.put(rec); err != nil {
+		os.RemoveAll(final)
+		return DatasetRecord{}, err
+	}
+	return rec, nil
+}
+
+// OpenSource opens the file as uploaded.
+func (s *Store) OpenSource(id string) (*os.File, DatasetRecord, error) {
+	rec, err := s.Dataset(id)
+	if err != nil {
+		return nil, rec, err
+	}
+	f, err := os.Open(s.path("datasets", id, sourceFile))
+	if err != nil {
+		return nil, rec, fmt.Errorf("opening the file of data set %s: %w", id, err)
+	}
+	return f, rec, nil
+}
+
+func loadFile(path string, opts dataset.Options) (*dataset.Dataset, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading the stored file: %w", err)
+	}
+	defer f.Close()
+	return dataset.Load(f, opts)
+}
+
+// fill sets what a record keeps of a loaded data set.
+func (r *DatasetRecord) fill(ds *dataset.Dataset) {
+	r.Columns, r.LabelColumns = ds.Columns, ds.LabelColumns
+	r.Summary = dataset.Summarize(ds)
+	r.DataFile = fmt.Sprintf("data-%d.bin", r.Gen)
+}
+
+// baseName is the last element of a client's file name, whatever its
+// path separator; it is for display only and never touches the disk.
+func baseName(file string) string {
+	file = strings.ReplaceAll(file, `\`, "/")
+	if i := strings.LastIndexByte(file, '/'); i >= 0 {
+		file = file[i+1:]
+	}
+	return file
+}
+
+func displayName(name, file string) string {
+	if name = strings.TrimSpace(name); name != "" {
+		return name
+	}
+	base := baseName(file)
+	if base = strings.TrimSuffix(base, filepath.Ext(base)); base != "" {
+		return base
+	}
+	return "untitled"
+}
+
+// Datasets lists every stored data set, newest first.
+func (s *Store) Datasets() ([]DatasetRecord, error) {
+	var out []DatasetRecord
+	err := s.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketDatasets).ForEach(func(k, v []byte) error {
+			var r DatasetRecord
+			if err := json.Unmarshal(v, &r); err != nil {
+				return fmt.Errorf("decoding data set %s: %w", k, err)
+			}
+			out = append(out, r)
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("listing data sets: %w", err)
+	}
+	slices.SortFunc(out, func(a, b DatasetRecord) int {
+		return cmp.Or(b.CreatedAt.Compare(a.CreatedAt), strings.Compare(a.ID, b.ID))
+	})
+	return out, nil
+}
+
+// Dataset returns one record, or ErrNotFound.
+func (s *Store) Dataset(id string) (DatasetRecord, error) {
+	var r DatasetRecord
+	if !ValidID(id) {
+		return r, fmt.Errorf("data set %q: %w", id, ErrNotFound)
+	}
+	err := s.db.View(func(tx *bolt.Tx) error {
+		v := tx.Bucket(bucketDatasets).Get([]byte(id))
+		if v == nil {
+			return fmt.Errorf("data set %s: %w", id, ErrNotFound)
+		}
+		return json.Unmarshal(v, &r)
+	})
+	return r, err
+}
+
+// LoadDataset reads a stored data set's matrices.
+func (s *Store) LoadDataset(id string) (*dataset.Dataset, error) {
+	for attempt := 0; ; attempt++ {
+		rec, err := s.Dataset(id)
+		if err != nil {
+			return nil, err
+		}
+		f, err := os.Open(s.path("datasets", id, rec.DataFile))
+		if errors.Is(err, os.ErrNotExist) && attempt == 0 {
+			continue // a relabel replaced the file between the two reads
+		}
+		if err != nil {
+			return nil, fmt.Errorf("opening data set %s: %w", id, err)
+		}
+		defer f.Close()
+		st, err := f.Stat()
+		if err != nil {
+			return nil, fmt.Errorf("opening data set %s: %w", id, err)
+		}
+		ds, err := dataset.ReadBinary(f, st.Size())
+		if err != nil {
+			return nil, fmt.Errorf("reading data set %s: %w", id, err)
+		}
+		return ds, nil
+	}
+}
+
+// Relabel reads a stored data set's file again with other label columns
+// (and kind, "" to decide from the values). The new data replace the old
+// only if the file reads cleanly with them; otherwise the loader's error is
+// returned and nothing changes.
+func (s *Store) Relabel(ctx context.Context, id string, labels []string, kind dataset.Kind) (DatasetRecord, error) {
+	rec, err := s.Dataset(id)
+	if err != nil {
+		return rec, err
+	}
+	opts := rec.Options
+	opts.Labels, opts.LabelCount, opts.LabelXML, opts.Kind = labels, 0, nil, kind
+	if len(labels) == 0 {
+		return rec, &dataset.InputError{Field: "labels", Msg: "choose at least one label column"}
+	}
+	ds, err := loadFile(s.path("datasets", id, sourceFile), opts)
+	if err != nil {
+		return rec, err
+	}
+	if err := ctx.Err(); err != nil {
+		return rec, err
+	}
+	next := rec
+	next.Options, next.Gen, next.UpdatedAt = opts, rec.Gen+1, s.now().UTC()
+	ds.Name = rec.Name
+	next.fill(ds)
+	dataPath := s.path("datasets", id, next.DataFile)
+	if err := writeFileAtomic(dataPath, func(w io.Writer) error { return dataset.WriteBinary(w, ds) }); err != nil {
+		return rec, fmt.Errorf("storing the relabelled data set: %w", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	err = s.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketDatasets)
+		var cur DatasetRecord
+		v := b.Get([]byte(id))
+		if v == nil {
+			return fmt.Errorf("data set %s: %w", id, ErrNotFound)
+		}
+		if err := json.Unmarshal(v, &cur); err != nil {
+			return err
+		}
+		if cur.Gen != rec.Gen {
+			return fmt.Errorf("data set %s changed while it was being relabelled: %w", id, ErrConflict)
+		}
+		return putRecord(b, id, next)
+	})
+	if err != nil {
+		os.Remove(dataPath)
+		return rec, err
+	}
+	if err := os.Remove(s.path("datasets", id, rec.DataFile)); err != nil {
+		s.log.Warn("removing a replaced data file", "id", id, "err", err)
+	}
+	return next, nil
+}
+
+// DeleteDataset removes a data set: metadata first, then its files.
+func (s *Store) DeleteDataset(id string) error {
+	if _, err := s.Dataset(id); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketDatasets).Delete([]byte(id))
+	})
+	if err != nil {
+		return fmt.Errorf("deleting data set %s: %w", id, err)
+	}
+	delete(s.problems, id)
+	if err := os.RemoveAll(s.path("datasets", id)); err != nil {
+		// The metadata is gone; Open removes the files next time.
+		s.log.Warn("removing data set files", "id", id, "err", err)
+	}
+	return nil
+}
+
+func (s *Store) put(rec DatasetRecord) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.db.Update(func(tx *bolt.Tx) error {
+		return putRecord(tx.Bucket(bucketDatasets), rec.ID, rec)
+	})
+}
+
+func putRecord(b *bolt.Bucket, id string, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encoding record %s: %w", id, err)
+	}
+	if err := b.Put([]byte(id), data); err != nil {
+		return fmt.Errorf("storing record %s: %w", id, err)
+	}
+	return nil
+}

@@ -1,0 +1,118 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base32"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// idEncoding turns 10 random bytes into 16 lowercase letters and digits.
+var idEncoding = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
+
+// NewID returns a fresh random identifier of 16 characters from [a-z2-7].
+func NewID() string {
+	var b [10]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	return idEncoding.EncodeToString(b[:])
+}
+
+// ValidID reports whether s has the form NewID gives. Every id from a URL is
+// checked with it before it touches the file system.
+func ValidID(s string) bool {
+	if len(s) != 16 {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= '2' && c <= '7') {
+			return false
+		}
+	}
+	return true
+}
+
+// writeFileAtomic writes path through a temporary file in the same
+// directory: write, fsync, rename, fsync the directory. Readers see the old
+// file or the new one, never a part.
+func writeFileAtomic(path string, write func(io.Writer) error) (err error) {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, ".tmp-"+filepath.Base(path)+"-*")
+	if err != nil {
+		return fmt.Errorf("creating a temporary file for %s: %w", filepath.Base(path), err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if err = write(f); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return fmt.Errorf("syncing %s: %w", filepath.Base(path), err)
+	}
+	if err = f.Close(); err != nil {
+		return fmt.Errorf("closing %s: %w", filepath.Base(path), err)
+	}
+	if err = os.Rename(f.Name(), path); err != nil {
+		return fmt.Errorf("renaming %s into place: %w", filepath.Base(path), err)
+	}
+	return syncDir(dir)
+}
+
+// syncDir makes a rename or creation in dir durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("opening directory %s: %w", dir, err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !strings.Contains(err.Error(), "invalid argument") {
+		return fmt.Errorf("syncing directory %s: %w", dir, err)
+	}
+	return nil
+}
+
+// ctxReader stops a copy when ctx is done.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
+// spool copies r to a new file at path, fsyncs it, and returns its size. At
+// most limit bytes are accepted (limit ≤ 0: no limit); beyond it the copy
+// stops with a *TooLargeError.
+func spool(ctx context.Context, path string, r io.Reader, limit int64, w ...io.Writer) (int64, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return 0, fmt.Errorf("creating %s: %w", filepath.Base(path), err)
+	}
+	defer f.Close()
+	src := io.Reader(ctxReader{ctx, r})
+	if limit > 0 {
+		src = io.LimitReader(src, limit+1)
+	}
+	n, err := io.Copy(io.MultiWriter(append([]io.Writer{f}, w...)...), src)
+	if err != nil {
+		return n, fmt.Errorf("receiving the file: %w", err)
+	}
+	if limit > 0 && n > limit {
+		return n, &TooLargeError{Limit: limit}
+	}
+	if err := f.Sync(); err != nil {
+		return n, fmt.Errorf("syncing %s: %w", filepath.Base(path), err)
+	}
+	return n, f.Close()
+}

@@ -1,0 +1,182 @@
+// Package store keeps data sets (and, later, jobs and their results) under
+// one data directory, so that nothing acknowledged is lost and nothing half
+// written is ever seen.
+//
+// Layout of the data directory:
+//
+//	meta.db                  bbolt: one bucket per record kind, JSON values
+//	datasets/<id>/source     the file as uploaded
+//	datasets/<id>/labels.xml the Mulan label file, if one came with it
+//	datasets/<id>/data-<n>.bin  the parsed data set (dataset.WriteBinary)
+//	tmp/                     staging for uploads in progress
+//
+// Files are written first and made durable (fsync, rename, fsync of the
+// directory), then the metadata is committed in one bbolt transaction; a
+// delete removes the metadata first. So after a crash at any moment, Open
+// finds at worst files without metadata, and removes them.
+//
+// bbolt was chosen as the embedded store because it is pure Go (no cgo, so
+// the two-command start and the static container image keep working), keeps
+// everything in one file, and gives ACID transactions with fsync on commit;
+// the product needs key–value records, not SQL.
+package store
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Config configures Open.
+type Config struct {
+	// Dir is the data directory; it is created if missing.
+	Dir string
+	// Logger receives what recovery did; nil discards.
+	Logger *slog.Logger
+	// Now gives timestamps; nil means time.Now.
+	Now func() time.Time
+}
+
+// Store is the data directory. Its methods are safe for concurrent use.
+type Store struct {
+	dir string
+	db  *bolt.DB
+	log *slog.Logger
+	now func() time.Time
+
+	mu       sync.Mutex        // serialises changes that touch files and metadata together
+	problems map[string]string // id → problem found by Open (stored files missing)
+}
+
+var bucketDatasets = []byte("datasets")
+
+// Open opens (or creates) the data directory and recovers from any crash:
+// staging files are removed, files that have no metadata are removed, and
+// records whose files are missing are reported by Problem.
+func Open(cfg Config) (*Store, error) {
+	s := &Store{dir: cfg.Dir, log: cfg.Logger, now: cfg.Now, problems: map[string]string{}}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	for _, d := range []string{s.dir, s.path("datasets"), s.path("tmp")} {
+		if err := os.MkdirAll(d, 0o750); err != nil {
+			return nil, fmt.Errorf("creating the data directory: %w", err)
+		}
+	}
+	db, err := bolt.Open(s.path("meta.db"), 0o600, &bolt.Options{Timeout: 2 * time.Second})
+	if errors.Is(err, bolt.ErrTimeout) {
+		return nil, fmt.Errorf("the data directory %s is in use by another process (meta.db is locked)", s.dir)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: %w", s.path("meta.db"), err)
+	}
+	s.db = db
+	err = db.Update(func(tx *bolt.Tx) error {
+		_, err := tx.CreateBucketIfNotExists(bucketDatasets)
+		return err
+	})
+	if err == nil {
+		err = s.recover()
+	}
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close closes the metadata store.
+func (s *Store) Close() error {
+	if err := s.db.Close(); err != nil {
+		return fmt.Errorf("closing the metadata store: %w", err)
+	}
+	return nil
+}
+
+// Dir returns the data directory.
+func (s *Store) Dir() string { return s.dir }
+
+func (s *Store) path(elem ...string) string {
+	return filepath.Join(append([]string{s.dir}, elem...)...)
+}
+
+// recover brings files and metadata back in line after a crash.
+func (s *Store) recover() error {
+	staged, err := os.ReadDir(s.path("tmp"))
+	if err != nil {
+		return fmt.Errorf("reading the staging directory: %w", err)
+	}
+	for _, e := range staged {
+		s.log.Info("recovery: removing an unfinished upload", "path", e.Name())
+		if err := os.RemoveAll(s.path("tmp", e.Name())); err != nil {
+			return fmt.Errorf("removing an unfinished upload: %w", err)
+		}
+	}
+	recs, err := s.Datasets()
+	if err != nil {
+		return err
+	}
+	known := make(map[string]DatasetRecord, len(recs))
+	for _, r := range recs {
+		known[r.ID] = r
+	}
+	dirs, err := os.ReadDir(s.path("datasets"))
+	if err != nil {
+		return fmt.Errorf("reading the data set directory: %w", err)
+	}
+	for _, e := range dirs {
+		rec, ok := known[e.Name()]
+		if !ok {
+			s.log.Info("recovery: removing files of a data set that was never committed", "id", e.Name())
+			if err := os.RemoveAll(s.path("datasets", e.Name())); err != nil {
+				return fmt.Errorf("removing an uncommitted data set: %w", err)
+			}
+			continue
+		}
+		if err := s.removeStaleDataFiles(rec); err != nil {
+			return err
+		}
+	}
+	for _, r := range recs {
+		if _, err := os.Stat(s.path("datasets", r.ID, r.DataFile)); err != nil {
+			s.problems[r.ID] = "its stored files are missing or unreadable; delete it and upload it again"
+			s.log.Error("recovery: data set files missing", "id", r.ID, "err", err)
+		}
+	}
+	return nil
+}
+
+// removeStaleDataFiles removes data files a crashed relabel left behind.
+func (s *Store) removeStaleDataFiles(rec DatasetRecord) error {
+	files, err := os.ReadDir(s.path("datasets", rec.ID))
+	if err != nil {
+		return fmt.Errorf("reading data set %s: %w", rec.ID, err)
+	}
+	for _, f := range files {
+		n := f.Name()
+		if n == rec.DataFile || n == sourceFile || n == xmlFile {
+			continue
+		}
+		s.log.Info("recovery: removing a stale file", "id", rec.ID, "file", n)
+		if err := os.Remove(s.path("datasets", rec.ID, n)); err != nil {
+			return fmt.Errorf("removing a stale file of data set %s: %w", rec.ID, err)
+		}
+	}
+	return nil
+}
+
+// Problem returns what is wrong with a stored data set, or "".
+func (s *Store) Problem(id string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.problems[id]
+}
