@@ -1,0 +1,138 @@
+// Command webapp serves MLDR Explorer: the pages and the JSON API for
+// supervised dimensionality reduction of multi-label and multi-dimensional
+// data.
+//
+//	go run ./cmd/webapp [-addr 127.0.0.1:8080] [-data-dir ./uploads] [-max-upload 1GiB]
+//
+// Every flag may also come from the environment: MLDR_ADDR, MLDR_DATA_DIR,
+// MLDR_MAX_UPLOAD, MLDR_LOG_FORMAT. A flag wins over the environment.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"mldr/internal/handlers"
+	"mldr/internal/store"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stderr, nil); err != nil {
+		fmt.Fprintln(os.Stderr, "webapp:", err)
+		os.Exit(1)
+	}
+}
+
+// Server timeouts. Uploads of up to a gibibyte need minutes, so the body
+// timeouts are long; the header timeout guards against slow clients.
+const (
+	readHeaderTimeout = 10 * time.Second
+	readTimeout       = 30 * time.Minute
+	writeTimeout      = 30 * time.Minute
+	idleTimeout       = 2 * time.Minute
+	shutdownTimeout   = 15 * time.Second
+)
+
+// run starts the server and blocks until ctx is done, then shuts down
+// gracefully. ready, if not nil, receives the listening address.
+func run(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer, ready func(addr string)) error {
+	cfg, err := parseConfig(args, getenv, stderr)
+	if err != nil {
+		return err
+	}
+	if cfg.healthcheck {
+		return checkHealth(ctx, cfg.addr)
+	}
+	log := newLogger(stderr, cfg.logFormat)
+	st, err := store.Open(store.Config{Dir: cfg.dataDir, Logger: log})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := st.Close(); err != nil {
+			log.Error("closing the store", "err", err)
+		}
+	}()
+	ln, err := net.Listen("tcp", cfg.addr)
+	if err != nil {
+		return fmt.Errorf("listening on %s: %w", cfg.addr, err)
+	}
+	srv := &http.Server{
+		Handler:           handlers.New(handlers.Config{Store: st, Logger: log, MaxUpload: cfg.maxUpload, Version: version()}),
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       idleTimeout,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	dir, _ := filepath.Abs(cfg.dataDir)
+	log.Info("MLDR Explorer is running", "url", "http://"+ln.Addr().String()+"/", "data_dir", dir,
+		"max_upload", store.FormatBytes(cfg.maxUpload), "version", version())
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	if ready != nil {
+		ready(ln.Addr().String())
+	}
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serving: %w", err)
+	case <-ctx.Done():
+	}
+	log.Info("shutting down: finishing requests in flight", "timeout", shutdownTimeout)
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutting down: %w", err)
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	log.Info("stopped")
+	return nil
+}
+
+func newLogger(w io.Writer, format string) *slog.Logger {
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, nil))
+	}
+	return slog.New(slog.NewTextHandler(w, nil))
+}
+
+// checkHealth asks a running server's /healthz; the container's
+// HEALTHCHECK uses it, as the image has no shell or curl.
+func checkHealth(ctx context.Context, addr string) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("bad address %q: %w", addr, err)
+	}
+	if host == "" || host == "0.0.0.0" || host == "::" {
+		host = "127.0.0.1"
+	}
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+net.JoinHostPort(host, port)+"/healthz", nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("health check: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("health check: status %d", resp.StatusCode)
+	}
+	return nil
+}

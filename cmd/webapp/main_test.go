@@ -1,0 +1,119 @@
+package main
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseBytes(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"1048576", 1 << 20, true},
+		{"1GiB", 1 << 30, true},
+		{"500MB", 500e6, true},
+		{"2g", 2 << 30, true},
+		{" 1.5 KiB ", 1536, true},
+		{"0", 0, false},
+		{"-5", 0, false},
+		{"lots", 0, false},
+		{"1e30", 0, false},
+	}
+	for _, tc := range tests {
+		got, err := parseBytes(tc.in)
+		if (err == nil) != tc.ok || got != tc.want {
+			t.Errorf("parseBytes(%q) = %d, %v; want %d, ok %v", tc.in, got, err, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestParseConfig(t *testing.T) {
+	env := map[string]string{"MLDR_ADDR": "0.0.0.0:9000", "MLDR_MAX_UPLOAD": "10MB"}
+	getenv := func(k string) string { return env[k] }
+	c, err := parseConfig(nil, getenv, io.Discard)
+	if err != nil || c.addr != "0.0.0.0:9000" || c.maxUpload != 10e6 || c.dataDir != "uploads" {
+		t.Errorf("from the environment: got %+v, %v", c, err)
+	}
+	c, err = parseConfig([]string{"-addr", "127.0.0.1:1", "-data-dir", "/tmp/x", "-max-upload", "1KiB"}, getenv, io.Discard)
+	if err != nil || c.addr != "127.0.0.1:1" || c.dataDir != "/tmp/x" || c.maxUpload != 1024 {
+		t.Errorf("flags over the environment: got %+v, %v", c, err)
+	}
+	c, err = parseConfig(nil, func(string) string { return "" }, io.Discard)
+	if err != nil || c.addr != "127.0.0.1:8080" || c.maxUpload != 1<<30 {
+		t.Errorf("defaults: got %+v, %v; want 127.0.0.1:8080 and 1 GiB", c, err)
+	}
+	for _, args := range [][]string{{"-max-upload", "big"}, {"-log-format", "xml"}, {"stray"}, {"-nope"}} {
+		if _, err := parseConfig(args, getenv, io.Discard); err == nil {
+			t.Errorf("parseConfig(%q): got no error", args)
+		}
+	}
+}
+
+// run serves until its context ends, then shuts down cleanly; the health
+// check mode reports on it.
+func TestRunServesAndShutsDown(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	addrc := make(chan string, 1)
+	errc := make(chan error, 1)
+	go func() {
+		errc <- run(ctx, []string{"-addr", "127.0.0.1:0", "-data-dir", t.TempDir()}, func(string) string { return "" }, io.Discard, func(a string) { addrc <- a })
+	}()
+	var addr string
+	select {
+	case addr = <-addrc:
+	case err := <-errc:
+		t.Fatalf("run returned early: %v", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the server did not start within 10 s")
+	}
+	resp, err := http.Get("http://" + addr + "/healthz")
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("healthz: %v %v", err, resp)
+	}
+	resp.Body.Close()
+	if err := run(ctx, []string{"-healthcheck", "-addr", addr}, func(string) string { return "" }, io.Discard, nil); err != nil {
+		t.Errorf("-healthcheck against a running server: %v", err)
+	}
+	cancel()
+	select {
+	case err := <-errc:
+		if err != nil {
+			t.Errorf("run after shutdown: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("no shutdown within 20 s")
+	}
+	if err := run(context.Background(), []string{"-healthcheck", "-addr", addr}, func(string) string { return "" }, io.Discard, nil); err == nil {
+		t.Error("-healthcheck against a stopped server: got no error")
+	}
+}
+
+// The data directory can be used by one server at a time.
+func TestSecondServerOnSameDirectory(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	dir := t.TempDir()
+	started := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-data-dir", dir}, func(string) string { return "" }, io.Discard, func(a string) { started <- a })
+	}()
+	select {
+	case <-started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the first server did not start")
+	}
+	err := run(context.Background(), []string{"-addr", "127.0.0.1:0", "-data-dir", dir}, func(string) string { return "" }, io.Discard, nil)
+	if err == nil || !strings.Contains(err.Error(), "in use by another process") {
+		t.Errorf("second server: got %v, want an error saying the directory is in use", err)
+	}
+	cancel()
+	<-done
+}

@@ -1,0 +1,192 @@
+package handlers
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"time"
+
+	"mldr/internal/dataset"
+	"mldr/internal/demo"
+	"mldr/internal/store"
+)
+
+// apiDataset is a data set as the API shows it: the fields of API.md (id,
+// name, and the summary's rows, features, labels, kind, label_cardinality,
+// label_density, distinct_labelsets, warnings) and more.
+type apiDataset struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	dataset.Summary
+	FileName     string          `json:"file_name"`
+	Bytes        int64           `json:"bytes"`
+	SHA256       string          `json:"sha256"`
+	CreatedAt    time.Time       `json:"created_at"`
+	UpdatedAt    time.Time       `json:"updated_at"`
+	Columns      []string        `json:"columns"`
+	LabelColumns []string        `json:"label_columns"`
+	Options      dataset.Options `json:"options"`
+	Problem      string          `json:"problem,omitempty"`
+}
+
+func (h *handler) toAPI(r store.DatasetRecord) apiDataset {
+	return apiDataset{ID: r.ID, Name: r.Name, Summary: r.Summary, FileName: r.FileName, Bytes: r.Bytes,
+		SHA256: r.SHA256, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, Columns: r.Columns,
+		LabelColumns: r.LabelColumns, Options: r.Options, Problem: h.store.Problem(r.ID)}
+}
+
+func (h *handler) apiListDatasets(w http.ResponseWriter, r *http.Request) {
+	recs, err := h.store.Datasets()
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	out := make([]apiDataset, 0, len(recs))
+	for _, rec := range recs {
+		out = append(out, h.toAPI(rec))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (h *handler) apiGetDataset(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, h.toAPI(datasetFrom(r)))
+}
+
+// upload receives and stores a multipart upload; pages and API share it.
+func (h *handler) upload(r *http.Request) (store.DatasetRecord, map[string]string, error) {
+	st, values, err := h.receiveUpload(r)
+	if st != nil {
+		defer st.Discard()
+	}
+	if err != nil {
+		return store.DatasetRecord{}, values, err
+	}
+	opts, err := uploadOptions(values)
+	if err != nil {
+		return store.DatasetRecord{}, values, err
+	}
+	rec, err := h.store.CreateDataset(r.Context(), st, values["name"], opts)
+	if err == nil {
+		h.log.Info("data set stored", "id", rec.ID, "name", rec.Name, "rows", rec.Summary.Rows, "features", rec.Summary.Features)
+	}
+	return rec, values, err
+}
+
+func (h *handler) apiCreateDataset(w http.ResponseWriter, r *http.Request) {
+	rec, _, err := h.upload(r)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Location", "/api/datasets/"+rec.ID)
+	writeJSON(w, http.StatusCreated, h.toAPI(rec))
+}
+
+// createDemo stores the demo set the form's "demo" field names.
+func (h *handler) createDemo(r *http.Request) (store.DatasetRecord, error) {
+	if err := r.ParseForm(); err != nil {
+		return store.DatasetRecord{}, badRequest("demo", "the form could not be read: %v", err)
+	}
+	id := r.PostForm.Get("demo")
+	if id == "" {
+		id = r.URL.Query().Get("demo")
+	}
+	if id == "" {
+		id = "multilabel"
+	}
+	set, err := demo.Make(id, demo.Seed)
+	if err != nil {
+		return store.DatasetRecord{}, badRequest("demo", "%v", err)
+	}
+	return h.store.Import(r.Context(), store.Upload{Name: set.Name, FileName: set.FileName, Source: strings.NewReader(string(set.CSV))})
+}
+
+func (h *handler) apiCreateDemo(w http.ResponseWriter, r *http.Request) {
+	rec, err := h.createDemo(r)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Location", "/api/datasets/"+rec.ID)
+	writeJSON(w, http.StatusCreated, h.toAPI(rec))
+}
+
+func (h *handler) apiDeleteDataset(w http.ResponseWriter, r *http.Request) {
+	if err := h.store.DeleteDataset(datasetFrom(r).ID); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// relabelRequest is the body of PUT /api/datasets/{id}/labels.
+type relabelRequest struct {
+	Labels []string     `json:"labels"`
+	Kind   dataset.Kind `json:"kind"`
+}
+
+func (h *handler) apiRelabel(w http.ResponseWriter, r *http.Request) {
+	var req relabelRequest
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		h.fail(w, r, bodyError(badRequest("labels", "the body must be JSON like {\"labels\": [\"col1\", \"col2\"], \"kind\": \"\"}: %v", err)))
+		return
+	}
+	rec, err := h.store.Relabel(r.Context(), datasetFrom(r).ID, req.Labels, req.Kind)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, h.toAPI(rec))
+}
+
+// downloadData sends the data set as read, as CSV.
+func (h *handler) downloadData(w http.ResponseWriter, r *http.Request) {
+	rec := datasetFrom(r)
+	ds, err := h.store.LoadDataset(rec.ID)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+	w.Header().Set("Content-Disposition", attachment(rec.Name+".csv"))
+	if err := dataset.WriteCSV(w, ds); err != nil {
+		h.log.Warn("sending a data set", "id", rec.ID, "err", err)
+	}
+}
+
+// downloadSource sends the file as uploaded.
+func (h *handler) downloadSource(w http.ResponseWriter, r *http.Request) {
+	f, rec, err := h.store.OpenSource(datasetFrom(r).ID)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	defer f.Close()
+	name := rec.FileName
+	if name == "" {
+		name = rec.Name + ".csv"
+	}
+	w.Header().Set("Content-Type", "application/octet-stream")
+	w.Header().Set("Content-Disposition", attachment(name))
+	w.Header().Set("Content-Length", fmt.Sprint(rec.Bytes))
+	if _, err := io.Copy(w, f); err != nil {
+		h.log.Warn("sending a source file", "id", rec.ID, "err", err)
+	}
+}
+
+// attachment is a Content-Disposition header naming a download; the name
+// keeps letters, digits, '.', '-' and '_' only.
+func attachment(name string) string {
+	clean := strings.Map(func(c rune) rune {
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == '_' {
+			return c
+		}
+		return '_'
+	}, name)
+	return mime.FormatMediaType("attachment", map[string]string{"filename": clean})
+}

@@ -1,0 +1,142 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/a-h/templ"
+	"github.com/go-chi/chi/v5/middleware"
+
+	"mldr/internal/dataset"
+	"mldr/internal/store"
+	"mldr/web/templates"
+)
+
+// apiError is the JSON body of every 4xx/5xx answer under /api/.
+type apiError struct {
+	Error     string `json:"error"`
+	Field     string `json:"field,omitempty"`
+	Line      int    `json:"line,omitempty"`
+	Column    string `json:"column,omitempty"`
+	RequestID string `json:"request_id,omitempty"`
+}
+
+// httpError is an error the handlers raise with its status and sentence.
+type httpError struct {
+	status int
+	msg    string
+	field  string
+}
+
+func (e *httpError) Error() string { return e.msg }
+
+var (
+	errNoRoute = &httpError{status: http.StatusNotFound, msg: "there is no page or API at this address"}
+	errMethod  = &httpError{status: http.StatusMethodNotAllowed, msg: "this address does not accept this method"}
+)
+
+func badRequest(field, format string, args ...any) error {
+	return &httpError{status: http.StatusBadRequest, field: field, msg: fmt.Sprintf(format, args...)}
+}
+
+func notFound(format string, args ...any) error {
+	return &httpError{status: http.StatusNotFound, msg: fmt.Sprintf(format, args...)}
+}
+
+// classify maps an error to its status and the body a user sees. Errors of
+// no known kind are internal: the user sees a request id, the log the rest.
+func classify(err error, requestID string) (int, apiError) {
+	var (
+		he *httpError
+		ie *dataset.InputError
+		tl *store.TooLargeError
+		mb *http.MaxBytesError
+	)
+	switch {
+	case errors.As(err, &he):
+		return he.status, apiError{Error: he.msg, Field: he.field}
+	case errors.As(err, &ie):
+		return http.StatusBadRequest, apiError{Error: ie.Error(), Field: ie.Field, Line: ie.Line, Column: ie.Column}
+	case errors.As(err, &tl):
+		return http.StatusRequestEntityTooLarge, apiError{Error: tl.Error(), Field: "file"}
+	case errors.As(err, &mb):
+		return http.StatusRequestEntityTooLarge, apiError{Error: fmt.Sprintf("the request is larger than the limit of %s", store.FormatBytes(mb.Limit))}
+	case errors.Is(err, store.ErrNotFound):
+		return http.StatusNotFound, apiError{Error: "not found"}
+	case errors.Is(err, store.ErrConflict):
+		return http.StatusConflict, apiError{Error: err.Error()}
+	case errors.Is(err, dataset.ErrCorrupt):
+		return http.StatusInternalServerError, apiError{Error: "the stored data of this data set are corrupt; delete it and upload the file again", RequestID: requestID}
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return 499, apiError{Error: "the request was canceled"}
+	}
+	return http.StatusInternalServerError, apiError{
+		Error:     fmt.Sprintf("something went wrong on the server (request id %s); the details are in the server log", requestID),
+		RequestID: requestID,
+	}
+}
+
+// fail is the one error chokepoint: it logs, and answers JSON under /api/
+// and an HTML page elsewhere.
+func (h *handler) fail(w http.ResponseWriter, r *http.Request, err error) {
+	rid := middleware.GetReqID(r.Context())
+	status, body := classify(err, rid)
+	if status >= 500 {
+		h.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "request_id", rid, "err", err)
+	} else {
+		h.log.Info("request refused", "method", r.Method, "path", r.URL.Path, "status", status, "err", err)
+	}
+	if isAPI(r) {
+		writeJSON(w, status, body)
+		return
+	}
+	title := http.StatusText(status)
+	if title == "" {
+		title = "Error"
+	}
+	h.render(w, r, status, templates.ErrorPage(templates.ErrorView{
+		Page: h.page(title, ""), Status: status, Message: sentence(body.Error),
+	}))
+}
+
+func isAPI(r *http.Request) bool { return strings.HasPrefix(r.URL.Path, "/api/") }
+
+// sentence capitalises a message for display on its own.
+func sentence(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v) // the status is sent; a failed write means the client left
+}
+
+// render writes a page completely or, if rendering fails, an error: the
+// page is rendered to a buffer first so no partial page is ever sent.
+func (h *handler) render(w http.ResponseWriter, r *http.Request, status int, c templ.Component) {
+	var buf strings.Builder
+	if err := c.Render(r.Context(), &buf); err != nil {
+		h.log.Error("rendering a page", "path", r.URL.Path, "err", err)
+		http.Error(w, "the page could not be rendered; the details are in the server log", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(buf.String()))
+}
+
+func (h *handler) page(title, nav string) templates.Page {
+	return templates.Page{Title: title, Nav: nav, Version: h.version}
+}

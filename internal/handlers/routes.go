@@ -1,0 +1,107 @@
+// Package handlers is the HTTP face of the product: the JSON API under /api/
+// and the HTML pages. Handlers are thin: they parse the request, call the
+// store, and render; every failure goes through one chokepoint (fail).
+package handlers
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
+
+	"mldr/internal/dataset"
+	"mldr/internal/store"
+)
+
+// DatasetStore is what the handlers need of the storage.
+type DatasetStore interface {
+	Stage() (*store.Staged, error)
+	CreateDataset(ctx context.Context, st *store.Staged, name string, opts dataset.Options) (store.DatasetRecord, error)
+	Import(ctx context.Context, up store.Upload) (store.DatasetRecord, error)
+	Datasets() ([]store.DatasetRecord, error)
+	Dataset(id string) (store.DatasetRecord, error)
+	LoadDataset(id string) (*dataset.Dataset, error)
+	OpenSource(id string) (*os.File, store.DatasetRecord, error)
+	Relabel(ctx context.Context, id string, labels []string, kind dataset.Kind) (store.DatasetRecord, error)
+	DeleteDataset(id string) error
+	Problem(id string) string
+}
+
+// Config holds the handlers' dependencies and settings.
+type Config struct {
+	Store  DatasetStore
+	Logger *slog.Logger
+	// MaxUpload is the largest data file accepted, in bytes.
+	MaxUpload int64
+	// Version is the software version shown on pages and in manifests.
+	Version string
+}
+
+// handler carries the dependencies of every route.
+type handler struct {
+	store     DatasetStore
+	log       *slog.Logger
+	maxUpload int64
+	version   string
+}
+
+// New returns the whole route table.
+func New(cfg Config) http.Handler {
+	h := &handler{store: cfg.Store, log: cfg.Logger, maxUpload: cfg.MaxUpload, version: cfg.Version}
+	if h.log == nil {
+		h.log = slog.New(slog.DiscardHandler)
+	}
+	r := chi.NewRouter()
+	r.Use(middleware.RequestID, h.logRequests, h.recoverPanics)
+	r.NotFound(func(w http.ResponseWriter, r *http.Request) { h.fail(w, r, errNoRoute) })
+	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) { h.fail(w, r, errMethod) })
+
+	r.Get("/healthz", h.healthz)
+	r.Handle("/static/*", http.StripPrefix("/static/", staticFiles()))
+
+	r.Route("/api", func(r chi.Router) {
+		r.Route("/datasets", func(r chi.Router) {
+			r.Get("/", h.apiListDatasets)
+			r.With(h.limitBody(h.uploadLimit())).Post("/", h.apiCreateDataset)
+			r.With(h.limitBody(formLimit)).Post("/demo", h.apiCreateDemo)
+			r.Route("/{id}", func(r chi.Router) {
+				r.Use(h.loadDataset)
+				r.Get("/", h.apiGetDataset)
+				r.Delete("/", h.apiDeleteDataset)
+				r.With(h.limitBody(formLimit)).Put("/labels", h.apiRelabel)
+				r.Get("/data.csv", h.downloadData)
+				r.Get("/source", h.downloadSource)
+			})
+		})
+	})
+
+	r.Get("/", h.pageHome)
+	r.Route("/datasets", func(r chi.Router) {
+		r.With(h.limitBody(h.uploadLimit())).Post("/", h.pageUpload)
+		r.With(h.limitBody(formLimit)).Post("/demo", h.pageDemo)
+		r.Route("/{id}", func(r chi.Router) {
+			r.Use(h.loadDataset)
+			r.Get("/", h.pageDataset)
+			r.With(h.limitBody(formLimit)).Post("/labels", h.pageRelabel)
+			r.With(h.limitBody(formLimit)).Post("/delete", h.pageDelete)
+		})
+	})
+	return r
+}
+
+// formLimit bounds the body of requests that carry only small fields.
+const formLimit = 1 << 20
+
+// uploadLimit bounds an upload's body: the data file, a label file and the
+// form fields.
+func (h *handler) uploadLimit() int64 { return h.maxUpload + 16<<20 + formLimit }
+
+func (h *handler) healthz(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	io.WriteString(w, `{"status":"ok"}`+"\n")
+}

@@ -1,0 +1,128 @@
+package handlers
+
+import (
+	"errors"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"mldr/internal/dataset"
+	"mldr/internal/store"
+)
+
+// uploadFields are the form fields of an upload besides the files.
+var uploadFields = []string{"name", "labels", "label_prefix", "label_count", "kind", "missing", "nominal", "drop", "format"}
+
+// maxFieldBytes bounds one form field's value.
+const maxFieldBytes = 64 << 10
+
+// receiveUpload streams a multipart upload to the store's staging area, in
+// whatever order its parts come, and returns the staged files and the other
+// fields. The caller must Discard the staged upload.
+func (h *handler) receiveUpload(r *http.Request) (*store.Staged, map[string]string, error) {
+	values := map[string]string{}
+	mr, err := r.MultipartReader()
+	if err != nil {
+		return nil, values, badRequest("file", "send the upload as multipart/form-data, with the data file in a field named \"file\"")
+	}
+	st, err := h.store.Stage()
+	if err != nil {
+		return nil, values, err
+	}
+	for {
+		part, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return st, values, bodyError(err)
+		}
+		err = h.receivePart(r, st, part, values)
+		part.Close()
+		if err != nil {
+			return st, values, bodyError(err)
+		}
+	}
+	if !st.Received() {
+		return st, values, badRequest("file", "choose a CSV or ARFF file to upload")
+	}
+	return st, values, nil
+}
+
+func (h *handler) receivePart(r *http.Request, st *store.Staged, part *multipart.Part, values map[string]string) error {
+	name := part.FormName()
+	switch name {
+	case "file":
+		return st.ReceiveSource(r.Context(), part.FileName(), part, h.maxUpload)
+	case "xml":
+		// An empty file field of a form arrives as an empty part.
+		peek := make([]byte, 1)
+		n, _ := io.ReadFull(part, peek)
+		if n == 0 {
+			return nil
+		}
+		return st.ReceiveXML(r.Context(), io.MultiReader(strings.NewReader(string(peek[:n])), part))
+	}
+	if !contains(uploadFields, name) {
+		return badRequest(name, "unknown field %q; an upload takes file, xml and %s", name, strings.Join(uploadFields, ", "))
+	}
+	b, err := io.ReadAll(io.LimitReader(part, maxFieldBytes+1))
+	if err != nil {
+		return err
+	}
+	if len(b) > maxFieldBytes {
+		return badRequest(name, "the field %q is longer than %d bytes", name, maxFieldBytes)
+	}
+	values[name] = string(b)
+	return nil
+}
+
+// bodyError turns a broken request body into a clear refusal, keeping
+// errors that already say what is wrong.
+func bodyError(err error) error {
+	var mb *http.MaxBytesError
+	var he *httpError
+	var ie *dataset.InputError
+	var tl *store.TooLargeError
+	if errors.As(err, &mb) || errors.As(err, &he) || errors.As(err, &ie) || errors.As(err, &tl) {
+		return err
+	}
+	if strings.Contains(err.Error(), "multipart") || errors.Is(err, io.ErrUnexpectedEOF) {
+		return badRequest("file", "the upload arrived incomplete or malformed (%v); send it again", err)
+	}
+	return err
+}
+
+// uploadOptions reads the loader options from the form fields.
+func uploadOptions(v map[string]string) (dataset.Options, error) {
+	o := dataset.Options{
+		Format:      dataset.Format(strings.ToLower(strings.TrimSpace(v["format"]))),
+		Labels:      dataset.ParseList(v["labels"]),
+		LabelPrefix: v["label_prefix"],
+		Kind:        dataset.Kind(strings.TrimSpace(v["kind"])),
+		Missing:     dataset.MissingPolicy(strings.TrimSpace(v["missing"])),
+		Nominal:     dataset.NominalPolicy(strings.TrimSpace(v["nominal"])),
+		Drop:        dataset.ParseList(v["drop"]),
+	}
+	if s := strings.TrimSpace(v["label_count"]); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			return o, badRequest("label_count", "label_count must be a whole number, not %q", s)
+		}
+		o.LabelCount = n
+	}
+	return o, o.Validate()
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+func isNotFound(err error) bool { return errors.Is(err, store.ErrNotFound) }
