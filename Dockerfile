@@ -1,0 +1,28 @@
+# syntax=docker/dockerfile:1
+# MLDR Explorer: a static binary on a distroless base, running as non-root,
+# with its data directory on a volume.
+#
+#   docker build -t mldr .
+#   docker run -p 8080:8080 -v mldr-data:/data mldr
+
+FROM golang:1.26-bookworm AS build
+WORKDIR /src
+COPY go.mod go.sum ./
+RUN go mod download
+COPY . .
+RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/webapp ./cmd/webapp \
+ && mkdir -p /out/data
+
+FROM gcr.io/distroless/static-debian12:nonroot
+COPY --from=build /out/webapp /webapp
+COPY --from=build --chown=65532:65532 /out/data /data
+USER 65532:65532
+# Inside a container the server must listen on every interface to be
+# reachable through the published port.
+ENV MLDR_ADDR=0.0.0.0:8080 \
+    MLDR_DATA_DIR=/data
+EXPOSE 8080
+VOLUME ["/data"]
+# The image has no shell or curl: the binary checks its own /healthz.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 CMD ["/webapp", "-healthcheck"]
+ENTRYPOINT ["/webapp"]
