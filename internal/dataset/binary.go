@@ -103,7 +103,9 @@ func ReadBinary(r io.Reader, size int64) (*Dataset, error) {
 	}
 	nf, nl := len(h.Features), len(h.Labels)
 	want := int64(len(fixed)) + int64(hlen) + 8*int64(h.Rows)*int64(nf+nl) + 4
-	if h.Rows < 0 || want != size {
+	// The product may overflow for a damaged header: bound Rows first.
+	tooMany := nf+nl > 0 && int64(h.Rows) > size/(8*int64(nf+nl))
+	if h.Rows < 0 || tooMany || want != size {
 		return nil, corrupt("the header describes %d×(%d+%d) values, which does not match the file size %d", h.Rows, nf, nl, size)
 	}
 	d := &Dataset{Name: h.Name, Features: h.Features, Labels: h.Labels, Kind: h.Kind, Categories: h.Categories, Warnings: h.Warnings,

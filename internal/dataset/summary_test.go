@@ -1,0 +1,82 @@
+package dataset_test
+
+import (
+	"math"
+	"reflect"
+	"testing"
+
+	"mldr/internal/dataset"
+)
+
+// TestSummarize checks Summarize on small data sets computed by hand.
+func TestSummarize(t *testing.T) {
+	t.Run("multilabel", func(t *testing.T) {
+		// Label sets 100, 110, 000, 100: 4 labels over 4 rows, so the
+		// cardinality is 1 and the density 1/3; 3 distinct sets; per-label
+		// counts 3, 1, 0; the third label is constant.
+		ds := mustLoad(t, "a,label:p,label:q,label:r\n1,1,0,0\n2,1,1,0\n3,0,0,0\n4,1,0,0\n", dataset.Options{})
+		s := dataset.Summarize(ds)
+		if s.Rows != 4 || s.Features != 1 || s.Kind != dataset.MultiLabel {
+			t.Errorf("got %d rows, %d features, kind %q; want 4, 1, %q", s.Rows, s.Features, s.Kind, dataset.MultiLabel)
+		}
+		checkStrings(t, "Labels", s.Labels, []string{"p", "q", "r"})
+		if s.LabelCardinality == nil || *s.LabelCardinality != 1 {
+			t.Errorf("LabelCardinality: got %v, want 1", deref(s.LabelCardinality))
+		}
+		if s.LabelDensity == nil || math.Abs(*s.LabelDensity-1.0/3) > 1e-15 {
+			t.Errorf("LabelDensity: got %v, want 1/3", deref(s.LabelDensity))
+		}
+		if s.DistinctLabelsets != 3 {
+			t.Errorf("DistinctLabelsets: got %d, want 3", s.DistinctLabelsets)
+		}
+		want := []dataset.LabelStat{
+			{Name: "p", Count: 3, Frequency: 0.75},
+			{Name: "q", Count: 1, Frequency: 0.25},
+			{Name: "r", Count: 0, Frequency: 0, Constant: true},
+		}
+		if !reflect.DeepEqual(s.LabelStats, want) {
+			t.Errorf("LabelStats: got %+v, want %+v", s.LabelStats, want)
+		}
+		if len(s.Warnings) != 1 {
+			t.Errorf("Warnings: got %q, want the constant-label warning", s.Warnings)
+		}
+	})
+	t.Run("multidim", func(t *testing.T) {
+		// c: a a b a c → a:3 b:1 c:1; d: 1 1 2 2 1 → 1:3 2:2; e: x everywhere
+		// (constant). The rows (a,1,x) (a,1,x) (b,2,x) (a,2,x) (c,1,x) hold 4
+		// distinct sets. Count is the size of the largest class.
+		ds := mustLoad(t, "f,label:c,label:d,label:e\n1,a,1,x\n2,a,1,x\n3,b,2,x\n4,a,2,x\n5,c,1,x\n", dataset.Options{})
+		s := dataset.Summarize(ds)
+		if s.Kind != dataset.MultiDim {
+			t.Fatalf("Kind: got %q, want %q", s.Kind, dataset.MultiDim)
+		}
+		if s.LabelCardinality != nil || s.LabelDensity != nil {
+			t.Errorf("cardinality and density: got %v and %v, want nil for multi-dimensional data",
+				deref(s.LabelCardinality), deref(s.LabelDensity))
+		}
+		if s.DistinctLabelsets != 4 {
+			t.Errorf("DistinctLabelsets: got %d, want 4", s.DistinctLabelsets)
+		}
+		want := []dataset.LabelStat{
+			{Name: "c", Count: 3, Frequency: 0.6, Classes: []dataset.ClassCount{{Value: "a", Count: 3}, {Value: "b", Count: 1}, {Value: "c", Count: 1}}},
+			{Name: "d", Count: 3, Frequency: 0.6, Classes: []dataset.ClassCount{{Value: "1", Count: 3}, {Value: "2", Count: 2}}},
+			{Name: "e", Count: 5, Frequency: 1, Constant: true, Classes: []dataset.ClassCount{{Value: "x", Count: 5}}},
+		}
+		if !reflect.DeepEqual(s.LabelStats, want) {
+			t.Errorf("LabelStats: got %+v, want %+v", s.LabelStats, want)
+		}
+	})
+	t.Run("no warnings is an empty list", func(t *testing.T) {
+		s := dataset.Summarize(mustLoad(t, "a,label:y\n1,0\n2,1\n", dataset.Options{}))
+		if s.Warnings == nil || len(s.Warnings) != 0 {
+			t.Errorf("Warnings: got %#v, want an empty, non-nil list", s.Warnings)
+		}
+	})
+}
+
+func deref(p *float64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
