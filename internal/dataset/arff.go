@@ -172,7 +172,7 @@ func splitValues(s []byte, out [][]byte) ([][]byte, error) {
 }
 
 // loadARFF reads an ARFF file.
-func loadARFF(br *bufio.Reader, o Options) (*Dataset, error) {
+func loadARFF(br *bufio.Reader, o Options, size int64) (*Dataset, error) {
 	r := &arffReader{lineReader: lineReader{br: br}}
 	var relation string
 	var cols []column
@@ -188,11 +188,8 @@ func loadARFF(br *bufio.Reader, o Options) (*Dataset, error) {
 			return nil, err
 		}
 		if rest, ok := keyword(line, "@relation"); ok {
-			name, _, _ := token(rest)
-			relation = string(name)
-			if len(name) == 0 {
-				relation = string(rest)
-			}
+			// The whole line, quoted or not, for MEKA's "-C n".
+			relation = string(rest)
 			continue
 		}
 		if rest, ok := keyword(line, "@attribute"); ok {
@@ -223,7 +220,9 @@ func loadARFF(br *bufio.Reader, o Options) (*Dataset, error) {
 		}
 	}
 	r.set = make([]int, len(cols))
+	b.startSizing(size, r.pos)
 	for {
+		b.sizeFrom(r.pos)
 		line, err := r.nextLine()
 		if errors.Is(err, io.EOF) {
 			break

@@ -87,6 +87,11 @@ type builder struct {
 	scratch    []float64
 	warnings   []string
 
+	// Sizing: after sizeRows rows, the matrix is reserved once for the rows
+	// the rest of the input should hold (see startSizing).
+	size, dataStart int64
+	sized           bool
+
 	dropped       int // rows dropped for missing values
 	firstDropLine int
 	imputed       int
@@ -354,6 +359,36 @@ func (b *builder) addRow(line int, fields [][]byte) error {
 	return nil
 }
 
+// sizeRows is how many rows the loader reads before estimating the rest.
+const sizeRows = 256
+
+// startSizing records the input's size in bytes (-1 if unknown) and where
+// its data rows start.
+func (b *builder) startSizing(size, dataStart int64) {
+	b.size, b.dataStart, b.sized = size, dataStart, size <= 0
+}
+
+// sizeFrom, called before each row with the bytes consumed so far, reserves
+// the whole matrix once, from the mean bytes per row of the first rows, so
+// that it is allocated once instead of grown and copied again and again.
+func (b *builder) sizeFrom(pos int64) {
+	if b.sized || b.rows+b.dropped < sizeRows {
+		return
+	}
+	b.sized = true
+	perRow := float64(pos-b.dataStart) / float64(b.rows+b.dropped)
+	if perRow <= 0 {
+		return
+	}
+	rows := int(float64(b.size-b.dataStart)/perRow*1.02) + 16
+	if more := rows*b.width - len(b.raw); more > 0 {
+		b.raw = slices.Grow(b.raw, more)
+	}
+	if more := rows*b.nlab - len(b.labelCodes); more > 0 {
+		b.labelCodes = slices.Grow(b.labelCodes, more)
+	}
+}
+
 // toText turns a CSV feature column that met text into a text column; the
 // numbers read so far become its first categories.
 func (b *builder) toText(c *column, tok []byte, line int) {
@@ -440,6 +475,8 @@ func (b *builder) labels(ds *Dataset) error {
 		kind = MultiDim
 		if allBinary {
 			kind = MultiLabel
+		} else if w := binaryLookalike(labelCols, binary); w != "" {
+			b.warnings = append(b.warnings, w)
 		}
 	}
 	ds.Kind = kind
@@ -484,6 +521,25 @@ func (b *builder) labels(ds *Dataset) error {
 	}
 	b.labelCodes = nil
 	return nil
+}
+
+// binaryLookalike explains an automatic multi-dimensional decision when
+// every label column has at most two values, so the user may have meant
+// binary labels with an unusual code (e.g. 1/2 or 0/−1).
+func binaryLookalike(cols []*column, binary [][]float64) string {
+	for _, c := range cols {
+		if len(c.text.values) > 2 {
+			return ""
+		}
+	}
+	for j, c := range cols {
+		if binary[j] == nil {
+			return fmt.Sprintf("The labels were read as multi-dimensional class variables because column %q holds {%s}, "+
+				"which is not a binary code (0/1, ±1, true/false, yes/no); recode it, or choose kind=multilabel to be told where.",
+				c.name, strings.Join(c.text.values, ", "))
+		}
+	}
+	return ""
 }
 
 func labelName(col, prefix string) string {

@@ -12,7 +12,8 @@ import (
 // line is longer than the buffer.
 type lineReader struct {
 	br   *bufio.Reader
-	line int // number of the last line returned
+	line int   // number of the last line returned
+	pos  int64 // bytes consumed
 	long []byte
 }
 
@@ -35,6 +36,7 @@ func (r *lineReader) readLine() ([]byte, error) {
 		return nil, io.EOF
 	}
 	r.line++
+	r.pos += int64(len(line))
 	if n := len(line); n > 0 && line[n-1] == '\n' {
 		line = line[:n-1]
 	}
@@ -201,7 +203,7 @@ func detectDelimiter(header []byte) byte {
 }
 
 // loadCSV reads delimited text with a header line.
-func loadCSV(br *bufio.Reader, o Options) (*Dataset, error) {
+func loadCSV(br *bufio.Reader, o Options, size int64) (*Dataset, error) {
 	r := &csvReader{lineReader: lineReader{br: br}}
 	var header []byte
 	for {
@@ -216,6 +218,9 @@ func loadCSV(br *bufio.Reader, o Options) (*Dataset, error) {
 			header = line
 			break
 		}
+	}
+	if bytes.IndexByte(header, '\r') >= 0 {
+		return nil, &InputError{Line: r.line, Msg: "the file uses old Mac line endings (CR only); save it with LF or CRLF line endings"}
 	}
 	r.delim = detectDelimiter(header)
 	hline := r.line
@@ -239,7 +244,9 @@ func loadCSV(br *bufio.Reader, o Options) (*Dataset, error) {
 	if err := b.setColumns(cols, ""); err != nil {
 		return nil, err
 	}
+	b.startSizing(size, r.pos)
 	for {
+		b.sizeFrom(r.pos)
 		line, fields, err := r.next()
 		if errors.Is(err, io.EOF) {
 			break

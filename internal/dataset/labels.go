@@ -46,6 +46,9 @@ func chooseLabels(names []string, o Options, relation string) (labelChoice, erro
 			if !ok {
 				return optionError(field, "%s names column %q, which the file does not have%s", field, w, suggest(w, names))
 			}
+			if c.isLabel[i] {
+				return optionError(field, "%s names column %q twice", field, names[i])
+			}
 			c.isLabel[i] = true
 		}
 		return nil

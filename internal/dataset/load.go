@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"io/fs"
 	"unicode/utf8"
 )
 
@@ -23,6 +24,7 @@ func Load(r io.Reader, opts Options) (*Dataset, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
+	size := remaining(r) // before buffering moves the offset
 	br := bufio.NewReaderSize(r, readBufferSize)
 	head, err := br.Peek(8192)
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
@@ -43,23 +45,29 @@ func Load(r io.Reader, opts Options) (*Dataset, error) {
 		format = detectFormat(head)
 	}
 	if format == FormatARFF {
-		return loadARFF(br, opts)
+		return loadARFF(br, opts, size)
 	}
-	return loadCSV(br, opts)
+	return loadCSV(br, opts, size)
 }
 
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
-// detectFormat says ARFF when the first line that is not blank is an
-// @-keyword or a '%' comment, CSV otherwise.
+// detectFormat says ARFF when the first line that is not blank is an ARFF
+// keyword (@relation, @attribute, @data) or a '%' comment, CSV otherwise
+// (a CSV header may start with '@').
 func detectFormat(head []byte) Format {
 	for _, line := range bytes.Split(head, []byte("\n")) {
 		line = bytes.TrimSpace(line)
 		if len(line) == 0 {
 			continue
 		}
-		if line[0] == '%' || line[0] == '@' {
+		if line[0] == '%' {
 			return FormatARFF
+		}
+		for _, kw := range []string{"@relation", "@attribute", "@data"} {
+			if _, ok := keyword(line, kw); ok {
+				return FormatARFF
+			}
 		}
 		return FormatCSV
 	}
@@ -99,3 +107,27 @@ func sniffBinary(head []byte) error {
 }
 
 func validText(s string) bool { return utf8.ValidString(s) }
+
+// remaining tells how many bytes r holds from its current position, when
+// it can say (a file, or a bytes or strings reader), and -1 otherwise. The
+// loader sizes the matrix from it.
+func remaining(r io.Reader) int64 {
+	switch v := r.(type) {
+	case interface{ Len() int }:
+		return int64(v.Len())
+	case interface {
+		Stat() (fs.FileInfo, error)
+		io.Seeker
+	}:
+		st, err := v.Stat()
+		if err != nil || !st.Mode().IsRegular() {
+			return -1
+		}
+		off, err := v.Seek(0, io.SeekCurrent)
+		if err != nil {
+			return -1
+		}
+		return st.Size() - off
+	}
+	return -1
+}
