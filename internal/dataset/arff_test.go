@@ -152,12 +152,7 @@ func TestLoadARFFFixture(t *testing.T) {
 // TestLoadARFFRefuses checks refusals specific to ARFF.
 func TestLoadARFFRefuses(t *testing.T) {
 	const head = "@relation r\n@attribute a numeric\n@attribute label:y {0,1}\n@data\n" // data from line 5
-	tests := []struct {
-		name string
-		in   string
-		opts dataset.Options
-		want inputErr
-	}{
+	tests := []refusal{
 		{"value not declared", head + "1,0\n2,2\n", dataset.Options{},
 			inputErr{Line: 6, Column: "label:y", Msg: `"2" is not one of the declared values {0, 1}`}},
 		{"nominal value not declared", "@relation r\n@attribute c {red,green}\n@attribute label:y {0,1}\n@data\nred,0\n% x\nblue,1\n",
@@ -216,15 +211,7 @@ func TestLoadARFFRefuses(t *testing.T) {
 		{"xml names a missing attribute", head + "1,0\n2,1\n", dataset.Options{LabelXML: []string{"y", "z"}},
 			inputErr{Field: "xml", Msg: `xml names column "z", which the file does not have`}},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			ds, err := load(tc.in, tc.opts)
-			if err == nil {
-				t.Fatalf("got a %d×%d data set, want an error", ds.Rows(), len(ds.Features))
-			}
-			checkInputError(t, err, tc.want)
-		})
-	}
+	checkRefusals(t, tests)
 }
 
 // TestLoadARFFDeclaredCategoriesOnly checks that a class variable lists only

@@ -460,8 +460,8 @@ func (b *builder) labels(ds *Dataset) error {
 		var fam uint8 = 0xff
 		m := make([]float64, len(c.text.values))
 		for k, v := range c.text.values {
-			m[k], _ = binaryValue(v)
-			_, f := binaryValue(v)
+			var f uint8
+			m[k], f = binaryValue(v)
 			fam &= f
 		}
 		if fam != 0 {

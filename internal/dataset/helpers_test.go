@@ -45,6 +45,28 @@ func checkInputError(t *testing.T, err error, want inputErr) {
 	}
 }
 
+// refusal is a case of input the loader must refuse.
+type refusal struct {
+	name string
+	in   string
+	opts dataset.Options
+	want inputErr
+}
+
+// checkRefusals loads each case's input and checks its *InputError.
+func checkRefusals(t *testing.T, tests []refusal) {
+	t.Helper()
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ds, err := load(tc.in, tc.opts)
+			if err == nil {
+				t.Fatalf("got a %d×%d data set, want an error", ds.Rows(), len(ds.Features))
+			}
+			checkInputError(t, err, tc.want)
+		})
+	}
+}
+
 // load reads s with opts.
 func load(s string, opts dataset.Options) (*dataset.Dataset, error) {
 	return dataset.Load(strings.NewReader(s), opts)

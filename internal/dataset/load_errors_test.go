@@ -12,12 +12,7 @@ import (
 // line, column and option of the problem and says what is wrong.
 func TestLoadRefuses(t *testing.T) {
 	ml := dataset.MultiLabel
-	tests := []struct {
-		name string
-		in   string
-		opts dataset.Options
-		want inputErr
-	}{
+	tests := []refusal{
 		// Empty and header-only files.
 		{"empty file", "", dataset.Options{}, inputErr{Msg: "the file is empty"}},
 		{"whitespace only", " \n\t\n  \r\n\n", dataset.Options{}, inputErr{Msg: "the file is empty"}},
@@ -123,15 +118,7 @@ func TestLoadRefuses(t *testing.T) {
 		{"bad format", "a,label:y\n1,0\n2,1\n", dataset.Options{Format: "xlsx"},
 			inputErr{Field: "format", Msg: `not "xlsx"`}},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			ds, err := load(tc.in, tc.opts)
-			if err == nil {
-				t.Fatalf("got a %d×%d data set, want an error", ds.Rows(), len(ds.Features))
-			}
-			checkInputError(t, err, tc.want)
-		})
-	}
+	checkRefusals(t, tests)
 }
 
 // TestLoadMissingTokens checks each spelling of a missing value under the

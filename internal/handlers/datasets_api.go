@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -101,7 +102,7 @@ func (h *handler) createDemo(r *http.Request) (store.DatasetRecord, error) {
 	if err != nil {
 		return store.DatasetRecord{}, badRequest("demo", "%v", err)
 	}
-	return h.store.Import(r.Context(), store.Upload{Name: set.Name, FileName: set.FileName, Source: strings.NewReader(string(set.CSV))})
+	return h.store.Import(r.Context(), store.Upload{Name: set.Name, FileName: set.FileName, Source: bytes.NewReader(set.CSV)})
 }
 
 func (h *handler) apiCreateDemo(w http.ResponseWriter, r *http.Request) {

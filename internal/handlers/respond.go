@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -125,7 +126,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // render writes a page completely or, if rendering fails, an error: the
 // page is rendered to a buffer first so no partial page is ever sent.
 func (h *handler) render(w http.ResponseWriter, r *http.Request, status int, c templ.Component) {
-	var buf strings.Builder
+	var buf bytes.Buffer
 	if err := c.Render(r.Context(), &buf); err != nil {
 		h.log.Error("rendering a page", "path", r.URL.Path, "err", err)
 		http.Error(w, "the page could not be rendered; the details are in the server log", http.StatusInternalServerError)
@@ -134,7 +135,7 @@ func (h *handler) render(w http.ResponseWriter, r *http.Request, status int, c t
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
-	_, _ = w.Write([]byte(buf.String()))
+	_, _ = buf.WriteTo(w) // the status is sent; a failed write means the client left
 }
 
 func (h *handler) page(title, nav string) templates.Page {

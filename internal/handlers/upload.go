@@ -1,10 +1,12 @@
 package handlers
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"mime/multipart"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -63,9 +65,9 @@ func (h *handler) receivePart(r *http.Request, st *store.Staged, part *multipart
 		if n == 0 {
 			return nil
 		}
-		return st.ReceiveXML(r.Context(), io.MultiReader(strings.NewReader(string(peek[:n])), part))
+		return st.ReceiveXML(r.Context(), io.MultiReader(bytes.NewReader(peek[:n]), part))
 	}
-	if !contains(uploadFields, name) {
+	if !slices.Contains(uploadFields, name) {
 		return badRequest(name, "unknown field %q; an upload takes file, xml and %s", name, strings.Join(uploadFields, ", "))
 	}
 	b, err := io.ReadAll(io.LimitReader(part, maxFieldBytes+1))
@@ -114,15 +116,6 @@ func uploadOptions(v map[string]string) (dataset.Options, error) {
 		o.LabelCount = n
 	}
 	return o, o.Validate()
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 func isNotFound(err error) bool { return errors.Is(err, store.ErrNotFound) }

@@ -232,8 +232,14 @@ func baseName(file string) string {
 	return file
 }
 
+// maxNameRunes bounds a display name.
+const maxNameRunes = 200
+
 func displayName(name, file string) string {
 	if name = strings.TrimSpace(name); name != "" {
+		if r := []rune(name); len(r) > maxNameRunes {
+			name = string(r[:maxNameRunes])
+		}
 		return name
 	}
 	base := baseName(file)
@@ -313,6 +319,10 @@ func (s *Store) LoadDataset(id string) (*dataset.Dataset, error) {
 // only if the file reads cleanly with them; otherwise the loader's error is
 // returned and nothing changes.
 func (s *Store) Relabel(ctx context.Context, id string, labels []string, kind dataset.Kind) (DatasetRecord, error) {
+	// Two relabels at once would both write data-<gen+1>.bin; the one that
+	// lost the commit would then remove the file the other's record names.
+	s.relabel.Lock()
+	defer s.relabel.Unlock()
 	rec, err := s.Dataset(id)
 	if err != nil {
 		return rec, err

@@ -51,6 +51,7 @@ type Store struct {
 	now func() time.Time
 
 	mu       sync.Mutex        // serialises changes that touch files and metadata together
+	relabel  sync.Mutex        // one relabel at a time: each writes the next data file
 	problems map[string]string // id → problem found by Open (stored files missing)
 }
 

@@ -236,3 +236,28 @@ func TestDisplayName(t *testing.T) {
 		}
 	}
 }
+
+// Concurrent relabels of one data set all land, one after another, and the
+// record always names a data file that exists.
+func TestConcurrentRelabels(t *testing.T) {
+	s := open(t, t.TempDir())
+	defer s.Close()
+	rec := importCSV(t, s, "a", csvA)
+	choices := [][]string{{"label:x"}, {"label:y"}, {"label:x", "label:y"}, {"b", "label:y"}}
+	var wg sync.WaitGroup
+	for i := range 12 {
+		wg.Go(func() {
+			if _, err := s.Relabel(context.Background(), rec.ID, choices[i%len(choices)], ""); err != nil {
+				t.Errorf("relabel %d: %v", i, err)
+			}
+		})
+	}
+	wg.Wait()
+	cur, _ := s.Dataset(rec.ID)
+	if cur.Gen != 13 {
+		t.Errorf("got gen %d, want 13 after 12 relabels", cur.Gen)
+	}
+	if _, err := s.LoadDataset(rec.ID); err != nil {
+		t.Errorf("after concurrent relabels the data do not load: %v", err)
+	}
+}
