@@ -1,0 +1,143 @@
+package analysis
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Input is what a method is fitted on.
+type Input struct {
+	// X is the N×D feature matrix.
+	X *mat.Dense
+	// Y is the N×q label matrix: 0/1 for multi-label data, or, for
+	// multi-dimensional data, each class variable's category index
+	// 0…K_j−1.
+	Y *mat.Dense
+	// Classes holds K_j, the number of categories of each class variable,
+	// for multi-dimensional data; it is nil for multi-label data.
+	Classes []int
+}
+
+// MultiDim reports whether the labels are class variables.
+func (in Input) MultiDim() bool { return in.Classes != nil }
+
+// validate checks shapes and values: at least 2 rows, finite features,
+// labels of the declared kind.
+func (in Input) validate() error {
+	if in.X == nil || in.Y == nil {
+		return invalid("", "features or labels are missing")
+	}
+	n, d := in.X.Dims()
+	ny, q := in.Y.Dims()
+	switch {
+	case n != ny:
+		return invalid("", "the features have %d rows but the labels %d", n, ny)
+	case n < 2:
+		return unservable("", 0, "a reduction needs at least 2 rows, not %d", n)
+	case d < 1 || q < 1:
+		return invalid("", "a reduction needs at least one feature and one label")
+	case in.Classes != nil && len(in.Classes) != q:
+		return invalid("", "%d class variables but %d category counts", q, len(in.Classes))
+	}
+	raw := in.X.RawMatrix()
+	for i := range n {
+		for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+d] {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return invalid("", "feature %d of row %d is %v; the data must be finite", j+1, i+1, v)
+			}
+		}
+	}
+	for i := range n {
+		for j := range q {
+			v := in.Y.At(i, j)
+			if in.Classes == nil && v != 0 && v != 1 {
+				return invalid("", "label %d of row %d is %v; multi-label data hold 0 or 1", j+1, i+1, v)
+			}
+			if in.Classes != nil && (v != math.Trunc(v) || v < 0 || int(v) >= in.Classes[j]) {
+				return invalid("", "class variable %d of row %d is %v, not one of its %d categories", j+1, i+1, v, in.Classes[j])
+			}
+		}
+	}
+	return nil
+}
+
+// sparseRows is an N×c matrix in compressed rows: the label matrices of
+// multi-label data (few ones per row), one-hot class variables and the
+// quadratic label kernel's feature map are all sparse.
+type sparseRows struct {
+	rows, cols int
+	ptr        []int // row i is idx[ptr[i]:ptr[i+1]]
+	idx        []int32
+	val        []float64
+}
+
+func (s *sparseRows) row(i int) ([]int32, []float64) {
+	return s.idx[s.ptr[i]:s.ptr[i+1]], s.val[s.ptr[i]:s.ptr[i+1]]
+}
+
+func (s *sparseRows) add(j int, v float64) {
+	s.idx = append(s.idx, int32(j))
+	s.val = append(s.val, v)
+}
+
+func (s *sparseRows) endRow() { s.ptr = append(s.ptr, len(s.idx)) }
+
+func newSparse(rows, cols int) *sparseRows {
+	return &sparseRows{rows: rows, cols: cols, ptr: make([]int, 1, rows+1)}
+}
+
+// binaryRows holds the ones of a 0/1 matrix.
+func binaryRows(y *mat.Dense) *sparseRows {
+	n, q := y.Dims()
+	s := newSparse(n, q)
+	for i := range n {
+		for j := range q {
+			if y.At(i, j) != 0 {
+				s.add(j, 1)
+			}
+		}
+		s.endRow()
+	}
+	return s
+}
+
+// oneHotRows is the one-hot matrix Z (N×ΣK_j) of class variables.
+func oneHotRows(y *mat.Dense, classes []int) *sparseRows {
+	n, q := y.Dims()
+	total := 0
+	for _, k := range classes {
+		total += k
+	}
+	s := newSparse(n, total)
+	for i := range n {
+		off := 0
+		for j := range q {
+			s.add(off+int(y.At(i, j)), 1)
+			off += classes[j]
+		}
+		s.endRow()
+	}
+	return s
+}
+
+// labelRows is the 0/1 label matrix the label-based methods use: Y for
+// multi-label data, the one-hot Z for multi-dimensional data.
+func (in Input) labelRows() *sparseRows {
+	if in.MultiDim() {
+		return oneHotRows(in.Y, in.Classes)
+	}
+	return binaryRows(in.Y)
+}
+
+// dense returns s as a dense matrix (for small c, and for tests).
+func (s *sparseRows) dense() *mat.Dense {
+	m := mat.NewDense(s.rows, s.cols, nil)
+	for i := range s.rows {
+		idx, val := s.row(i)
+		for k, j := range idx {
+			m.Set(i, int(j), val[k])
+		}
+	}
+	return m
+}

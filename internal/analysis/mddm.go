@@ -1,0 +1,211 @@
+package analysis
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// maxLabelsets bounds the distinct label sets of the RBF label kernel: its
+// kernel matrix between them is decomposed in full.
+const maxLabelsets = 2000
+
+// fitMDDMp is MDDM with orthonormal projection directions (seed 000, eq.
+// 3–4): the top-d eigenvectors of S = XᵀHLHX, L the label kernel.
+//
+//   - linear, l(y, y') = ⟨y, y'⟩: S = BBᵀ with B = XcᵀY (D×q), so P is the
+//     top-d left singular vectors of B and the eigenvalues are σ²; no XᵀX
+//     is formed, and B costs O(nnz(Y)·D).
+//   - quadratic, l(y, y') = (⟨y, y'⟩ + 1)²: the kernel's feature map on 0/1
+//     labels is √3·y_a and √2·y_a·y_b (a < b) (the constant vanishes in
+//     HLH), so S = BBᵀ again, B = XcᵀΦ with q(q+1)/2 columns.
+//   - rbf, l(y, y') = exp(−γ‖y − y'‖²), γ default 1/q: L depends on the
+//     label sets only, so with E the N×G indicator of the G distinct label
+//     sets and K their G×G kernel, S = (XcᵀE)K(XcᵀE)ᵀ; K = RRᵀ gives
+//     S = FFᵀ, F = XcᵀE·R. G may be at most maxLabelsets.
+func fitMDDMp(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
+	kernel := p.LabelKernel
+	if kernel == "" {
+		kernel = KernelLinear
+	}
+	if p.Gamma != nil && kernel != KernelRBF {
+		return nil, invalid(ParamGamma, "gamma is the width of the rbf label kernel; the %s kernel takes none", kernel)
+	}
+	y := binaryRows(in.Y)
+	var labels *sparseRows
+	var rbf *labelsetKernel
+	switch kernel {
+	case KernelLinear:
+		labels = y
+	case KernelQuadratic:
+		labels = quadraticRows(y)
+	case KernelRBF:
+		_, q := in.Y.Dims()
+		gamma, err := positive(ParamGamma, p.Gamma, 1/float64(q))
+		if err != nil {
+			return nil, err
+		}
+		p.Gamma = Float(gamma)
+		if rbf, err = newLabelsetKernel(y, gamma); err != nil {
+			return nil, err
+		}
+		labels = rbf.indicator
+	default:
+		return nil, invalid(ParamLabelKernel, "label_kernel must be %s, %s or %s, not %q", KernelLinear, KernelQuadratic, KernelRBF, p.LabelKernel)
+	}
+	p.LabelKernel = kernel
+	s, err := computeStats(ctx, in.X, statsSpec{labels: labels}, st.sub(0, 0.8, "XᵀHY"))
+	if err != nil {
+		return nil, err
+	}
+	if err := st.checkpoint(ctx, 0.8); err != nil {
+		return nil, err
+	}
+	f := s.cross
+	if rbf != nil {
+		f = new(mat.Dense)
+		f.Mul(s.cross, rbf.root)
+	}
+	e, err := lowRankEig(f)
+	if err != nil {
+		return nil, err
+	}
+	what := "rank of XᵀHY"
+	if kernel != KernelLinear {
+		what = "rank of XᵀHLHX"
+	}
+	return newFeatureModel("mddmp", p, e, rankOf(e.values), what, s.mean, in.X)
+}
+
+// quadraticRows is the feature map of the quadratic kernel (⟨y, y'⟩ + 1)²
+// on 0/1 labels, without its constant: √3·y_a for each label, then
+// √2·y_a·y_b for each pair a < b.
+func quadraticRows(y *sparseRows) *sparseRows {
+	q := y.cols
+	pair := func(a, b int) int { return q + a*(2*q-a-1)/2 + (b - a - 1) }
+	s := newSparse(y.rows, q+q*(q-1)/2)
+	for i := range y.rows {
+		idx, _ := y.row(i)
+		for _, a := range idx {
+			s.add(int(a), math.Sqrt(3))
+		}
+		for x, a := range idx {
+			for _, b := range idx[x+1:] {
+				s.add(pair(int(a), int(b)), math.Sqrt2)
+			}
+		}
+		s.endRow()
+	}
+	return s
+}
+
+// labelsetKernel is the RBF label kernel over the distinct label sets.
+type labelsetKernel struct {
+	indicator *sparseRows // N×G: row i has a 1 at its label set
+	root      *mat.Dense  // G×r with root·rootᵀ = the G×G kernel
+}
+
+func newLabelsetKernel(y *sparseRows, gamma float64) (*labelsetKernel, error) {
+	group := make(map[string]int)
+	var sets [][]int32
+	ind := newSparse(y.rows, 0)
+	var key strings.Builder
+	for i := range y.rows {
+		idx, _ := y.row(i)
+		key.Reset()
+		for _, j := range idx {
+			fmt.Fprintf(&key, "%d,", j)
+		}
+		g, ok := group[key.String()]
+		if !ok {
+			g = len(sets)
+			group[key.String()] = g
+			sets = append(sets, idx)
+			if len(sets) > maxLabelsets {
+				return nil, unservable(ParamLabelKernel, 0, "the rbf label kernel is computed between the distinct label sets, "+
+					"and these data have more than %d; use the linear or quadratic kernel", maxLabelsets)
+			}
+		}
+		ind.add(g, 1)
+		ind.endRow()
+	}
+	ind.cols = len(sets)
+	G := len(sets)
+	k := mat.NewSymDense(G, nil)
+	for a := range G {
+		for b := a; b < G; b++ {
+			k.SetSym(a, b, math.Exp(-gamma*float64(hamming(sets[a], sets[b]))))
+		}
+	}
+	e, err := symEig(k)
+	if err != nil {
+		return nil, err
+	}
+	r := rankOf(e.values)
+	root := mat.NewDense(G, r, nil)
+	for c := range r {
+		sq := math.Sqrt(e.values[c])
+		for a := range G {
+			root.Set(a, c, e.vectors.At(a, c)*sq)
+		}
+	}
+	return &labelsetKernel{indicator: ind, root: root}, nil
+}
+
+// hamming counts the labels in one sorted set and not the other.
+func hamming(a, b []int32) int {
+	i, j, common := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] == b[j]:
+			common++
+			i++
+			j++
+		case a[i] < b[j]:
+			i++
+		default:
+			j++
+		}
+	}
+	return len(a) + len(b) - 2*common
+}
+
+// fitMDDMf is MDDM with orthonormal projected features (seed 004, eq.
+// 19–20): S p = λ(βC + (1−β)I)p with S = BBᵀ, B = XcᵀY and C = XcᵀXc. With
+// B̃ = L⁻¹B for βC + (1−β)I = LLᵀ, P = L⁻ᵀU from the left singular vectors U
+// of B̃, so Pᵀ(βC + (1−β)I)P = I. β = 0 is mddmp.
+func fitMDDMf(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
+	if p.Beta != nil && *p.Beta == 1 {
+		return nil, invalid(ParamBeta, "beta = 1 makes the right-hand matrix XcᵀXc, which is singular whenever features are collinear "+
+			"or outnumber the rows; mddmf takes beta in [0, 1)")
+	}
+	beta, err := p.beta(1, true)
+	if err != nil {
+		return nil, err
+	}
+	p.Beta = Float(beta)
+	s, err := computeStats(ctx, in.X, statsSpec{gram: beta > 0, labels: binaryRows(in.Y)}, st.sub(0, 0.7, "XᵀX and XᵀHY"))
+	if err != nil {
+		return nil, err
+	}
+	if err := st.checkpoint(ctx, 0.7); err != nil {
+		return nil, err
+	}
+	right := mat.NewSymDense(s.d, nil)
+	if beta > 0 {
+		right.ScaleSym(beta, s.gram)
+	}
+	addDiag(right, 1-beta)
+	l, err := cholesky(right, ParamBeta, "βXcᵀXc + (1−β)I")
+	if err != nil {
+		return nil, err
+	}
+	e, err := lowRankGenEig(s.cross, l)
+	if err != nil {
+		return nil, err
+	}
+	return newFeatureModel("mddmf", p, e, rankOf(e.values), "rank of XᵀHY", s.mean, in.X)
+}

@@ -1,0 +1,44 @@
+package analysis
+
+import (
+	"context"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// mdsMaxDims is how many embedding coordinates mds keeps (and so its
+// largest d): N×mdsMaxDims numbers at most.
+const mdsMaxDims = 200
+
+// fitMDS is classical (Torgerson) multidimensional scaling of the rows'
+// Euclidean distances: the top-d eigenvectors of B = −½·H·D²·H (N×N), each
+// scaled by √λ, are the embedding. For Euclidean distances B = XcXcᵀ, whose
+// non-zero eigenpairs come from C = XcᵀXc: if Cv = λv then Xcv/√λ is a unit
+// eigenvector of B with the same λ, so the embedding is Xc·v — PCA's scores.
+// So no N×N matrix is formed and no limit on N is needed; the tests check
+// this against the explicit −½HD²H. MDS is transductive: it embeds the
+// training rows and has no projection for new rows (Transform returns
+// ErrTransductive). The eigenvalues are those of B (its non-zero ones).
+func fitMDS(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
+	s, err := computeStats(ctx, in.X, statsSpec{gram: true}, st.sub(0, 0.7, "Gram matrix"))
+	if err != nil {
+		return nil, err
+	}
+	st.sub(0.7, 0.9, "eigen-decomposition").at(0)
+	e, err := symEig(s.gram)
+	if err != nil {
+		return nil, err
+	}
+	rank := min(rankOf(e.values), mdsMaxDims)
+	d, err := chooseDim("mds", e.values, rank, "rank of −½HD²H (at most 200 coordinates are kept)", p)
+	if err != nil {
+		return nil, err
+	}
+	emb := project(in.X, s.mean, sliceCols(e.vectors, rank))
+	fixSigns(emb) // the convention holds for MDS's own eigenvectors, the embedding's columns
+	m := &Model{Method: "mds", Space: FeatureSpace, Params: p, Means: s.mean, Eigenvalues: e.values[:rankOf(e.values)],
+		Rank: rank, RankOf: "rank of −½HD²H (at most 200 coordinates are kept)", Dim: d, embedding: emb}
+	m.Energy = energy(m.Eigenvalues, d)
+	m.Projected = mat.DenseCopyOf(emb.Slice(0, s.n, 0, d))
+	return m, nil
+}

@@ -1,0 +1,159 @@
+package analysis
+
+import (
+	"context"
+	"slices"
+	"strings"
+)
+
+// Method describes one reduction the product offers.
+type Method struct {
+	// ID is the method's id in the API (METHODS.md).
+	ID string
+	// Name is its usual name; Summary one line on what it does.
+	Name, Summary string
+	// Paper cites where it comes from.
+	Paper string
+	Space Space
+	// Takes lists the parameters it accepts, by API name.
+	Takes []string
+	// MultiLabel and MultiDim tell which kinds of data it accepts.
+	MultiLabel, MultiDim bool
+	// MaxN, for methods that need pairwise structure, is the largest
+	// number of rows they accept (0: no limit), and MaxNWhy says why.
+	MaxN    int
+	MaxNWhy string
+
+	fit func(ctx context.Context, in Input, p Params, st stage) (*Model, error)
+}
+
+const (
+	seed000 = "Zhang & Zhou, Multi-Label Dimensionality Reduction via Dependence Maximization, AAAI 2008"
+	seed001 = "Chen & Lin, Feature-aware Label Space Dimension Reduction for Multi-label Classification, NIPS 2012"
+	seed002 = "Graph-embedding dimensionality reduction with (generalized) Hamming distance and label normalized mutual information (poster)"
+	seed003 = "Jia & Zhang, Supervised dimensionality reduction for multi-dimensional classification, Sci Sin Inform 2023"
+	seed004 = "A multi-label feature extraction algorithm via maximizing feature variance and feature-label dependence simultaneously (MVMD)"
+)
+
+var (
+	dThr       = []string{ParamD, ParamThr}
+	dThrBeta   = []string{ParamD, ParamThr, ParamBeta}
+	dThrRidge  = []string{ParamD, ParamThr, ParamRidge}
+	dThrLambda = []string{ParamD, ParamThr, ParamLambda}
+)
+
+// methods is the registry, in the order the pages list them. It is never
+// modified.
+var methods = []Method{
+	{ID: "pca", Name: "PCA", Summary: "Directions of largest feature variance; ignores the labels.",
+		Paper: "Jolliffe, Principal Component Analysis (baseline of seeds 000, 003, 004)", Space: FeatureSpace,
+		Takes: dThr, MultiLabel: true, MultiDim: true, fit: fitPCA},
+	{ID: "mddmp", Name: "MDDM (orthonormal directions)", Summary: "Directions that maximise the HSIC dependence between projected features and labels.",
+		Paper: seed000 + ", eq. 3–4", Space: FeatureSpace,
+		Takes: []string{ParamD, ParamThr, ParamLabelKernel, ParamGamma}, MultiLabel: true,
+		MaxN: 0, fit: fitMDDMp},
+	{ID: "mddmf", Name: "MDDM (orthonormal features)", Summary: "MDDM with projected features made uncorrelated, balanced by β against orthonormal directions.",
+		Paper: seed004 + ", eq. 19–20", Space: FeatureSpace, Takes: dThrBeta, MultiLabel: true, fit: fitMDDMf},
+	{ID: "mvmd", Name: "MVMD", Summary: "Maximises feature variance (PCA) and feature–label dependence (MDDM) together, balanced by β.",
+		Paper: seed004 + ", eq. 34–37", Space: FeatureSpace, Takes: dThrBeta, MultiLabel: true, fit: fitMVMD},
+	{ID: "mlsi", Name: "MLSI", Summary: "Multi-label informed latent semantic indexing: feature and label structure balanced by β.",
+		Paper: "Yu, Yu & Tresp, Multi-label informed latent semantic indexing, SIGIR 2005 (baseline of seeds 000, 004)", Space: FeatureSpace,
+		Takes: []string{ParamD, ParamThr, ParamBeta, ParamRidge}, MultiLabel: true, fit: fitMLSI},
+	{ID: "cca", Name: "CCA", Summary: "Canonical correlation analysis between features and labels, as a feature projection.",
+		Paper: seed001 + ", §2.2", Space: FeatureSpace, Takes: dThrRidge, MultiLabel: true, MultiDim: true, fit: fitCCA},
+	{ID: "lpp", Name: "LPP", Summary: "Locality preserving projections of a k-nearest-neighbour graph; ignores the labels.",
+		Paper: "He & Niyogi, Locality Preserving Projections, NIPS 2003 (baseline of seed 000)", Space: FeatureSpace,
+		Takes: []string{ParamD, ParamThr, ParamK, ParamGamma, ParamRidge}, MultiLabel: true, MultiDim: true,
+		MaxN: maxNLPP, MaxNWhy: "its neighbour graph compares every pair of rows (N² distance computations)", fit: fitLPP},
+	{ID: "lda", Name: "LDA", Summary: "Fisher's linear discriminant, per class variable (multi-dimensional data) or on single-label data.",
+		Paper: "Fisher 1936; per class variable as in " + seed003 + ", §4.4", Space: FeatureSpace,
+		Takes: dThrRidge, MultiLabel: true, MultiDim: true, fit: fitLDA},
+	{ID: "mlda", Name: "MLDA", Summary: "Multi-label LDA: scatter matrices weighted by label correlation.",
+		Paper: "Wang, Ding & Huang, Multi-label linear discriminant analysis, ECCV 2010 (baseline of seed 004)", Space: FeatureSpace,
+		Takes: dThrRidge, MultiLabel: true, fit: fitMLDA},
+	{ID: "ge-hamming", Name: "Graph embedding, Hamming", Summary: "Pushes apart rows whose label sets differ, by Hamming distance.",
+		Paper: seed002 + ", eq. 3", Space: FeatureSpace, Takes: dThr, MultiLabel: true, MultiDim: true, fit: fitGEHamming},
+	{ID: "ge-euclid-y", Name: "Graph embedding, Euclidean on labels", Summary: "Pushes apart rows by the squared Euclidean distance of their label vectors.",
+		Paper: seed002, Space: FeatureSpace, Takes: dThr, MultiLabel: true, MultiDim: true, fit: fitGEEuclidY},
+	{ID: "ge-euclid-x", Name: "Graph embedding, Euclidean on features", Summary: "Pushes apart rows by the squared Euclidean distance of their features; ignores the labels.",
+		Paper: seed002, Space: FeatureSpace, Takes: dThr, MultiLabel: true, MultiDim: true, fit: fitGEEuclidX},
+	{ID: "ge-gh", Name: "Graph embedding, generalized Hamming", Summary: "Hamming distance corrected by the labels' normalised mutual information.",
+		Paper: seed002 + ", eq. 10", Space: FeatureSpace, Takes: dThr, MultiLabel: true, MultiDim: true, fit: fitGEGH},
+	{ID: "sdem", Name: "SDeM", Summary: "MDDM for multi-dimensional data: HSIC with the one-hot class variables; d ≤ ΣK_j − q.",
+		Paper: seed003 + ", algorithm 1", Space: FeatureSpace, Takes: dThr, MultiDim: true, fit: fitSDeM},
+	{ID: "mds", Name: "Classical MDS", Summary: "Embedding that keeps the rows' Euclidean distances; training rows only, no projection.",
+		Paper: "Torgerson 1952 (baseline of " + seed003 + ")", Space: FeatureSpace, Takes: dThr, MultiLabel: true, MultiDim: true, fit: fitMDS},
+	{ID: "plst", Name: "PLST", Summary: "Principal label space transformation: the label directions of largest variance.",
+		Paper: "Tai & Lin 2012, as in " + seed001 + ", §2.1", Space: LabelSpace, Takes: dThrLambda, MultiLabel: true, fit: fitPLST},
+	{ID: "occa", Name: "OCCA", Summary: "Orthogonally constrained CCA: label directions easiest to predict from the features.",
+		Paper: seed001 + ", eq. 3–4", Space: LabelSpace, Takes: []string{ParamD, ParamLambda}, MultiLabel: true, fit: fitOCCA},
+	{ID: "cplst", Name: "CPLST", Summary: "Conditional PLST: label directions that balance encoding and prediction error.",
+		Paper: seed001 + ", algorithm 1", Space: LabelSpace, Takes: dThrLambda, MultiLabel: true, fit: fitCPLST},
+	{ID: "kcplst", Name: "Kernel CPLST", Summary: "CPLST with Gaussian-kernel ridge regression from the features.",
+		Paper: seed001 + ", eq. 8", Space: LabelSpace, Takes: []string{ParamD, ParamThr, ParamGamma, ParamLambda}, MultiLabel: true,
+		MaxN: maxNKCPLST, MaxNWhy: "it factors the N×N kernel matrix (N² memory, N³ time)", fit: fitKCPLST},
+}
+
+// Methods lists every method, in the order the pages show them.
+func Methods() []Method { return slices.Clone(methods) }
+
+// Lookup finds a method by id.
+func Lookup(id string) (Method, bool) {
+	for _, m := range methods {
+		if m.ID == id {
+			return m, true
+		}
+	}
+	return Method{}, false
+}
+
+// IDs lists the method ids.
+func IDs() []string {
+	ids := make([]string, len(methods))
+	for i, m := range methods {
+		ids[i] = m.ID
+	}
+	return ids
+}
+
+// Fit fits method id to in with p, reporting progress (may be nil). It
+// checks everything it can before any work: the method and its parameters,
+// the data (finite, the right kind of labels, enough rows, not more than
+// the method's MaxN). Refusals are *Error; a canceled ctx gives ctx.Err().
+func Fit(ctx context.Context, id string, in Input, p Params, progress Progress) (*Model, error) {
+	m, ok := Lookup(id)
+	if !ok {
+		return nil, invalid("method", "unknown method %q; the methods are %s", id, strings.Join(IDs(), ", "))
+	}
+	if err := p.checkCommon(m); err != nil {
+		return nil, err
+	}
+	if err := in.validate(); err != nil {
+		return nil, err
+	}
+	switch {
+	case in.MultiDim() && !m.MultiDim:
+		alt := ""
+		if m.ID == "mddmp" || m.ID == "mddmf" {
+			alt = "; sdem is MDDM for multi-dimensional data"
+		}
+		return nil, unservable("method", 0, "%s needs multi-label data, and these are multi-dimensional%s", m.ID, alt)
+	case !in.MultiDim() && !m.MultiLabel:
+		return nil, unservable("method", 0, "%s needs multi-dimensional data (class variables), and these are multi-label", m.ID)
+	}
+	if n, _ := in.X.Dims(); m.MaxN > 0 && n > m.MaxN {
+		return nil, unservable("method", m.MaxN, "%s accepts at most %d rows because %s; these data have %d. "+
+			"Use a sample of the rows, or a method without pairwise structure", m.ID, m.MaxN, m.MaxNWhy, n)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	model, err := m.fit(ctx, in, p, stage{p: progress, from: 0, to: 1, name: m.ID})
+	if err != nil {
+		return nil, err
+	}
+	if progress != nil {
+		progress(1, "done")
+	}
+	return model, nil
+}

@@ -1,0 +1,257 @@
+package analysis
+
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Space says what a method projects.
+type Space string
+
+const (
+	// FeatureSpace methods project the features: P is D×d.
+	FeatureSpace Space = "feature"
+	// LabelSpace methods project the labels: P is q×M (the rows of V as
+	// columns), and codes t = Vz are learned from the features.
+	LabelSpace Space = "label"
+)
+
+// rankTol is the relative size below which an eigenvalue counts as zero:
+// λ ≤ rankTol·λ₁ does not add to the rank.
+const rankTol = 1e-10
+
+// Model is a fitted reduction.
+type Model struct {
+	// Method is the method's id.
+	Method string
+	Space  Space
+	// Params are the parameters used, defaults filled in.
+	Params Params
+	// Basis holds every direction computed, best first, as columns: D×r
+	// for feature-space methods, q×r for label-space ones. P is its first
+	// Dim columns. It is nil for mds, which has no projection.
+	Basis *mat.Dense
+	// Means are the centring means: of the D features, or, for label-space
+	// methods, of the q coded labels (see LabelCoding).
+	Means []float64
+	// Eigenvalues are those of the method's matrix, descending. For
+	// low-rank methods (at most r non-zero eigenvalues) only the first r
+	// are given; the rest are zero. With Blocks, every block's eigenvalues
+	// sorted together (each block's own are in Block.Values).
+	Eigenvalues []float64
+	// Rank is the largest dimension the method can give on these data;
+	// RankOf says of what.
+	Rank   int
+	RankOf string
+	// Dim is the chosen dimension d (or M) and Energy the fraction of the
+	// positive eigenvalues' sum that the first Dim keep.
+	Dim    int
+	Energy float64
+	// Projected holds the training rows projected (N×Dim): (X − means)·P
+	// for feature-space methods, the codes for label-space ones, the
+	// embedding for mds.
+	Projected *mat.Dense
+	// LabelCoding, for label-space methods, is how labels are coded before
+	// centring: "pm1" (0/1 → −1/+1, as the CPLST authors' code does).
+	LabelCoding string `json:",omitempty"`
+	// Blocks, for lda with several class variables (or labels), says which
+	// columns of P belong to which variable; then Basis is P itself.
+	Blocks []Block `json:",omitempty"`
+	// Notes tell what the fit did that a user should know.
+	Notes []string `json:",omitempty"`
+
+	embedding *mat.Dense // mds: every embedding coordinate computed
+}
+
+// Block is the part of P that one class variable's LDA gave.
+type Block struct {
+	Variable int // class variable (or label) index
+	Start    int // first column of P
+	Dim      int // columns
+	// Values are this variable's eigenvalues, descending.
+	Values []float64
+}
+
+// P returns the projection: the first Dim columns of Basis (D×Dim, or
+// q×Dim), or nil for mds.
+func (m *Model) P() *mat.Dense {
+	if m.Basis == nil {
+		return nil
+	}
+	r, _ := m.Basis.Dims()
+	return mat.DenseCopyOf(m.Basis.Slice(0, r, 0, m.Dim))
+}
+
+// WithDim returns the model cut to d directions, with Energy for d and
+// without Projected (use Transform). It is how one fit serves a curve
+// over d.
+func (m *Model) WithDim(d int) (*Model, error) {
+	if d < 1 || d > m.Rank {
+		return nil, unservable(ParamD, m.Rank, "d = %d is outside 1…%d, the %s", d, m.Rank, m.RankOf)
+	}
+	if len(m.Blocks) > 0 {
+		return nil, invalid(ParamD, "%s on multi-dimensional data has one block per class variable; refit it with another d", m.Method)
+	}
+	c := *m
+	c.Dim = d
+	c.Energy = energy(m.Eigenvalues, d)
+	c.Projected = nil
+	if m.embedding != nil {
+		r, _ := m.embedding.Dims()
+		c.Projected = mat.DenseCopyOf(m.embedding.Slice(0, r, 0, d))
+	}
+	return &c, nil
+}
+
+// Transform projects new rows: (x − Means)·P. For label-space methods the
+// rows are labels (0/1), coded as in training, and the result their codes.
+func (m *Model) Transform(x mat.Matrix) (*mat.Dense, error) {
+	if m.Basis == nil {
+		return nil, ErrTransductive
+	}
+	_, c := x.Dims()
+	if want, _ := m.Basis.Dims(); c != want {
+		return nil, invalid("", "the rows to project have %d columns; the model was fitted on %d", c, want)
+	}
+	if m.Space == LabelSpace {
+		return project(codeLabels(x, m.LabelCoding), m.Means, m.P()), nil
+	}
+	return project(x, m.Means, m.P()), nil
+}
+
+// Decode maps label-space scores (N×Dim, e.g. a regressor's predicted
+// codes) back to 0/1 labels: round-based decoding h = round(Vᵀr + ȳ), for
+// ±1 coding the sign with 0 counted as −1.
+func (m *Model) Decode(scores mat.Matrix) (*mat.Dense, error) {
+	if m.Space != LabelSpace {
+		return nil, fmt.Errorf("analysis: %s is not a label-space method", m.Method)
+	}
+	n, c := scores.Dims()
+	if c != m.Dim {
+		return nil, invalid("", "got %d scores per row, want %d", c, m.Dim)
+	}
+	var rec mat.Dense
+	rec.Mul(scores, m.P().T())
+	_, q := rec.Dims()
+	out := mat.NewDense(n, q, nil)
+	cut := 0.5
+	if m.LabelCoding == "pm1" {
+		cut = 0
+	}
+	for i := range n {
+		for j := range q {
+			if rec.At(i, j)+m.Means[j] > cut {
+				out.Set(i, j, 1)
+			}
+		}
+	}
+	return out, nil
+}
+
+// codeLabels codes 0/1 labels: "pm1" maps them to −1/+1.
+func codeLabels(y mat.Matrix, coding string) mat.Matrix {
+	if coding != "pm1" {
+		return y
+	}
+	var c mat.Dense
+	c.Apply(func(_, _ int, v float64) float64 { return 2*v - 1 }, y)
+	return &c
+}
+
+// project computes (x − 1·meanᵀ)·p without forming the centred x.
+func project(x mat.Matrix, mean []float64, p *mat.Dense) *mat.Dense {
+	var out mat.Dense
+	out.Mul(x, p)
+	var shift mat.VecDense
+	shift.MulVec(p.T(), mat.NewVecDense(len(mean), mean))
+	n, d := out.Dims()
+	for i := range n {
+		for j := range d {
+			out.Set(i, j, out.At(i, j)-shift.AtVec(j))
+		}
+	}
+	return &out
+}
+
+// rankOf counts the eigenvalues above rankTol·λ₁ (positive ones only).
+func rankOf(vals []float64) int {
+	if len(vals) == 0 || vals[0] <= 0 {
+		return 0
+	}
+	r := 0
+	for _, v := range vals {
+		if v > rankTol*vals[0] {
+			r++
+		}
+	}
+	return r
+}
+
+// energy is the fraction of the positive eigenvalues' sum the first d keep.
+func energy(vals []float64, d int) float64 {
+	total, kept := 0.0, 0.0
+	for i, v := range vals {
+		if v > 0 {
+			total += v
+			if i < d {
+				kept += v
+			}
+		}
+	}
+	if total == 0 {
+		return 0
+	}
+	return kept / total
+}
+
+// chooseDim picks d: p.D, checked against limit, or the smallest d whose
+// eigenvalues keep p.Thr of the positive sum (MDDM's rule, seed 000).
+func chooseDim(method string, vals []float64, limit int, what string, p Params) (int, error) {
+	if limit < 1 {
+		return 0, unservable("", 0, "%s gives no direction on these data: the %s is 0", method, what)
+	}
+	if p.D > 0 {
+		if p.D > limit {
+			return 0, unservable(ParamD, limit, "d = %d exceeds the %s, %d: the largest d %s can give on these data is %d",
+				p.D, what, limit, method, limit)
+		}
+		return p.D, nil
+	}
+	thr := p.Thr
+	if thr == 0 {
+		thr = DefaultThr
+	}
+	total := 0.0
+	for _, v := range vals {
+		if v > 0 {
+			total += v
+		}
+	}
+	if total == 0 {
+		return 0, unservable(ParamThr, 0, "%s has no positive eigenvalue on these data, so thr cannot choose d; give d", method)
+	}
+	kept := 0.0
+	for i, v := range vals[:min(limit, len(vals))] {
+		if v > 0 {
+			kept += v
+		}
+		if kept >= thr*total*(1-1e-12) {
+			return i + 1, nil
+		}
+	}
+	return limit, nil
+}
+
+// newFeatureModel assembles a feature-space model from a decomposition:
+// it chooses d, and projects the training rows.
+func newFeatureModel(id string, p Params, e eigenResult, limit int, what string, mean []float64, x *mat.Dense) (*Model, error) {
+	d, err := chooseDim(id, e.values, limit, what, p)
+	if err != nil {
+		return nil, err
+	}
+	m := &Model{Method: id, Space: FeatureSpace, Params: p, Basis: e.vectors, Means: mean,
+		Eigenvalues: e.values, Rank: limit, RankOf: what, Dim: d, Energy: energy(e.values, d)}
+	m.Projected = project(x, mean, m.P())
+	return m, nil
+}

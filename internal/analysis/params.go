@@ -1,0 +1,184 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+// Params are the parameters of a fit. A zero D or Thr, a nil pointer and an
+// empty LabelKernel mean "not given": the method's default applies. Give D
+// or Thr, not both; with neither, Thr = DefaultThr.
+type Params struct {
+	// D is the target dimension d (M for label-space methods).
+	D int `json:"d,omitempty"`
+	// Thr picks the smallest d whose eigenvalues keep this fraction, in
+	// (0, 1], of the sum of the positive eigenvalues.
+	Thr float64 `json:"thr,omitempty"`
+	// Beta is the balance β of mddmf, mvmd and mlsi.
+	Beta *float64 `json:"beta,omitempty"`
+	// Gamma is a Gaussian kernel width: exp(−γ‖a−b‖²) (kcplst's features,
+	// mddmp's RBF label kernel, lpp's heat kernel).
+	Gamma *float64 `json:"gamma,omitempty"`
+	// Lambda is the regression ridge of plst, occa, cplst and kcplst.
+	Lambda *float64 `json:"lambda,omitempty"`
+	// Ridge is added to the right-hand matrix of a generalised problem
+	// (mlsi, cca, lpp, lda, mlda).
+	Ridge *float64 `json:"ridge,omitempty"`
+	// LabelKernel is mddmp's label kernel: linear, quadratic or rbf.
+	LabelKernel string `json:"label_kernel,omitempty"`
+	// K is the number of neighbours of lpp's graph.
+	K int `json:"k,omitempty"`
+}
+
+// Parameter names, as in the API.
+const (
+	ParamD           = "d"
+	ParamThr         = "thr"
+	ParamBeta        = "beta"
+	ParamGamma       = "gamma"
+	ParamLambda      = "lambda"
+	ParamRidge       = "ridge"
+	ParamLabelKernel = "label_kernel"
+	ParamK           = "k"
+)
+
+// Defaults.
+const (
+	DefaultThr    = 0.99
+	DefaultBeta   = 0.5
+	DefaultLambda = 0.1
+	DefaultK      = 10
+)
+
+// Label kernels of mddmp.
+const (
+	KernelLinear    = "linear"
+	KernelQuadratic = "quadratic"
+	KernelRBF       = "rbf"
+)
+
+// Given lists the parameters p gives, by API name.
+func (p Params) Given() []string {
+	var g []string
+	add := func(name string, given bool) {
+		if given {
+			g = append(g, name)
+		}
+	}
+	add(ParamD, p.D != 0)
+	add(ParamThr, p.Thr != 0)
+	add(ParamBeta, p.Beta != nil)
+	add(ParamGamma, p.Gamma != nil)
+	add(ParamLambda, p.Lambda != nil)
+	add(ParamRidge, p.Ridge != nil)
+	add(ParamLabelKernel, p.LabelKernel != "")
+	add(ParamK, p.K != 0)
+	return g
+}
+
+// Only returns p without the parameters not in names, for runs that give
+// several methods one set of parameters.
+func (p Params) Only(names []string) Params {
+	keep := func(n string) bool { return slices.Contains(names, n) }
+	var q Params
+	if keep(ParamD) {
+		q.D = p.D
+	}
+	if keep(ParamThr) {
+		q.Thr = p.Thr
+	}
+	if keep(ParamBeta) {
+		q.Beta = p.Beta
+	}
+	if keep(ParamGamma) {
+		q.Gamma = p.Gamma
+	}
+	if keep(ParamLambda) {
+		q.Lambda = p.Lambda
+	}
+	if keep(ParamRidge) {
+		q.Ridge = p.Ridge
+	}
+	if keep(ParamLabelKernel) {
+		q.LabelKernel = p.LabelKernel
+	}
+	if keep(ParamK) {
+		q.K = p.K
+	}
+	return q
+}
+
+// checkCommon validates what every method shares: the parameters it takes,
+// and d or thr.
+func (p Params) checkCommon(m Method) error {
+	for _, g := range p.Given() {
+		if !slices.Contains(m.Takes, g) {
+			return invalid(g, "%s does not take the parameter %s (it takes %s)", m.ID, g, strings.Join(m.Takes, ", "))
+		}
+	}
+	if p.D != 0 && p.Thr != 0 {
+		return invalid(ParamD, "give d or thr, not both")
+	}
+	if p.D < 0 {
+		return invalid(ParamD, "d must be at least 1, not %d", p.D)
+	}
+	if p.Thr != 0 && !(p.Thr > 0 && p.Thr <= 1) {
+		return invalid(ParamThr, "thr must be in (0, 1], not %v", p.Thr)
+	}
+	if p.K < 0 {
+		return invalid(ParamK, "k must be at least 1, not %d", p.K)
+	}
+	for _, f := range []struct {
+		name string
+		v    *float64
+	}{{ParamBeta, p.Beta}, {ParamGamma, p.Gamma}, {ParamLambda, p.Lambda}, {ParamRidge, p.Ridge}} {
+		if f.v != nil && (math.IsNaN(*f.v) || math.IsInf(*f.v, 0)) {
+			return invalid(f.name, "%s must be a finite number, not %v", f.name, *f.v)
+		}
+	}
+	return nil
+}
+
+// beta returns β (default DefaultBeta) after checking it lies in [0, hi],
+// or [0, hi) when open.
+func (p Params) beta(hi float64, open bool) (float64, error) {
+	b := DefaultBeta
+	if p.Beta != nil {
+		b = *p.Beta
+	}
+	if b < 0 || b > hi || (open && b == hi) {
+		r := fmt.Sprintf("[0, %v]", hi)
+		if open {
+			r = fmt.Sprintf("[0, %v)", hi)
+		}
+		return 0, invalid(ParamBeta, "beta must be in %s, not %v", r, b)
+	}
+	return b, nil
+}
+
+// positive returns a positive parameter, or def when it is not given.
+func positive(name string, v *float64, def float64) (float64, error) {
+	if v == nil {
+		return def, nil
+	}
+	if *v <= 0 {
+		return 0, invalid(name, "%s must be greater than 0, not %v", name, *v)
+	}
+	return *v, nil
+}
+
+// nonNegative returns a parameter ≥ 0, or def when it is not given.
+func nonNegative(name string, v *float64, def float64) (float64, error) {
+	if v == nil {
+		return def, nil
+	}
+	if *v < 0 {
+		return 0, invalid(name, "%s must be 0 or more, not %v", name, *v)
+	}
+	return *v, nil
+}
+
+// Float returns a pointer to v, for Params fields.
+func Float(v float64) *float64 { return &v }

@@ -1,0 +1,35 @@
+package analysis
+
+import "context"
+
+// Progress receives how far a fit is, from 0 to 1 (never decreasing), and
+// the name of the stage it is in. It is called on the goroutine that called
+// Fit, never from a worker. It may be nil.
+type Progress func(done float64, phase string)
+
+// stage is one part of a fit's progress: fractions 0…1 of its own map to
+// from…to of the whole.
+type stage struct {
+	p        Progress
+	from, to float64
+	name     string
+}
+
+func (s stage) at(f float64) {
+	if s.p != nil {
+		s.p(s.from+(s.to-s.from)*min(max(f, 0), 1), s.name)
+	}
+}
+
+// sub returns the part f0…f1 of s, under another name.
+func (s stage) sub(f0, f1 float64, name string) stage {
+	w := s.to - s.from
+	return stage{p: s.p, from: s.from + w*f0, to: s.from + w*f1, name: name}
+}
+
+// checkpoint reports f and returns the context's error, if any: the place
+// where a long computation stops when canceled.
+func (s stage) checkpoint(ctx context.Context, f float64) error {
+	s.at(f)
+	return ctx.Err()
+}

@@ -1,0 +1,24 @@
+package analysis
+
+import "context"
+
+// fitSDeM is supervised dimensionality reduction for multi-dimensional
+// classification (seed 003, algorithm 1): the top-d eigenvectors of
+// XᵀH ZZᵀ HX with Z the N×ΣK_j one-hot matrix of the class variables, i.e.
+// the top-d left singular vectors of B = XcᵀZ (D×ΣK_j), eigenvalues σ².
+// Each variable's one-hot block sums to 1, so HZ has rank ≤ ΣK_j − q and so
+// has B: d ≤ ΣK_j − q. Cost O(N·q·D + D·(ΣK_j)²); no XᵀX.
+func fitSDeM(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
+	s, err := computeStats(ctx, in.X, statsSpec{labels: oneHotRows(in.Y, in.Classes)}, st.sub(0, 0.8, "XᵀHZ"))
+	if err != nil {
+		return nil, err
+	}
+	if err := st.checkpoint(ctx, 0.8); err != nil {
+		return nil, err
+	}
+	e, err := lowRankEig(s.cross)
+	if err != nil {
+		return nil, err
+	}
+	return newFeatureModel("sdem", p, e, rankOf(e.values), "rank of XᵀHZ (at most ΣK_j − q)", s.mean, in.X)
+}
