@@ -1,0 +1,79 @@
+package analysis
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+)
+
+func TestValidation(t *testing.T) {
+	ml := tuMultiLabel(41, 60, 6, 4)
+	md := tuMultiDim(41, 60, 6, []int{3, 2})
+	nan := tuMultiLabel(41, 60, 6, 4)
+	nan.X.Set(5, 2, math.NaN())
+	one := tuMultiLabel(41, 1, 6, 4)
+	tests := []struct {
+		name   string
+		method string
+		in     Input
+		p      Params
+		kind   ErrorKind
+		param  string
+		max    int
+		phrase string
+	}{
+		{"unknown method", "tsne", ml, Params{}, Invalid, "method", 0, "unknown method"},
+		{"d and thr", "pca", ml, Params{D: 2, Thr: 0.9}, Invalid, ParamD, 0, "not both"},
+		{"thr above 1", "pca", ml, Params{Thr: 1.5}, Invalid, ParamThr, 0, "(0, 1]"},
+		{"thr negative", "pca", ml, Params{Thr: -0.2}, Invalid, ParamThr, 0, "(0, 1]"},
+		{"negative d", "pca", ml, Params{D: -1}, Invalid, ParamD, 0, "at least 1"},
+		{"d above the rank", "mddmp", ml, Params{D: 5}, Unservable, ParamD, 4, "largest d mddmp can give on these data is 4"},
+		{"d above D", "pca", ml, Params{D: 7}, Unservable, ParamD, 6, "is 6"},
+		{"sdem d above ΣK−q", "sdem", md, Params{D: 4}, Unservable, ParamD, 3, "is 3"},
+		{"beta above 1", "mvmd", ml, Params{Beta: Float(1.5)}, Invalid, ParamBeta, 0, "[0, 1]"},
+		{"beta negative", "mlsi", ml, Params{Beta: Float(-0.1)}, Invalid, ParamBeta, 0, "[0, 1]"},
+		{"mddmf beta 1", "mddmf", ml, Params{Beta: Float(1)}, Invalid, ParamBeta, 0, "singular"},
+		{"gamma zero", "mddmp", ml, Params{LabelKernel: KernelRBF, Gamma: Float(0)}, Invalid, ParamGamma, 0, "greater than 0"},
+		{"gamma with a linear kernel", "mddmp", ml, Params{Gamma: Float(1)}, Invalid, ParamGamma, 0, "rbf label kernel"},
+		{"unknown label kernel", "mddmp", ml, Params{LabelKernel: "cubic"}, Invalid, ParamLabelKernel, 0, "linear, quadratic or rbf"},
+		{"negative ridge", "cca", ml, Params{Ridge: Float(-1)}, Invalid, ParamRidge, 0, "0 or more"},
+		{"infinite ridge", "mlsi", ml, Params{Ridge: Float(math.Inf(1))}, Invalid, ParamRidge, 0, "finite"},
+		{"a parameter the method does not take", "pca", ml, Params{Beta: Float(0.5)}, Invalid, ParamBeta, 0, "does not take"},
+		{"sdem on multi-label data", "sdem", ml, Params{}, Unservable, "method", 0, "needs multi-dimensional"},
+		{"mddmp on multi-dimensional data", "mddmp", md, Params{}, Unservable, "method", 0, "sdem is MDDM"},
+		{"mvmd on multi-dimensional data", "mvmd", md, Params{}, Unservable, "method", 0, "needs multi-label"},
+		{"one row", "pca", one, Params{}, Unservable, "", 0, "at least 2 rows"},
+		{"NaN in the features", "pca", nan, Params{}, Invalid, "", 0, "finite"},
+		{"lpp k above its cap", "lpp", ml, Params{K: 500}, Invalid, ParamK, 0, "at most 200"},
+		{"lda d above classes − 1", "lda", md, Params{D: 3}, Unservable, ParamD, 2, "number of classes − 1"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Fit(context.Background(), tc.method, tc.in, tc.p, nil)
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Fatalf("got %v, want an *Error", err)
+			}
+			if e.Kind != tc.kind || e.Param != tc.param || e.Max != tc.max {
+				t.Errorf("got kind %d param %q max %d, want %d %q %d (%v)", e.Kind, e.Param, e.Max, tc.kind, tc.param, tc.max, err)
+			}
+			if !strings.Contains(err.Error(), tc.phrase) {
+				t.Errorf("got %q, want it to contain %q", err, tc.phrase)
+			}
+		})
+	}
+}
+
+func TestParamsOnly(t *testing.T) {
+	p := Params{D: 3, Beta: Float(0.2), Gamma: Float(2), LabelKernel: KernelRBF, K: 5}
+	pca, _ := Lookup("pca")
+	if got := p.Only(pca.Takes).Given(); strings.Join(got, ",") != "d" {
+		t.Errorf("pca keeps %v, want d", got)
+	}
+	mddmp, _ := Lookup("mddmp")
+	if got := p.Only(mddmp.Takes).Given(); strings.Join(got, ",") != "d,gamma,label_kernel" {
+		t.Errorf("mddmp keeps %v", got)
+	}
+}
