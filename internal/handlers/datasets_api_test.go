@@ -245,3 +245,36 @@ func TestHealthz(t *testing.T) {
 		t.Errorf("got %d %s", resp.StatusCode, body)
 	}
 }
+
+func TestNMI(t *testing.T) {
+	s := newServer(t, t.TempDir(), 1<<20)
+	// a, b independent; c = a; d constant.
+	csv := "x,label:a,label:b,label:c,label:d\n1,1,1,1,0\n2,1,0,1,0\n3,0,1,0,0\n4,0,0,0,0\n"
+	_, body := s.upload("/api/datasets", part{name: "file", file: "n.csv", body: csv})
+	id := decode[apiDataset](t, body).ID
+	resp, body := s.do("GET", "/api/datasets/"+id+"/nmi.json", "", nil)
+	if resp.StatusCode != 200 {
+		t.Fatalf("got %d %s", resp.StatusCode, body)
+	}
+	got := decode[struct {
+		Labels   []string    `json:"labels"`
+		Matrix   [][]float64 `json:"matrix"`
+		Constant []bool      `json:"constant"`
+	}](t, body)
+	want := [][]float64{{1, 0, 1, 0}, {0, 1, 0, 0}, {1, 0, 1, 0}, {0, 0, 0, 0}}
+	for i := range want {
+		for j := range want[i] {
+			if d := got.Matrix[i][j] - want[i][j]; d > 1e-12 || d < -1e-12 {
+				t.Errorf("NMI(%s,%s): got %v, want %v", got.Labels[i], got.Labels[j], got.Matrix[i][j], want[i][j])
+			}
+		}
+	}
+	if strings.Join(got.Labels, ",") != "a,b,c,d" || !got.Constant[3] || got.Constant[0] {
+		t.Errorf("got labels %v constant %v", got.Labels, got.Constant)
+	}
+	_, body = s.do("POST", "/api/datasets/demo?demo=multidim", "", nil)
+	resp, _ = s.do("GET", "/api/datasets/"+decode[apiDataset](t, body).ID+"/nmi.json", "", nil)
+	if resp.StatusCode != http.StatusUnprocessableEntity {
+		t.Errorf("NMI of multi-dimensional data: got %d, want 422", resp.StatusCode)
+	}
+}

@@ -73,6 +73,7 @@ func New(cfg Config) http.Handler {
 				r.Get("/", h.apiGetDataset)
 				r.Delete("/", h.apiDeleteDataset)
 				r.With(h.limitBody(formLimit)).Put("/labels", h.apiRelabel)
+				r.Get("/nmi.json", h.apiNMI)
 				r.Get("/data.csv", h.downloadData)
 				r.Get("/source", h.downloadSource)
 			})
