@@ -4,14 +4,13 @@ import (
 	"cmp"
 	"context"
 	"math"
-	"runtime"
 	"slices"
-	"sync"
-	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
+
+	"mldr/internal/knn"
 )
 
 // maxNLPP is the largest N lpp accepts. Its neighbour search is exact, so
@@ -22,10 +21,6 @@ const maxNLPP = 20000
 
 // maxLPPK bounds lpp's k: the graph keeps N·k edges.
 const maxLPPK = 200
-
-// lppScratch bounds, in float64s, the block of distances one worker of the
-// neighbour search holds (8 MiB): rows·N ≤ lppScratch.
-const lppScratch = 1 << 20
 
 // fitLPP is locality preserving projections (He & Niyogi, "Locality
 // Preserving Projections", NIPS 16, 2003, §2.2; the baseline of seed 000),
@@ -63,7 +58,7 @@ const lppScratch = 1 << 20
 // and thr shares out their sum. The resolved k, γ and ε are stored in the
 // model's Params.
 //
-// No N×N matrix is formed. The exact neighbour search (lppNeighbours)
+// No N×N matrix is formed. The exact neighbour search (knn.Search)
 // takes O(N²·D) time, in parallel over blocks of rows; W is kept as
 // neighbour lists; XcᵀWXc = Xcᵀ(W·Xc) with the sparse W·Xc, and
 // XcᵀD_WXc, take O(N·k·D + N·D²), and the eigenproblem O(D³). Memory is
@@ -99,17 +94,21 @@ func fitLPP(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 	}
 	mean := columnMeans(in.X)
 	xc := lppCentre(in.X, mean)
-	nn, err := lppNeighbours(ctx, in.X, xc, k, lppSearchRows(n), st.sub(0.02, 0.85, "neighbours"))
+	search := st.sub(0.02, 0.85, "neighbours")
+	nn, err := knn.Search(ctx, in.X, in.X, k, true, search.at)
 	if err != nil {
-		return nil, err
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, unservable("", 0, "%v", err)
 	}
 	if gamma == 0 {
-		gamma = nn.defaultGamma()
+		gamma = lppDefaultGamma(nn)
 	}
 	if err := st.sub(0.85, 0.87, "graph").checkpoint(ctx, 0); err != nil {
 		return nil, err
 	}
-	w := nn.graph(gamma)
+	w := lppGraph(nn, gamma)
 	a, b, err := lppMatrices(ctx, xc, w, st.sub(0.87, 0.97, "XᵀWX and XᵀDX"))
 	if err != nil {
 		return nil, err
@@ -148,211 +147,19 @@ func lppCentre(x *mat.Dense, mean []float64) *mat.Dense {
 	return xc
 }
 
-// lppSearchRows is how many rows one block of the neighbour search takes:
-// blockRows, or fewer so that their distances to all N rows fit in
-// lppScratch.
-func lppSearchRows(n int) int {
-	return max(1, min(blockRows, lppScratch/n))
-}
-
-// lppKNN holds the k nearest neighbours of every row.
-type lppKNN struct {
-	n, k int
-	// idx[i*k:(i+1)*k] are the neighbours of row i, nearest first, equal
-	// distances by lower index.
-	idx []int32
-	// dist holds their squared distances, lppDist of the rows of X.
-	dist []float64
-}
-
-// lppDist is the squared Euclidean distance of two rows, summed in order.
-// It is the distance that defines the neighbours, ties included, and the
-// one the weights use; it is exactly symmetric. The conversion rounds each
-// square, so that no fused multiply-add makes the result depend on the
-// compiler.
-func lppDist(a, b []float64) float64 {
-	s := 0.0
-	for t, v := range a {
-		d := v - b[t]
-		s += float64(d * d)
-	}
-	return s
-}
-
-// lppSearch is the shared, read-only state of a neighbour search, and its
-// output, whose rows each block owns.
-type lppSearch struct {
-	x, xc blas64.General
-	norm  []float64 // ‖xc_i‖²
-	// tol·(‖xc_i‖² + ‖xc_j‖²) bounds how far the Gemm distance of i and j
-	// can be from lppDist of them (see block).
-	tol float64
-	out *lppKNN
-}
-
-// lppCand is a candidate neighbour.
-type lppCand struct {
+// lppEdge is one end of a graph edge.
+type lppEdge struct {
 	d float64
 	j int32
 }
 
-// lppNeighbours finds the k nearest neighbours of every row of x, by
-// lppDist, ties by lower index, without an N×N matrix. Blocks of rows rows
-// are compared with all N rows through one Gemm on the centred rows xc
-// (‖a‖² + ‖b‖² − 2aᵀb, negatives clamped at 0), by a bounded number of
-// workers (GOMAXPROCS) that each own the output rows of their block. The
-// Gemm distances only shortlist: every row whose Gemm distance could,
-// within its rounding error, be among the k smallest is measured again
-// with lppDist, and the k smallest of those are kept, so the result is the
-// exact one, independent of rounding, of the blocks and of the workers.
-// Memory: O(N·k) for the output, rows·N per worker. Progress is reported,
-// and ctx checked, from the calling goroutine as blocks finish.
-func lppNeighbours(ctx context.Context, x, xc *mat.Dense, k, rows int, st stage) (*lppKNN, error) {
-	n, d := xc.Dims()
-	s := &lppSearch{
-		x: x.RawMatrix(), xc: xc.RawMatrix(), norm: make([]float64, n),
-		// The Gemm distance, the centring and lppDist each err by at most
-		// about (D+3)·u·(‖a‖² + ‖b‖²) (u the unit roundoff, 2⁻⁵³): twice
-		// that total is a safe bound.
-		tol: 8 * float64(d+4) * 0x1p-53,
-		out: &lppKNN{n: n, k: k, idx: make([]int32, n*k), dist: make([]float64, n*k)},
-	}
-	for i := range n {
-		row := s.xc.Data[i*s.xc.Stride : i*s.xc.Stride+d]
-		v := 0.0
-		for _, a := range row {
-			v += float64(a * a)
-		}
-		if !(v <= math.MaxFloat64/64) {
-			return nil, unservable("", 0, "row %d is too large for squared distances; rescale the features", i+1)
-		}
-		s.norm[i] = v
-	}
-	blocks := (n + rows - 1) / rows
-	wctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var next atomic.Int64
-	done := make(chan struct{}, blocks) // never blocks a worker
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), blocks) {
-		wg.Go(func() {
-			g := make([]float64, rows*n)
-			heap := make([]float64, 0, k)
-			var cand []lppCand
-			for wctx.Err() == nil {
-				b := int(next.Add(1)) - 1
-				if b >= blocks {
-					return
-				}
-				cand = s.block(b*rows, min((b+1)*rows, n), k, g, heap, cand)
-				done <- struct{}{}
-			}
-		})
-	}
-	err := st.checkpoint(ctx, 0)
-	for finished := 0; err == nil && finished < blocks; {
-		select {
-		case <-done:
-			finished++
-			err = st.checkpoint(ctx, float64(finished)/float64(blocks))
-		case <-ctx.Done():
-			err = ctx.Err()
-		}
-	}
-	cancel()
-	wg.Wait()
-	if err != nil {
-		return nil, err
-	}
-	return s.out, nil
-}
-
-// block finds the neighbours of rows i0…i1−1, with g (≥ (i1−i0)·N), heap
-// (capacity k) and cand as scratch; it returns cand for reuse.
-//
-// For row i, the Gemm distance g_j of row j is within e_j = tol·(‖xc_i‖² +
-// ‖xc_j‖²) of lppDist. With T the k-th smallest g_j + e_j, at least k rows
-// lie within T, so every true neighbour has g_j − e_j ≤ T: those rows are
-// the candidates, measured exactly and sorted by (distance, index).
-func (s *lppSearch) block(i0, i1, k int, g, heap []float64, cand []lppCand) []lppCand {
-	n, d := s.xc.Rows, s.xc.Cols
-	m := i1 - i0
-	a := blas64.General{Rows: m, Cols: d, Stride: s.xc.Stride, Data: s.xc.Data[i0*s.xc.Stride:]}
-	c := blas64.General{Rows: m, Cols: n, Stride: n, Data: g[:m*n]}
-	blas64.Gemm(blas.NoTrans, blas.Trans, 1, a, s.xc, 0, c)
-	for r := range m {
-		i := i0 + r
-		row := c.Data[r*n : (r+1)*n]
-		ni := s.norm[i]
-		h := heap[:0]
-		for j, v := range row {
-			dj := max(ni+s.norm[j]-2*v, 0)
-			row[j] = dj
-			if j != i {
-				h = lppPush(h, dj+s.tol*(ni+s.norm[j]), k)
-			}
-		}
-		t := h[0]
-		xi := s.x.Data[i*s.x.Stride : i*s.x.Stride+d]
-		cand = cand[:0]
-		for j, dj := range row {
-			if j != i && dj-s.tol*(ni+s.norm[j]) <= t {
-				cand = append(cand, lppCand{d: lppDist(xi, s.x.Data[j*s.x.Stride:j*s.x.Stride+d]), j: int32(j)})
-			}
-		}
-		slices.SortFunc(cand, func(p, q lppCand) int {
-			return cmp.Or(cmp.Compare(p.d, q.d), cmp.Compare(p.j, q.j))
-		})
-		for t, cd := range cand[:k] {
-			s.out.idx[i*k+t] = cd.j
-			s.out.dist[i*k+t] = cd.d
-		}
-	}
-	return cand
-}
-
-// lppPush keeps in the max-heap h the k smallest values pushed so far.
-func lppPush(h []float64, v float64, k int) []float64 {
-	if len(h) < k {
-		h = append(h, v)
-		for c := len(h) - 1; c > 0; {
-			p := (c - 1) / 2
-			if h[p] >= h[c] {
-				break
-			}
-			h[p], h[c] = h[c], h[p]
-			c = p
-		}
-		return h
-	}
-	if v >= h[0] {
-		return h
-	}
-	h[0] = v
-	for p := 0; ; {
-		c := 2*p + 1
-		if c >= len(h) {
-			break
-		}
-		if c+1 < len(h) && h[c+1] > h[c] {
-			c++
-		}
-		if h[p] >= h[c] {
-			break
-		}
-		h[p], h[c] = h[c], h[p]
-		p = c
-	}
-	return h
-}
-
 // defaultGamma is 1 over the mean squared distance of the N·k pairs (i,
 // j ∈ kNN(i)), or 1 if that mean is 0.
-func (nn *lppKNN) defaultGamma() float64 {
+func lppDefaultGamma(nn *knn.Neighbours) float64 {
 	sum := 0.0
-	for i := range nn.n {
+	for i := range nn.Queries {
 		row := 0.0
-		for _, v := range nn.dist[i*nn.k : (i+1)*nn.k] {
+		for _, v := range nn.Dist[i*nn.K : (i+1)*nn.K] {
 			row += v
 		}
 		sum += row
@@ -360,39 +167,39 @@ func (nn *lppKNN) defaultGamma() float64 {
 	if sum == 0 {
 		return 1
 	}
-	return float64(len(nn.dist)) / sum
+	return float64(len(nn.Dist)) / sum
 }
 
 // graph returns W (N×N, sparse, columns ascending in every row): W_ij =
 // exp(−γ·dist) when j ∈ kNN(i) or i ∈ kNN(j). The distance of a pair is
 // the same seen from either end, so W is exactly symmetric.
-func (nn *lppKNN) graph(gamma float64) *sparseRows {
-	n, k := nn.n, nn.k
+func lppGraph(nn *knn.Neighbours, gamma float64) *sparseRows {
+	n, k := nn.Queries, nn.K
 	ptr := make([]int, n+1)
 	for i := range n {
 		ptr[i+1] += k
-		for _, j := range nn.idx[i*k : (i+1)*k] {
+		for _, j := range nn.Index[i*k : (i+1)*k] {
 			ptr[j+1]++
 		}
 	}
 	for i := range n {
 		ptr[i+1] += ptr[i]
 	}
-	edges := make([]lppCand, ptr[n])
+	edges := make([]lppEdge, ptr[n])
 	fill := slices.Clone(ptr[:n])
 	for i := range n {
-		for t, j := range nn.idx[i*k : (i+1)*k] {
-			dist := nn.dist[i*k+t]
-			edges[fill[i]] = lppCand{d: dist, j: j}
+		for t, j := range nn.Index[i*k : (i+1)*k] {
+			dist := nn.Dist[i*k+t]
+			edges[fill[i]] = lppEdge{d: dist, j: j}
 			fill[i]++
-			edges[fill[j]] = lppCand{d: dist, j: int32(i)}
+			edges[fill[j]] = lppEdge{d: dist, j: int32(i)}
 			fill[j]++
 		}
 	}
 	w := newSparse(n, n)
 	for i := range n {
 		row := edges[ptr[i]:ptr[i+1]]
-		slices.SortFunc(row, func(p, q lppCand) int { return cmp.Compare(p.j, q.j) })
+		slices.SortFunc(row, func(p, q lppEdge) int { return cmp.Compare(p.j, q.j) })
 		for t, e := range row {
 			if t == 0 || e.j != row[t-1].j {
 				w.add(int(e.j), math.Exp(-gamma*e.d))

@@ -83,56 +83,6 @@ func lppTestCentre(x *mat.Dense) *mat.Dense {
 	return xc
 }
 
-func TestLPPNeighbours(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 1))
-	gauss := mat.NewDense(157, 5, nil)
-	for i := range 157 {
-		for j := range 5 {
-			gauss.Set(i, j, rng.NormFloat64())
-		}
-	}
-	for _, dup := range [][2]int{{10, 3}, {50, 3}, {100, 3}, {8, 7}, {156, 0}} {
-		gauss.SetRow(dup[0], gauss.RawRowView(dup[1]))
-	}
-	grid := mat.NewDense(97, 3, nil) // values 0, 1, 2: many equal distances
-	grid.Apply(func(_, _ int, _ float64) float64 { return float64(rng.IntN(3)) }, grid)
-	binary := mat.NewDense(130, 80, nil) // D > 64, and a large offset
-	binary.Apply(func(_, _ int, _ float64) float64 { return 1e6 + float64(rng.IntN(2)) }, binary)
-	narrow := mat.NewDense(64, 4, nil) // spread 1e-3 around 1e8
-	narrow.Apply(func(_, _ int, _ float64) float64 { return 1e8 + 1e-3*rng.NormFloat64() }, narrow)
-
-	for _, data := range []struct {
-		name string
-		x    *mat.Dense
-	}{{"gaussian with duplicates", gauss}, {"integer grid", grid}, {"binary with offset", binary}, {"narrow with offset", narrow}} {
-		order, dist := lppBrute(data.x)
-		xc := lppTestCentre(data.x)
-		n, _ := data.x.Dims()
-		for _, k := range []int{1, 3, 10, n - 1} {
-			for _, rows := range []int{7, 64, lppSearchRows(n)} {
-				t.Run(fmt.Sprintf("%s/k=%d/rows=%d", data.name, k, rows), func(t *testing.T) {
-					nn, err := lppNeighbours(context.Background(), data.x, xc, k, rows, stage{})
-					if err != nil {
-						t.Fatalf("got error %v, want none", err)
-					}
-					for i := range n {
-						got := make([]int, k)
-						for q, j := range nn.idx[i*k : (i+1)*k] {
-							got[q] = int(j)
-						}
-						if !slices.Equal(got, order[i][:k]) {
-							t.Fatalf("row %d: got neighbours %v, want %v", i, got, order[i][:k])
-						}
-						if gd := nn.dist[i*k : (i+1)*k]; !slices.Equal(gd, dist[i][:k]) {
-							t.Fatalf("row %d: got distances %v, want %v", i, gd, dist[i][:k])
-						}
-					}
-				})
-			}
-		}
-	}
-}
-
 // lppDense is the method's problem built the obvious way, with N×N
 // matrices, from the brute-force neighbours.
 type lppDense struct {

@@ -1,0 +1,268 @@
+// Package knn finds exact k nearest neighbours by Euclidean distance,
+// blocked and parallel, without an N×N matrix. LPP's graph and the ML-kNN
+// and k-NN classifiers use it.
+package knn
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Neighbours holds the k nearest reference rows of each query row.
+type Neighbours struct {
+	Queries, K int
+	// Index[i*K:(i+1)*K] are query i's neighbours, nearest first, equal
+	// distances by lower index.
+	Index []int32
+	// Dist holds their squared distances (Dist of the two rows).
+	Dist []float64
+}
+
+// Row returns query i's neighbours and squared distances.
+func (n *Neighbours) Row(i int) ([]int32, []float64) {
+	return n.Index[i*n.K : (i+1)*n.K], n.Dist[i*n.K : (i+1)*n.K]
+}
+
+// Dist is the squared Euclidean distance of two rows, summed in order. It
+// defines the neighbours, ties included, and is exactly symmetric; the
+// conversion rounds each square so that no fused multiply-add makes the
+// result depend on the compiler.
+func Dist(a, b []float64) float64 {
+	s := 0.0
+	for t, v := range a {
+		d := v - b[t]
+		s += float64(d * d)
+	}
+	return s
+}
+
+// scratch bounds, in float64s, the block of distances one worker holds
+// (8 MiB): rows·len(ref) ≤ scratch.
+const scratch = 1 << 20
+
+// blockRows is the most query rows one block takes.
+const blockRows = 256
+
+// Search finds, for every row of query, its k nearest rows of ref by Dist,
+// ties by lower index. With self, query must be ref and each row's own
+// index is left out (duplicates of it are not). Progress, if not nil, gets
+// the fraction done, from the calling goroutine.
+//
+// Blocks of query rows are compared with all reference rows through one
+// Gemm on rows centred by ref's means (‖a‖² + ‖b‖² − 2aᵀb, clamped at 0)
+// by GOMAXPROCS workers that each own their block's output. The Gemm
+// distances only shortlist: every reference row whose Gemm distance could,
+// within its rounding error, be among the k smallest is measured again with
+// Dist on the rows as given, and the k smallest of those are kept. So the
+// result is exact, and independent of rounding, blocks and workers. Cost
+// O(Q·R·D) time, O(Q·k + block·R) memory.
+func Search(ctx context.Context, ref, query *mat.Dense, k int, self bool, progress func(float64)) (*Neighbours, error) {
+	r, _ := ref.Dims()
+	return searchRows(ctx, ref, query, k, self, progress, max(1, min(blockRows, scratch/max(r, 1))))
+}
+
+// searchRows is Search with rows query rows per block.
+func searchRows(ctx context.Context, ref, query *mat.Dense, k int, self bool, progress func(float64), rows int) (*Neighbours, error) {
+	r, d := ref.Dims()
+	q, dq := query.Dims()
+	avail := r
+	if self {
+		avail--
+	}
+	switch {
+	case dq != d:
+		return nil, fmt.Errorf("knn: the queries have %d columns, the reference rows %d", dq, d)
+	case k < 1:
+		return nil, fmt.Errorf("knn: k must be at least 1, not %d", k)
+	case k > avail:
+		return nil, fmt.Errorf("knn: k = %d neighbours needs more than %d reference rows", k, avail)
+	}
+	mean := make([]float64, d)
+	rr := ref.RawMatrix()
+	for i := range r {
+		for j, v := range rr.Data[i*rr.Stride : i*rr.Stride+d] {
+			mean[j] += v
+		}
+	}
+	for j := range mean {
+		mean[j] /= float64(r)
+	}
+	refc, refNorm, err := centre(ref, mean)
+	if err != nil {
+		return nil, err
+	}
+	qc, qNorm := refc, refNorm
+	if !self {
+		if qc, qNorm, err = centre(query, mean); err != nil {
+			return nil, err
+		}
+	}
+	s := &search{
+		ref: rr, query: query.RawMatrix(), refc: refc.RawMatrix(), qc: qc.RawMatrix(),
+		refNorm: refNorm, qNorm: qNorm, self: self,
+		// The Gemm distance, the centring and Dist each err by at most
+		// about (D+3)·u·(‖a‖² + ‖b‖²) (u = 2⁻⁵³): twice that is safe.
+		tol: 8 * float64(d+4) * 0x1p-53,
+		out: &Neighbours{Queries: q, K: k, Index: make([]int32, q*k), Dist: make([]float64, q*k)},
+	}
+	blocks := (q + rows - 1) / rows
+	if blocks == 0 {
+		return s.out, nil
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var next atomic.Int64
+	done := make(chan struct{}, blocks) // never blocks a worker
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), blocks) {
+		wg.Go(func() {
+			g := make([]float64, rows*r)
+			heap := make([]float64, 0, k)
+			var cand []candidate
+			for wctx.Err() == nil {
+				b := int(next.Add(1)) - 1
+				if b >= blocks {
+					return
+				}
+				cand = s.block(b*rows, min((b+1)*rows, q), k, g, heap, cand)
+				done <- struct{}{}
+			}
+		})
+	}
+	err = ctx.Err()
+	for finished := 0; err == nil && finished < blocks; {
+		select {
+		case <-done:
+			finished++
+			if progress != nil {
+				progress(float64(finished) / float64(blocks))
+			}
+		case <-ctx.Done():
+			err = ctx.Err()
+		}
+	}
+	cancel()
+	wg.Wait()
+	if err != nil {
+		return nil, err
+	}
+	return s.out, nil
+}
+
+// centre returns x minus mean and the squared norms of its rows.
+func centre(x *mat.Dense, mean []float64) (*mat.Dense, []float64, error) {
+	n, d := x.Dims()
+	c := mat.NewDense(n, d, nil)
+	raw, cr := x.RawMatrix(), c.RawMatrix()
+	norm := make([]float64, n)
+	for i := range n {
+		src := raw.Data[i*raw.Stride : i*raw.Stride+d]
+		dst := cr.Data[i*cr.Stride : i*cr.Stride+d]
+		v := 0.0
+		for j, a := range src {
+			dst[j] = a - mean[j]
+			v += float64(dst[j] * dst[j])
+		}
+		if !(v <= math.MaxFloat64/64) {
+			return nil, nil, fmt.Errorf("knn: row %d is too large for squared distances; rescale the features", i+1)
+		}
+		norm[i] = v
+	}
+	return c, norm, nil
+}
+
+type search struct {
+	ref, query, refc, qc blas64.General
+	refNorm, qNorm       []float64
+	self                 bool
+	tol                  float64
+	out                  *Neighbours
+}
+
+type candidate struct {
+	d float64
+	j int32
+}
+
+// block finds the neighbours of query rows i0…i1−1.
+func (s *search) block(i0, i1, k int, g, heap []float64, cand []candidate) []candidate {
+	n, d := s.refc.Rows, s.refc.Cols
+	m := i1 - i0
+	a := blas64.General{Rows: m, Cols: d, Stride: s.qc.Stride, Data: s.qc.Data[i0*s.qc.Stride:]}
+	c := blas64.General{Rows: m, Cols: n, Stride: n, Data: g[:m*n]}
+	blas64.Gemm(blas.NoTrans, blas.Trans, 1, a, s.refc, 0, c)
+	for r := range m {
+		i := i0 + r
+		row := c.Data[r*n : (r+1)*n]
+		ni := s.qNorm[i]
+		h := heap[:0]
+		for j, v := range row {
+			dj := max(ni+s.refNorm[j]-2*v, 0)
+			row[j] = dj
+			if !s.self || j != i {
+				h = push(h, dj+s.tol*(ni+s.refNorm[j]), k)
+			}
+		}
+		t := h[0]
+		xi := s.query.Data[i*s.query.Stride : i*s.query.Stride+d]
+		cand = cand[:0]
+		for j, dj := range row {
+			if (!s.self || j != i) && dj-s.tol*(ni+s.refNorm[j]) <= t {
+				cand = append(cand, candidate{d: Dist(xi, s.ref.Data[j*s.ref.Stride:j*s.ref.Stride+d]), j: int32(j)})
+			}
+		}
+		slices.SortFunc(cand, func(p, q candidate) int {
+			return cmp.Or(cmp.Compare(p.d, q.d), cmp.Compare(p.j, q.j))
+		})
+		for t, cd := range cand[:k] {
+			s.out.Index[i*k+t] = cd.j
+			s.out.Dist[i*k+t] = cd.d
+		}
+	}
+	return cand
+}
+
+// push keeps the k smallest values in a max-heap.
+func push(h []float64, v float64, k int) []float64 {
+	if len(h) < k {
+		h = append(h, v)
+		for c := len(h) - 1; c > 0; {
+			p := (c - 1) / 2
+			if h[p] >= h[c] {
+				break
+			}
+			h[p], h[c] = h[c], h[p]
+			c = p
+		}
+		return h
+	}
+	if v >= h[0] {
+		return h
+	}
+	h[0] = v
+	for p := 0; ; {
+		c := 2*p + 1
+		if c >= len(h) {
+			break
+		}
+		if c+1 < len(h) && h[c+1] > h[c] {
+			c++
+		}
+		if h[p] >= h[c] {
+			break
+		}
+		h[p], h[c] = h[c], h[p]
+		p = c
+	}
+	return h
+}
