@@ -354,8 +354,68 @@ func fitKCPLST(ctx context.Context, in Input, p Params, st stage) (*Model, error
 	m, err := finishLabelModel(ctx, st.sub(0.98, 1, "codes"), "kcplst", p, e, "rank of Zᵀ(2KQ − QKKQ)Z", labels)
 	if m != nil {
 		m.Notes = notes
+		m.dual = w
 	}
 	return m, err
+}
+
+// KernelCodes predicts the codes of new rows x with the kernel ridge
+// regression kcplst's fit implies (seed 001, eq. 7, same γ and λ): with
+// k(x) the kernel between x and the training rows,
+// codes = k(x)ᵀ·(λI + K)⁻¹·Z·V_M, using the (λI + K)⁻¹Z the fit kept. train
+// must be the rows the model was fitted on. Blocks of 256 rows of x are
+// done at a time: O(rows·N) memory, O(|x|·N·(D + M)) time.
+func (m *Model) KernelCodes(ctx context.Context, train, x *mat.Dense) (*mat.Dense, error) {
+	if m.dual == nil {
+		return nil, fmt.Errorf("analysis: %s has no kernel regressor", m.Method)
+	}
+	n, d := train.Dims()
+	if dn, _ := m.dual.Dims(); dn != n {
+		return nil, fmt.Errorf("analysis: the model was fitted on %d rows, not %d", dn, n)
+	}
+	q, dx := x.Dims()
+	if dx != d {
+		return nil, invalid("", "the rows have %d features; the model was fitted on %d", dx, d)
+	}
+	var alpha mat.Dense
+	alpha.Mul(m.dual, m.P()) // (λI + K)⁻¹·Z·V_M, N×M
+	mean := columnMeans(train)
+	tc, tsq := centredBy(train, mean)
+	xc, xsq := centredBy(x, mean)
+	gamma := *m.Params.Gamma
+	out := mat.NewDense(q, m.Dim, nil)
+	kb := make([]float64, kernelBlock*n)
+	for i0 := 0; i0 < q; i0 += kernelBlock {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		rows := min(kernelBlock, q-i0)
+		k := mat.NewDense(rows, n, kb[:rows*n])
+		k.Mul(xc.Slice(i0, i0+rows, 0, d), tc.T())
+		for r := range rows {
+			row := k.RawRowView(r)
+			for j, v := range row {
+				row[j] = math.Exp(-gamma * max(xsq[i0+r]+tsq[j]-2*v, 0))
+			}
+		}
+		out.Slice(i0, i0+rows, 0, m.Dim).(*mat.Dense).Mul(k, &alpha)
+	}
+	return out, nil
+}
+
+// centredBy returns x − 1·meanᵀ and the squared norms of its rows.
+func centredBy(x *mat.Dense, mean []float64) (*mat.Dense, []float64) {
+	n, d := x.Dims()
+	c := mat.NewDense(n, d, nil)
+	sq := make([]float64, n)
+	for i := range n {
+		for j := range d {
+			v := x.At(i, j) - mean[j]
+			c.Set(i, j, v)
+			sq[i] += v * v
+		}
+	}
+	return c, sq
 }
 
 // centredRows returns X with its column means removed (N×D, a copy) and

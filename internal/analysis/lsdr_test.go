@@ -692,3 +692,58 @@ func TestLSDRYeast(t *testing.T) {
 		t.Errorf("M = 3: got CPLST bound %.4f, want at most PLST's %.4f", bound["cplst"], bound["plst"])
 	}
 }
+
+// TestKernelCodes: kcplst's kernel ridge regressor, against eq. 7 computed
+// with explicit matrices: codes = k(x)ᵀ(λI + K)⁻¹ZV_M.
+func TestKernelCodes(t *testing.T) {
+	in := tuMultiLabel(51, 60, 4, 5)
+	m := fit(t, "kcplst", in, Params{D: 3, Gamma: Float(0.3), Lambda: Float(0.5)})
+	n, d := in.X.Dims()
+	kern := func(a, b []float64) float64 {
+		s := 0.0
+		for i := range a {
+			s += (a[i] - b[i]) * (a[i] - b[i])
+		}
+		return math.Exp(-0.3 * s)
+	}
+	k := mat.NewDense(n, n, nil)
+	for i := range n {
+		for j := range n {
+			k.Set(i, j, kern(in.X.RawRowView(i), in.X.RawRowView(j)))
+		}
+		k.Set(i, i, k.At(i, i)+0.5)
+	}
+	var inv mat.Dense
+	if err := inv.Inverse(k); err != nil {
+		t.Fatal(err)
+	}
+	z := mat.DenseCopyOf(in.Y)
+	z.Apply(func(_, _ int, v float64) float64 { return 2*v - 1 }, z)
+	z = tuCentred(z)
+	test := mat.NewDense(7, d, nil)
+	for i := range 7 {
+		for j := range d {
+			test.Set(i, j, in.X.At(i*3, j)+0.1*float64(j))
+		}
+	}
+	kx := mat.NewDense(7, n, nil)
+	for i := range 7 {
+		for j := range n {
+			kx.Set(i, j, kern(test.RawRowView(i), in.X.RawRowView(j)))
+		}
+	}
+	var a, b, want mat.Dense
+	a.Mul(kx, &inv)
+	b.Mul(&a, z)
+	want.Mul(&b, m.P())
+	got, err := m.KernelCodes(context.Background(), in.X, test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.EqualApprox(got, &want, 1e-9) {
+		t.Errorf("KernelCodes:\n got %v\nwant %v", mat.Formatted(got), mat.Formatted(&want))
+	}
+	if _, err := fit(t, "plst", in, Params{D: 2}).KernelCodes(context.Background(), in.X, test); err == nil {
+		t.Error("plst has no kernel regressor: got no error")
+	}
+}

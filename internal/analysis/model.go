@@ -62,6 +62,7 @@ type Model struct {
 	Notes []string `json:",omitempty"`
 
 	embedding *mat.Dense // mds: every embedding coordinate computed
+	dual      *mat.Dense // kcplst: (λI + K)⁻¹Z, N×q, for KernelCodes
 }
 
 // Block is the part of P that one class variable's LDA gave.
