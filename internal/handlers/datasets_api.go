@@ -30,13 +30,14 @@ type apiDataset struct {
 	Columns      []string        `json:"columns"`
 	LabelColumns []string        `json:"label_columns"`
 	Options      dataset.Options `json:"options"`
+	Folds        int             `json:"folds"`
 	Problem      string          `json:"problem,omitempty"`
 }
 
 func (h *handler) toAPI(r store.DatasetRecord) apiDataset {
 	return apiDataset{ID: r.ID, Name: r.Name, Summary: r.Summary, FileName: r.FileName, Bytes: r.Bytes,
 		SHA256: r.SHA256, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, Columns: r.Columns,
-		LabelColumns: r.LabelColumns, Options: r.Options, Problem: h.store.Problem(r.ID)}
+		LabelColumns: r.LabelColumns, Options: r.Options, Folds: r.Folds, Problem: h.store.Problem(r.ID)}
 }
 
 func (h *handler) apiListDatasets(w http.ResponseWriter, r *http.Request) {

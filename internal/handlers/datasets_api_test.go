@@ -278,3 +278,36 @@ func TestNMI(t *testing.T) {
 		t.Errorf("NMI of multi-dimensional data: got %d, want 422", resp.StatusCode)
 	}
 }
+
+func TestUploadWithFolds(t *testing.T) {
+	s := newServer(t, t.TempDir(), 1<<30)
+	edm := string(sharedDataset(t, "edm/edm.csv"))
+	resp, body := s.upload("/api/datasets", part{name: "file", file: "edm.csv", body: edm},
+		part{name: "folds", file: "edm-folds.csv", body: string(sharedDataset(t, "edm/edm-folds.csv"))})
+	if resp.StatusCode != 201 {
+		t.Fatalf("got %d %s", resp.StatusCode, body)
+	}
+	if got := decode[struct {
+		Folds int `json:"folds"`
+	}](t, body).Folds; got != 10 {
+		t.Errorf("got %d folds, want 10", got)
+	}
+	id := decode[apiDataset](t, body).ID
+	folds, err := s.store.LoadFolds(id)
+	if err != nil || len(folds) != 10 {
+		t.Errorf("LoadFolds: %d folds, %v", len(folds), err)
+	}
+	before := s.snapshot()
+	for name, parts := range map[string][]part{
+		"folds beyond the rows": {{name: "file", file: "edm.csv", body: edm}, {name: "folds", file: "f.csv", body: "fold,split,row\n1,train,1\n1,test,999\n"}},
+		"folds with drop-rows":  {{name: "missing", body: "drop-rows"}, {name: "file", file: "edm.csv", body: edm}, {name: "folds", file: "f.csv", body: "fold,split,row\n1,train,1\n1,test,2\n"}},
+	} {
+		resp, body := s.upload("/api/datasets", parts...)
+		if e := decode[apiErr](t, body); resp.StatusCode != 400 || e.Field != "folds" {
+			t.Errorf("%s: got %d %s, want 400 about folds", name, resp.StatusCode, body)
+		}
+	}
+	if s.snapshot() != before {
+		t.Error("a refused upload with folds changed the store")
+	}
+}

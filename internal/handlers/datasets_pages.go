@@ -76,7 +76,7 @@ func (h *handler) datasetView(r *http.Request, rec store.DatasetRecord, relabelE
 		Page: h.page(rec.Name, "datasets"), ID: rec.ID, Name: rec.Name, FileName: rec.FileName,
 		Size: store.FormatBytes(rec.Bytes), Created: formatTime(rec.CreatedAt), SHA256: rec.SHA256,
 		Summary: rec.Summary, Problem: h.store.Problem(rec.ID), Notice: notices[r.URL.Query().Get("notice")],
-		Kind: string(rec.Options.Kind), RelabelError: relabelErr,
+		Kind: string(rec.Options.Kind), RelabelError: relabelErr, Folds: rec.Folds,
 	}
 	isLabel := make(map[string]bool, len(rec.LabelColumns))
 	for _, c := range rec.LabelColumns {

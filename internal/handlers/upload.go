@@ -58,17 +58,21 @@ func (h *handler) receivePart(r *http.Request, st *store.Staged, part *multipart
 	switch name {
 	case "file":
 		return st.ReceiveSource(r.Context(), part.FileName(), part, h.maxUpload)
-	case "xml":
+	case "xml", "folds":
 		// An empty file field of a form arrives as an empty part.
 		peek := make([]byte, 1)
 		n, _ := io.ReadFull(part, peek)
 		if n == 0 {
 			return nil
 		}
-		return st.ReceiveXML(r.Context(), io.MultiReader(bytes.NewReader(peek[:n]), part))
+		body := io.MultiReader(bytes.NewReader(peek[:n]), part)
+		if name == "folds" {
+			return st.ReceiveFolds(r.Context(), body)
+		}
+		return st.ReceiveXML(r.Context(), body)
 	}
 	if !slices.Contains(uploadFields, name) {
-		return badRequest(name, "unknown field %q; an upload takes file, xml and %s", name, strings.Join(uploadFields, ", "))
+		return badRequest(name, "unknown field %q; an upload takes file, xml, folds and %s", name, strings.Join(uploadFields, ", "))
 	}
 	b, err := io.ReadAll(io.LimitReader(part, maxFieldBytes+1))
 	if err != nil {

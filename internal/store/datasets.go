@@ -23,6 +23,7 @@ import (
 const (
 	sourceFile = "source"
 	xmlFile    = "labels.xml"
+	foldsFile  = "folds.csv"
 	// maxXMLBytes bounds a Mulan label file.
 	maxXMLBytes = 16 << 20
 )
@@ -43,6 +44,8 @@ type DatasetRecord struct {
 	Options      dataset.Options `json:"options"` // how the file was read
 	Summary      dataset.Summary `json:"summary"`
 	DataFile     string          `json:"data_file"`
+	// Folds is the number of predefined folds stored with the data set.
+	Folds int `json:"folds,omitempty"`
 	Gen          int             `json:"gen"` // bumped by every relabel
 }
 
@@ -88,6 +91,7 @@ type Staged struct {
 	sha256   string
 	received bool
 	xml      []string
+	folds    bool
 }
 
 // Stage starts receiving an upload.
@@ -145,6 +149,20 @@ func (st *Staged) ReceiveXML(ctx context.Context, r io.Reader) error {
 	return err
 }
 
+// ReceiveFolds copies a predefined folds file (see dataset.ParseFolds); it
+// is checked against the data when CreateDataset reads them.
+func (st *Staged) ReceiveFolds(ctx context.Context, r io.Reader) error {
+	if _, err := spool(ctx, filepath.Join(st.dir, foldsFile), r, maxXMLBytes); err != nil {
+		var tl *TooLargeError
+		if errors.As(err, &tl) {
+			return &dataset.InputError{Field: "folds", Msg: "the folds file is larger than " + FormatBytes(maxXMLBytes)}
+		}
+		return err
+	}
+	st.folds = true
+	return nil
+}
+
 // CreateDataset reads and checks the received file with dataset.Load and,
 // only if that succeeds, moves it into place and commits its record. On
 // any error nothing is stored: a refused file gives the loader's
@@ -160,15 +178,27 @@ func (s *Store) CreateDataset(ctx context.Context, st *Staged, name string, opts
 	if err := opts.Validate(); err != nil {
 		return DatasetRecord{}, err
 	}
+	if st.folds && opts.Missing == dataset.MissingDropRows {
+		return DatasetRecord{}, &dataset.InputError{Field: "folds", Msg: "predefined folds number the rows of the file, " +
+			"so they cannot be used with missing=drop-rows, which leaves rows out"}
+	}
 	ds, err := loadFile(filepath.Join(st.dir, sourceFile), opts)
 	if err != nil {
 		return DatasetRecord{}, err
+	}
+	nfolds := 0
+	if st.folds {
+		folds, err := readFolds(filepath.Join(st.dir, foldsFile), ds.Rows())
+		if err != nil {
+			return DatasetRecord{}, err
+		}
+		nfolds = len(folds)
 	}
 	now := s.now().UTC()
 	rec := DatasetRecord{
 		ID: NewID(), Name: displayName(name, st.fileName), FileName: baseName(st.fileName),
 		CreatedAt: now, UpdatedAt: now, Bytes: st.size, SHA256: st.sha256,
-		Options: opts, Gen: 1,
+		Options: opts, Gen: 1, Folds: nfolds,
 	}
 	ds.Name = rec.Name
 	rec.fill(ds)
@@ -191,6 +221,24 @@ func (s *Store) CreateDataset(ctx context.Context, st *Staged, name string, opts
 		return DatasetRecord{}, err
 	}
 	return rec, nil
+}
+
+func readFolds(path string, rows int) ([]dataset.Fold, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading the folds: %w", err)
+	}
+	defer f.Close()
+	return dataset.ParseFolds(f, rows)
+}
+
+// LoadFolds returns a data set's predefined folds, or nil if it has none.
+func (s *Store) LoadFolds(id string) ([]dataset.Fold, error) {
+	rec, err := s.Dataset(id)
+	if err != nil || rec.Folds == 0 {
+		return nil, err
+	}
+	return readFolds(s.path("datasets", id, foldsFile), rec.Summary.Rows)
 }
 
 // OpenSource opens the file as uploaded.

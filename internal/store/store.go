@@ -164,7 +164,7 @@ func (s *Store) removeStaleDataFiles(rec DatasetRecord) error {
 	}
 	for _, f := range files {
 		n := f.Name()
-		if n == rec.DataFile || n == sourceFile || n == xmlFile {
+		if n == rec.DataFile || n == sourceFile || n == xmlFile || n == foldsFile {
 			continue
 		}
 		s.log.Info("recovery: removing a stale file", "id", rec.ID, "file", n)

@@ -76,6 +76,8 @@ type DatasetView struct {
 	// Notice confirms what the last action did ("Uploaded.").
 	Notice  string
 	Columns []ColumnChoice
+	// Folds is the number of predefined folds (0: none).
+	Folds int
 	// Kind is the kind option the data were read with ("" = decided).
 	Kind         string
 	RelabelError *FormError
