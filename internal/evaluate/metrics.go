@@ -1,0 +1,224 @@
+package evaluate
+
+import (
+	"slices"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Metric keys, as in the API.
+const (
+	HammingLoss      = "hamming_loss"
+	OneError         = "one_error"
+	Coverage         = "coverage"
+	RankingLoss      = "ranking_loss"
+	AveragePrecision = "average_precision"
+	SubsetAccuracy   = "subset_accuracy"
+	ExampleAccuracy  = "example_accuracy"
+	ExampleF1        = "example_f1"
+	MicroF1          = "micro_f1"
+	MacroF1          = "macro_f1"
+	EncodingError    = "encoding_error"
+	PredictionError  = "prediction_error"
+	// LossBound is encoding_error + prediction_error: the Hamming-loss bound
+	// of seed 001 eq. (1) up to its constant.
+	LossBound     = "loss_bound"
+	HammingScore  = "hamming_score"
+	ExactMatch    = "exact_match"
+	SubExactMatch = "sub_exact_match"
+)
+
+// LowerIsBetter tells the direction of a metric.
+func LowerIsBetter(key string) bool {
+	switch key {
+	case HammingLoss, OneError, Coverage, RankingLoss, EncodingError, PredictionError, LossBound:
+		return true
+	}
+	return false
+}
+
+// MultiLabelMetrics computes the multi-label metrics of predictions pred
+// (0/1) and real-valued scores (higher: more likely) against y (0/1), all
+// N×q, with the conventions of the ML-kNN authors' MATLAB package:
+//
+//   - hamming_loss: the fraction of wrong label decisions.
+//   - ranks: label l's rank is q − pos(l) + 1, pos its place in a stable
+//     ascending sort of the row's scores, so of tied scores the lower label
+//     index ranks worse.
+//   - one_error, ranking_loss, average_precision skip rows whose labels are
+//     all or none (with no such row left: 0, 0 and 1). one_error's top label
+//     is the first index of the maximum score; ranking_loss counts a
+//     (relevant, irrelevant) pair as wrong when the relevant score is ≤.
+//   - coverage: over all rows, the worst rank of a relevant label minus 1
+//     (a row without labels counts rank 0). It is scikit-learn's
+//     coverage_error minus 1.
+//   - subset_accuracy: rows predicted exactly; example_accuracy and
+//     example_f1: |Y∩P|/|Y∪P| and 2|Y∩P|/(|Y|+|P|) per row, 1 when both are
+//     empty; micro_f1 over all decisions; macro_f1 the mean of per-label F1,
+//     a label never present and never predicted counting 1.
+func MultiLabelMetrics(y, pred, scores *mat.Dense) map[string]float64 {
+	n, q := y.Dims()
+	m := map[string]float64{}
+	var wrong, exact, acc, f1 float64
+	tp, fp, fn := make([]float64, q), make([]float64, q), make([]float64, q)
+	var oneErr, rankLoss, avgPrec float64
+	var cover float64
+	ranked := 0
+	order := make([]int, q)
+	rank := make([]int, q)
+	for i := range n {
+		yi, pi := y.RawRowView(i), pred.RawRowView(i)
+		var inter, nY, nP, diff float64
+		for l := range q {
+			a, b := yi[l] != 0, pi[l] != 0
+			switch {
+			case a && b:
+				inter++
+				tp[l]++
+			case b:
+				fp[l]++
+			case a:
+				fn[l]++
+			}
+			if a {
+				nY++
+			}
+			if b {
+				nP++
+			}
+			if a != b {
+				diff++
+			}
+		}
+		wrong += diff
+		if diff == 0 {
+			exact++
+		}
+		if union := nY + nP - inter; union == 0 {
+			acc++
+			f1++
+		} else {
+			acc += inter / union
+			f1 += 2 * inter / (nY + nP)
+		}
+		// Ranks.
+		si := scores.RawRowView(i)
+		for l := range order {
+			order[l] = l
+		}
+		slices.SortStableFunc(order, func(a, b int) int { return cmpf(si[a], si[b]) })
+		for pos, l := range order {
+			rank[l] = q - pos // q − (pos+1) + 1
+		}
+		worst := 0
+		for l := range q {
+			if yi[l] != 0 {
+				worst = max(worst, rank[l])
+			}
+		}
+		cover += float64(worst)
+		if nY == 0 || nY == float64(q) {
+			continue
+		}
+		ranked++
+		top := 0
+		for l := range q {
+			if si[l] > si[top] {
+				top = l
+			}
+		}
+		if yi[top] == 0 {
+			oneErr++
+		}
+		pairs := 0.0
+		for a := range q {
+			if yi[a] == 0 {
+				continue
+			}
+			for b := range q {
+				if yi[b] == 0 && si[a] <= si[b] {
+					pairs++
+				}
+			}
+		}
+		rankLoss += pairs / (nY * (float64(q) - nY))
+		prec := 0.0
+		for a := range q {
+			if yi[a] == 0 {
+				continue
+			}
+			better := 0.0
+			for b := range q {
+				if yi[b] != 0 && rank[b] <= rank[a] {
+					better++
+				}
+			}
+			prec += better / float64(rank[a])
+		}
+		avgPrec += prec / nY
+	}
+	nf := float64(n)
+	m[HammingLoss] = wrong / (nf * float64(q))
+	m[SubsetAccuracy] = exact / nf
+	m[ExampleAccuracy] = acc / nf
+	m[ExampleF1] = f1 / nf
+	m[Coverage] = cover/nf - 1
+	if ranked > 0 {
+		r := float64(ranked)
+		m[OneError], m[RankingLoss], m[AveragePrecision] = oneErr/r, rankLoss/r, avgPrec/r
+	} else {
+		m[OneError], m[RankingLoss], m[AveragePrecision] = 0, 0, 1
+	}
+	var stp, sfp, sfn, macro float64
+	for l := range q {
+		stp, sfp, sfn = stp+tp[l], sfp+fp[l], sfn+fn[l]
+		macro += f1Of(tp[l], fp[l], fn[l])
+	}
+	m[MicroF1] = f1Of(stp, sfp, sfn)
+	m[MacroF1] = macro / float64(q)
+	return m
+}
+
+// f1Of is 2TP/(2TP + FP + FN), 1 when nothing was there to find or claimed.
+func f1Of(tp, fp, fn float64) float64 {
+	if d := 2*tp + fp + fn; d > 0 {
+		return 2 * tp / d
+	}
+	return 1
+}
+
+func cmpf(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// MultiDimMetrics computes the multi-dimensional metrics (seed 003, eq.
+// 8–10) of predicted class indices pred against y (N×q): with r_i the
+// variables of row i predicted right, hamming_score = mean r_i/q,
+// exact_match = mean(r_i = q), sub_exact_match = mean(r_i ≥ q − 1).
+func MultiDimMetrics(y, pred *mat.Dense) map[string]float64 {
+	n, q := y.Dims()
+	var hs, em, sem float64
+	for i := range n {
+		r := 0
+		for j := range q {
+			if y.At(i, j) == pred.At(i, j) {
+				r++
+			}
+		}
+		hs += float64(r) / float64(q)
+		if r == q {
+			em++
+		}
+		if r >= q-1 {
+			sem++
+		}
+	}
+	nf := float64(n)
+	return map[string]float64{HammingScore: hs / nf, ExactMatch: em / nf, SubExactMatch: sem / nf}
+}

@@ -1,0 +1,92 @@
+package evaluate
+
+import (
+	"context"
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+
+	"mldr/internal/knn"
+)
+
+// The classifiers of multi-dimensional data: one per class variable (binary
+// relevance, as seed 003 §4.4 couples LDA with BR).
+
+// KNNVote predicts each class variable by the majority class among the k
+// nearest training rows (Euclidean, ties in distance by lower row index);
+// a tie between classes goes to the lowest class index.
+type KNNVote struct{ K int }
+
+// Predict fits and predicts at once (k-NN keeps the training rows).
+func (c KNNVote) Predict(ctx context.Context, xTrain, yTrain, x *mat.Dense, classes []int) (*mat.Dense, error) {
+	k := c.K
+	if k == 0 {
+		k = DefaultK
+	}
+	n, q := yTrain.Dims()
+	if k > n {
+		return nil, fmt.Errorf("k-NN with k = %d needs at least %d training rows; it has %d", k, k, n)
+	}
+	nn, err := knn.Search(ctx, xTrain, x, k, false, nil)
+	if err != nil {
+		return nil, err
+	}
+	m, _ := x.Dims()
+	pred := mat.NewDense(m, q, nil)
+	for j := range q {
+		votes := make([]int, classes[j])
+		for i := range m {
+			clear(votes)
+			idx, _ := nn.Row(i)
+			for _, t := range idx {
+				votes[int(yTrain.At(int(t), j))]++
+			}
+			best := 0
+			for c, v := range votes {
+				if v > votes[best] {
+					best = c
+				}
+			}
+			pred.Set(i, j, float64(best))
+		}
+	}
+	return pred, nil
+}
+
+// OvRRidge predicts each class variable by one-vs-rest ridge regression on
+// its one-hot columns (centred, λ default 0.1): the class with the largest
+// output, the lowest index on a tie.
+type OvRRidge struct{ Lambda float64 }
+
+// Predict fits on the training rows and predicts x.
+func (c OvRRidge) Predict(xTrain, yTrain, x *mat.Dense, classes []int) (*mat.Dense, error) {
+	lambda := c.Lambda
+	if lambda == 0 {
+		lambda = DefaultLambda
+	}
+	n, q := yTrain.Dims()
+	m, _ := x.Dims()
+	pred := mat.NewDense(m, q, nil)
+	for j := range q {
+		t := mat.NewDense(n, classes[j], nil)
+		for i := range n {
+			t.Set(i, int(yTrain.At(i, j)), 1)
+		}
+		r, err := fitRidgeCentred(xTrain, t, lambda)
+		if err != nil {
+			return nil, err
+		}
+		out := r.predict(x)
+		for i := range m {
+			row := out.RawRowView(i)
+			best := 0
+			for c, v := range row {
+				if v > row[best] {
+					best = c
+				}
+			}
+			pred.Set(i, j, float64(best))
+		}
+	}
+	return pred, nil
+}

@@ -1,0 +1,521 @@
+package evaluate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/mat"
+
+	"mldr/internal/analysis"
+)
+
+// Classifiers, by their API names. On multi-dimensional data "mlknn" is the
+// k-NN vote and "ridge" one-vs-rest ridge, one per class variable.
+const (
+	ClassifierMLkNN = "mlknn"
+	ClassifierRidge = "ridge"
+	ClassifierNone  = "none"
+)
+
+// Ori is the method name of the baseline without reduction.
+const Ori = "ori"
+
+// Options configure the classifier used after feature-space reductions and
+// for the baseline. Zero values mean the defaults (ML-kNN, k = 10, s = 1,
+// λ = 0.1). Label-space methods use their own regressor (see Run).
+type Options struct {
+	Classifier string  `json:"classifier,omitempty"`
+	K          int     `json:"k,omitempty"`
+	S          float64 `json:"s,omitempty"`
+	Lambda     float64 `json:"lambda,omitempty"`
+}
+
+// MethodRun is one method of a run, with its parameters.
+type MethodRun struct {
+	ID     string          `json:"id"`
+	Params analysis.Params `json:"params"`
+}
+
+// Grid is the values of d (M) a curve visits: Dims, or Percent of Of —
+// "features" (D, the default) or "rank" (each method's own rank). With
+// neither, each method's d is the one its parameters choose.
+type Grid struct {
+	Dims    []int     `json:"dims,omitempty"`
+	Percent []float64 `json:"percent,omitempty"`
+	Of      string    `json:"of,omitempty"`
+}
+
+// Spec is what a run evaluates.
+type Spec struct {
+	Methods []MethodRun `json:"methods"`
+	Grid    Grid        `json:"grid"`
+	Options Options     `json:"options"`
+}
+
+// Row is the metrics of one method at one d on one fold, or (Fold nil) their
+// mean over the folds, with the sample standard deviation in Std when there
+// are several.
+type Row struct {
+	Method  string             `json:"method"`
+	D       int                `json:"d"`
+	Fold    *int               `json:"fold"`
+	Metrics map[string]float64 `json:"metrics"`
+	Std     map[string]float64 `json:"std,omitempty"`
+	Folds   int                `json:"folds,omitempty"`
+}
+
+// Result is a run's rows — for each method (ori first) and d, one row per
+// fold then the mean row — and notes on what was skipped.
+type Result struct {
+	Rows  []Row    `json:"rows"`
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Run evaluates every method of spec, at every d of its grid, on every
+// split, and the baseline without reduction. Each reduction is fitted on
+// the training rows only, once per method and split, and cut to each d;
+// test rows are projected with the training means and directions.
+//
+// After a feature-space method the classifier of Options runs on the
+// projected rows: ML-kNN or ridge binary relevance (multi-label), the k-NN
+// vote or one-vs-rest ridge per class variable (multi-dimensional; after lda
+// each variable uses its own block). A label-space method is followed by
+// its regressor from the features to the codes — ridge with a bias column on
+// X as given, λ = the method's lambda on every weight (the CPLST authors'
+// code), or for kcplst the kernel ridge of its fit — and round-based
+// decoding; it also reports encoding_error and prediction_error (per test
+// row) and their sum. A d above a method's rank on a split is skipped with
+// a note. progress may be nil.
+func Run(ctx context.Context, data analysis.Input, splits []Split, spec Spec, progress analysis.Progress) (*Result, error) {
+	r, err := newRunner(data, splits, spec, progress)
+	if err != nil {
+		return nil, err
+	}
+	for f, sp := range splits {
+		if err := r.fold(ctx, f, sp); err != nil {
+			return nil, err
+		}
+	}
+	return r.result(), nil
+}
+
+// ErrNothingToEvaluate is returned for the classifier "none".
+var ErrNothingToEvaluate = errors.New("evaluate: the classifier is \"none\": there is nothing to evaluate")
+
+type cellKey struct {
+	method string
+	d      int
+}
+
+type runner struct {
+	data     analysis.Input
+	splits   []Split
+	spec     Spec
+	progress analysis.Progress
+	cells    map[cellKey][]Row
+	order    []cellKey
+	notes    []string
+}
+
+func newRunner(data analysis.Input, splits []Split, spec Spec, progress analysis.Progress) (*runner, error) {
+	o := &spec.Options
+	if o.Classifier == "" {
+		o.Classifier = ClassifierMLkNN
+	}
+	switch o.Classifier {
+	case ClassifierMLkNN, ClassifierRidge:
+	case ClassifierNone:
+		return nil, ErrNothingToEvaluate
+	default:
+		return nil, fmt.Errorf("evaluate: classifier must be mlknn, ridge or none, not %q", o.Classifier)
+	}
+	if o.K == 0 {
+		o.K = DefaultK
+	}
+	if o.S == 0 {
+		o.S = DefaultS
+	}
+	if o.Lambda == 0 {
+		o.Lambda = DefaultLambda
+	}
+	if o.K < 1 || o.S < 0 || o.Lambda < 0 {
+		return nil, fmt.Errorf("evaluate: k must be ≥ 1, s and lambda ≥ 0")
+	}
+	if err := spec.Grid.check(); err != nil {
+		return nil, err
+	}
+	if len(splits) == 0 {
+		return nil, fmt.Errorf("evaluate: no split to evaluate on")
+	}
+	n, _ := data.X.Dims()
+	for _, s := range splits {
+		if err := s.check(n); err != nil {
+			return nil, fmt.Errorf("evaluate: %w", err)
+		}
+	}
+	for _, m := range spec.Methods {
+		if m.ID == "mds" {
+			return nil, &analysis.Error{Kind: analysis.Unservable, Param: "method",
+				Msg: "mds embeds its training rows only and cannot project held-out rows, so it cannot be evaluated on a split"}
+		}
+		if _, ok := analysis.Lookup(m.ID); !ok {
+			return nil, fmt.Errorf("evaluate: unknown method %q", m.ID)
+		}
+	}
+	return &runner{data: data, splits: splits, spec: spec, progress: progress, cells: map[cellKey][]Row{}}, nil
+}
+
+func (g Grid) check() error {
+	if len(g.Dims) > 0 && len(g.Percent) > 0 {
+		return fmt.Errorf("evaluate: give the grid as dims or as percent, not both")
+	}
+	for _, d := range g.Dims {
+		if d < 1 {
+			return fmt.Errorf("evaluate: every d of the grid must be at least 1, not %d", d)
+		}
+	}
+	for _, p := range g.Percent {
+		if !(p > 0 && p <= 100) {
+			return fmt.Errorf("evaluate: grid percentages must be in (0, 100], not %v", p)
+		}
+	}
+	if g.Of != "" && g.Of != "features" && g.Of != "rank" {
+		return fmt.Errorf("evaluate: grid percentages are of \"features\" or \"rank\", not %q", g.Of)
+	}
+	return nil
+}
+
+// values lists the grid's d for a method with D features and rank r;
+// nil means "the method's own d".
+func (g Grid) values(d, rank int) []int {
+	if len(g.Dims) > 0 {
+		v := slices.Clone(g.Dims)
+		slices.Sort(v)
+		return slices.Compact(v)
+	}
+	if len(g.Percent) == 0 {
+		return nil
+	}
+	base := d
+	if g.Of == "rank" {
+		base = rank
+	}
+	var v []int
+	for _, p := range g.Percent {
+		v = append(v, max(1, int(math.Round(p/100*float64(base)))))
+	}
+	slices.Sort(v)
+	return slices.Compact(v)
+}
+
+func (r *runner) report(fold int, part float64, phase string) {
+	if r.progress != nil {
+		r.progress((float64(fold)+min(part, 1))/float64(len(r.splits)), phase)
+	}
+}
+
+func (r *runner) add(method string, d, fold int, metrics map[string]float64) {
+	k := cellKey{method, d}
+	if _, ok := r.cells[k]; !ok {
+		r.order = append(r.order, k)
+	}
+	f := fold + 1
+	r.cells[k] = append(r.cells[k], Row{Method: method, D: d, Fold: &f, Metrics: metrics})
+}
+
+func (r *runner) note(format string, args ...any) {
+	n := fmt.Sprintf(format, args...)
+	if !slices.Contains(r.notes, n) {
+		r.notes = append(r.notes, n)
+	}
+}
+
+// fold evaluates every method on one split.
+func (r *runner) fold(ctx context.Context, f int, sp Split) error {
+	train, test := subset(r.data, sp.Train), subset(r.data, sp.Test)
+	_, nFeat := r.data.X.Dims()
+	steps := float64(len(r.spec.Methods) + 1)
+	r.report(f, 0, "baseline")
+	m, err := r.classify(ctx, train.X, test.X, train, test, nil)
+	if err != nil {
+		return err
+	}
+	r.add(Ori, nFeat, f, m)
+	for mi, run := range r.spec.Methods {
+		r.report(f, float64(mi+1)/steps, run.ID)
+		if err := r.method(ctx, run, train, test, f); err != nil {
+			return err
+		}
+	}
+	return ctx.Err()
+}
+
+// method fits one method on a split's training part and evaluates it at
+// every d of its grid.
+func (r *runner) method(ctx context.Context, run MethodRun, train, test analysis.Input, f int) error {
+	desc, _ := analysis.Lookup(run.ID)
+	p := run.Params
+	explicit := len(r.spec.Grid.Dims) > 0 || len(r.spec.Grid.Percent) > 0
+	if explicit {
+		p.D, p.Thr = 0, 0 // fit once; the grid cuts it
+	}
+	model, err := analysis.Fit(ctx, run.ID, train, p, nil)
+	if err != nil {
+		return err
+	}
+	_, nFeat := train.X.Dims()
+	dims := r.spec.Grid.values(nFeat, model.Rank)
+	if dims == nil {
+		dims = []int{model.Dim}
+	}
+	var usable []int
+	for _, d := range dims {
+		if d > model.Rank {
+			r.note("%s: d = %d is above its rank %d (%s) on some folds and was skipped", run.ID, d, model.Rank, model.RankOf)
+			continue
+		}
+		usable = append(usable, d)
+	}
+	if len(usable) == 0 {
+		return nil
+	}
+	if desc.Space == analysis.LabelSpace {
+		return r.labelSpace(ctx, model, usable, train, test, f)
+	}
+	if len(model.Blocks) > 0 { // lda: one fit per d
+		for _, d := range usable {
+			q := run.Params
+			q.D, q.Thr = d, 0
+			m, err := analysis.Fit(ctx, run.ID, train, q, nil)
+			if err != nil {
+				return err
+			}
+			if err := r.featureDim(ctx, m, d, train, test, f); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	top, err := model.WithDim(usable[len(usable)-1])
+	if err != nil {
+		return err
+	}
+	ztr, err := top.Transform(train.X)
+	if err != nil {
+		return err
+	}
+	zte, err := top.Transform(test.X)
+	if err != nil {
+		return err
+	}
+	for _, d := range usable {
+		metrics, err := r.classify(ctx, firstCols(ztr, d), firstCols(zte, d), train, test, nil)
+		if err != nil {
+			return err
+		}
+		r.add(run.ID, d, f, metrics)
+	}
+	return nil
+}
+
+// featureDim evaluates a model fitted at its own d (lda's blocks).
+func (r *runner) featureDim(ctx context.Context, m *analysis.Model, d int, train, test analysis.Input, f int) error {
+	ztr, err := m.Transform(train.X)
+	if err != nil {
+		return err
+	}
+	zte, err := m.Transform(test.X)
+	if err != nil {
+		return err
+	}
+	metrics, err := r.classify(ctx, ztr, zte, train, test, m.Blocks)
+	if err != nil {
+		return err
+	}
+	r.add(m.Method, d, f, metrics)
+	return nil
+}
+
+// classify runs the classifier of Options on features xtr → xte and scores
+// it against the test labels. With blocks on multi-dimensional data, class
+// variable j uses only its block's columns.
+func (r *runner) classify(ctx context.Context, xtr, xte *mat.Dense, train, test analysis.Input, blocks []analysis.Block) (map[string]float64, error) {
+	o := r.spec.Options
+	if !train.MultiDim() {
+		if o.Classifier == ClassifierRidge {
+			m, err := RidgeBR{Lambda: o.Lambda}.Fit(xtr, train.Y)
+			if err != nil {
+				return nil, err
+			}
+			pred, scores := m.Predict(xte)
+			return MultiLabelMetrics(test.Y, pred, scores), nil
+		}
+		m, err := MLkNN{K: o.K, S: o.S}.Fit(ctx, xtr, train.Y)
+		if err != nil {
+			return nil, err
+		}
+		pred, post, err := m.Predict(ctx, xte)
+		if err != nil {
+			return nil, err
+		}
+		return MultiLabelMetrics(test.Y, pred, post), nil
+	}
+	predict := func(xtr, ytr, xte *mat.Dense, classes []int) (*mat.Dense, error) {
+		if o.Classifier == ClassifierRidge {
+			return OvRRidge{Lambda: o.Lambda}.Predict(xtr, ytr, xte, classes)
+		}
+		return KNNVote{K: o.K}.Predict(ctx, xtr, ytr, xte, classes)
+	}
+	if len(blocks) == 0 {
+		pred, err := predict(xtr, train.Y, xte, train.Classes)
+		if err != nil {
+			return nil, err
+		}
+		return MultiDimMetrics(test.Y, pred), nil
+	}
+	nte, q := test.Y.Dims()
+	pred := mat.NewDense(nte, q, nil)
+	for _, b := range blocks {
+		j := b.Variable
+		pj, err := predict(colRange(xtr, b.Start, b.Dim), colRange(train.Y, j, 1), colRange(xte, b.Start, b.Dim), []int{train.Classes[j]})
+		if err != nil {
+			return nil, err
+		}
+		pred.SetCol(j, mat.Col(nil, 0, pj))
+	}
+	return MultiDimMetrics(test.Y, pred), nil
+}
+
+// labelSpace evaluates a label-space model at every M: one regression to
+// the full codes serves all M (ridge regression is column-wise).
+func (r *runner) labelSpace(ctx context.Context, model *analysis.Model, dims []int, train, test analysis.Input, f int) error {
+	full, err := model.WithDim(dims[len(dims)-1])
+	if err != nil {
+		return err
+	}
+	codes, err := full.Transform(train.Y)
+	if err != nil {
+		return err
+	}
+	var pred *mat.Dense // predicted codes of the test rows, for the largest M
+	if model.Method == "kcplst" {
+		if pred, err = full.KernelCodes(ctx, train.X, test.X); err != nil {
+			return err
+		}
+	} else {
+		reg, err := fitRidgeBias(train.X, codes, *model.Params.Lambda)
+		if err != nil {
+			return err
+		}
+		pred = reg.predict(test.X)
+	}
+	zte := codedCentred(test.Y, model.Means)
+	nte, _ := test.Y.Dims()
+	for _, d := range dims {
+		m, err := model.WithDim(d)
+		if err != nil {
+			return err
+		}
+		pd := firstCols(pred, d)
+		labels, err := m.Decode(pd)
+		if err != nil {
+			return err
+		}
+		v := m.P()
+		var rec, tz, enc mat.Dense
+		rec.Mul(pd, v.T()) // Vᵀr: scores before the mean
+		scores := mat.DenseCopyOf(&rec)
+		for i := range nte {
+			for j, mu := range model.Means {
+				scores.Set(i, j, scores.At(i, j)+mu)
+			}
+		}
+		metrics := MultiLabelMetrics(test.Y, labels, scores)
+		tz.Mul(zte, v) // Z_te V
+		enc.Mul(&tz, v.T())
+		enc.Sub(zte, &enc)
+		var diff mat.Dense
+		diff.Sub(pd, &tz)
+		metrics[EncodingError] = sq(&enc) / float64(nte)
+		metrics[PredictionError] = sq(&diff) / float64(nte)
+		metrics[LossBound] = metrics[EncodingError] + metrics[PredictionError]
+		r.add(model.Method, d, f, metrics)
+	}
+	return nil
+}
+
+// codedCentred is (2Y − 1) − mean: test labels in the ±1 coding with the
+// training means.
+func codedCentred(y *mat.Dense, mean []float64) *mat.Dense {
+	n, q := y.Dims()
+	z := mat.NewDense(n, q, nil)
+	for i := range n {
+		for j := range q {
+			z.Set(i, j, 2*y.At(i, j)-1-mean[j])
+		}
+	}
+	return z
+}
+
+func sq(m *mat.Dense) float64 {
+	s := 0.0
+	r, _ := m.Dims()
+	for i := range r {
+		for _, v := range m.RawRowView(i) {
+			s += v * v
+		}
+	}
+	return s
+}
+
+// result averages the folds of every cell.
+func (r *runner) result() *Result {
+	res := &Result{Notes: r.notes}
+	for _, k := range r.order {
+		rows := r.cells[k]
+		res.Rows = append(res.Rows, rows...)
+		mean := Row{Method: k.method, D: k.d, Metrics: map[string]float64{}, Folds: len(rows)}
+		if len(rows) > 1 {
+			mean.Std = map[string]float64{}
+		}
+		for key := range rows[0].Metrics {
+			s := 0.0
+			for _, row := range rows {
+				s += row.Metrics[key]
+			}
+			mu := s / float64(len(rows))
+			mean.Metrics[key] = mu
+			if len(rows) > 1 {
+				v := 0.0
+				for _, row := range rows {
+					v += (row.Metrics[key] - mu) * (row.Metrics[key] - mu)
+				}
+				mean.Std[key] = math.Sqrt(v / float64(len(rows)-1))
+			}
+		}
+		res.Rows = append(res.Rows, mean)
+	}
+	return res
+}
+
+// subset takes rows of an input.
+func subset(in analysis.Input, rows []int) analysis.Input {
+	_, d := in.X.Dims()
+	_, q := in.Y.Dims()
+	x, y := mat.NewDense(len(rows), d, nil), mat.NewDense(len(rows), q, nil)
+	for i, r := range rows {
+		x.SetRow(i, in.X.RawRowView(r))
+		y.SetRow(i, in.Y.RawRowView(r))
+	}
+	return analysis.Input{X: x, Y: y, Classes: in.Classes}
+}
+
+func firstCols(m *mat.Dense, d int) *mat.Dense { return colRange(m, 0, d) }
+
+func colRange(m *mat.Dense, start, width int) *mat.Dense {
+	r, _ := m.Dims()
+	return mat.DenseCopyOf(m.Slice(0, r, start, start+width))
+}

@@ -1,0 +1,236 @@
+package evaluate
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"mldr/internal/analysis"
+)
+
+func TestSplits(t *testing.T) {
+	h, err := Holdout(10, 0.2, 7)
+	if err != nil || len(h.Test) != 2 || len(h.Train) != 8 {
+		t.Fatalf("holdout: got %+v, %v", h, err)
+	}
+	if err := h.check(10); err != nil {
+		t.Error(err)
+	}
+	again, _ := Holdout(10, 0.2, 7)
+	other, _ := Holdout(10, 0.2, 8)
+	if !reflect.DeepEqual(h, again) || reflect.DeepEqual(h, other) {
+		t.Error("holdout: the same seed must give the same split, another seed another")
+	}
+	folds, err := KFold(23, 5, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []int
+	for _, f := range folds {
+		if err := f.check(23); err != nil {
+			t.Error(err)
+		}
+		if n := len(f.Test); n != 4 && n != 5 {
+			t.Errorf("fold of %d rows, want 4 or 5", n)
+		}
+		all = append(all, f.Test...)
+	}
+	slices.Sort(all)
+	for i, v := range all {
+		if v != i {
+			t.Fatalf("the test parts do not partition the rows: %v", all)
+		}
+	}
+	for _, bad := range []func() error{
+		func() error { _, err := Holdout(10, 0, 1); return err },
+		func() error { _, err := Holdout(10, 1, 1); return err },
+		func() error { _, err := Holdout(1, 0.5, 1); return err },
+		func() error { _, err := KFold(5, 6, 1); return err },
+		func() error { _, err := KFold(5, 1, 1); return err },
+	} {
+		if bad() == nil {
+			t.Error("got no error")
+		}
+	}
+	tt := TrainTest(3, 2)
+	if !slices.Equal(tt.Train, []int{0, 1, 2}) || !slices.Equal(tt.Test, []int{3, 4}) {
+		t.Errorf("TrainTest: got %+v", tt)
+	}
+}
+
+func runData(seed uint64, n, d, q int, classes []int) analysis.Input {
+	rng := rand.New(rand.NewPCG(seed, 5))
+	x := mat.NewDense(n, d, nil)
+	for i := range n {
+		for j := range d {
+			x.Set(i, j, rng.NormFloat64())
+		}
+	}
+	if classes != nil {
+		y := mat.NewDense(n, len(classes), nil)
+		for i := range n {
+			for j, k := range classes {
+				y.Set(i, j, float64(int(math.Abs(x.At(i, j)*float64(k)))%k))
+			}
+		}
+		return analysis.Input{X: x, Y: y, Classes: classes}
+	}
+	y := mat.NewDense(n, q, nil)
+	for i := range n {
+		for l := range q {
+			if x.At(i, l)+0.5*rng.NormFloat64() > 0 {
+				y.Set(i, l, 1)
+			}
+		}
+	}
+	return analysis.Input{X: x, Y: y}
+}
+
+func TestRunStructure(t *testing.T) {
+	data := runData(1, 90, 6, 2, nil)
+	folds, _ := KFold(90, 3, 4)
+	var seen []float64
+	res, err := Run(context.Background(), data, folds, Spec{
+		Methods: []MethodRun{{ID: "pca"}, {ID: "mddmp"}},
+		Grid:    Grid{Dims: []int{3, 1, 2}},
+	}, func(f float64, _ string) { seen = append(seen, f) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	// ori: 1 cell, pca: 3, mddmp: 2 (d = 3 is above its rank 2) → 6 cells
+	// of 3 folds + a mean row.
+	if len(res.Rows) != 6*4 {
+		t.Fatalf("got %d rows, want 24", len(res.Rows))
+	}
+	if len(res.Notes) != 1 {
+		t.Errorf("got notes %q, want one about mddmp's d = 3", res.Notes)
+	}
+	for c := 0; c < len(res.Rows); c += 4 {
+		cell := res.Rows[c : c+4]
+		mean := cell[3]
+		if mean.Fold != nil || mean.Folds != 3 || mean.Std == nil {
+			t.Fatalf("row %d is not a mean row: %+v", c+3, mean)
+		}
+		for k, v := range mean.Metrics {
+			s := 0.0
+			for _, r := range cell[:3] {
+				if r.Fold == nil || r.Method != mean.Method || r.D != mean.D {
+					t.Fatalf("cell rows do not match: %+v", r)
+				}
+				s += r.Metrics[k]
+			}
+			if math.Abs(s/3-v) > 1e-12 {
+				t.Errorf("%s d=%d %s: mean %v, want %v", mean.Method, mean.D, k, v, s/3)
+			}
+		}
+	}
+	if res.Rows[0].Method != Ori || res.Rows[0].D != 6 || res.Rows[4].Method != "pca" || res.Rows[4].D != 1 {
+		t.Errorf("row order: got %s/%d then %s/%d", res.Rows[0].Method, res.Rows[0].D, res.Rows[4].Method, res.Rows[4].D)
+	}
+	for i := 1; i < len(seen); i++ {
+		if seen[i] < seen[i-1] || seen[i] > 1 {
+			t.Fatalf("progress %v", seen)
+		}
+	}
+	again, _ := Run(context.Background(), data, folds, Spec{Methods: []MethodRun{{ID: "pca"}, {ID: "mddmp"}}, Grid: Grid{Dims: []int{3, 1, 2}}}, nil)
+	if !reflect.DeepEqual(res, again) {
+		t.Error("the same run gave other numbers")
+	}
+}
+
+// At M = q, PLST and CPLST decode the same labels (V is a rotation), so
+// every metric but the errors agrees.
+func TestRunLabelSpaceFullDimension(t *testing.T) {
+	data := runData(2, 120, 5, 4, nil)
+	h, _ := Holdout(120, 0.25, 3)
+	res, err := Run(context.Background(), data, []Split{h}, Spec{
+		Methods: []MethodRun{{ID: "plst"}, {ID: "cplst"}}, Grid: Grid{Dims: []int{4}},
+		Options: Options{Classifier: ClassifierRidge},
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plst, cplst map[string]float64
+	for _, r := range res.Rows {
+		if r.Fold == nil && r.Method == "plst" {
+			plst = r.Metrics
+		}
+		if r.Fold == nil && r.Method == "cplst" {
+			cplst = r.Metrics
+		}
+	}
+	for _, k := range []string{HammingLoss, SubsetAccuracy, MicroF1, RankingLoss} {
+		if math.Abs(plst[k]-cplst[k]) > 1e-12 {
+			t.Errorf("%s: plst %v, cplst %v", k, plst[k], cplst[k])
+		}
+	}
+	if plst[EncodingError] > 1e-20 || math.Abs(plst[LossBound]-plst[PredictionError]) > 1e-12 {
+		t.Errorf("at M = q the encoding error must be 0: %v", plst)
+	}
+}
+
+func TestRunMultiDim(t *testing.T) {
+	data := runData(3, 150, 5, 0, []int{3, 2})
+	folds, _ := KFold(150, 3, 1)
+	for _, cl := range []string{ClassifierMLkNN, ClassifierRidge} {
+		res, err := Run(context.Background(), data, folds, Spec{
+			Methods: []MethodRun{{ID: "sdem"}, {ID: "lda"}}, Grid: Grid{Dims: []int{1, 2}},
+			Options: Options{Classifier: cl},
+		}, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", cl, err)
+		}
+		for _, r := range res.Rows {
+			hs := r.Metrics[HammingScore]
+			if hs <= 0 || hs > 1 || r.Metrics[ExactMatch] > r.Metrics[SubExactMatch] {
+				t.Errorf("%s %s d=%d: %v", cl, r.Method, r.D, r.Metrics)
+			}
+		}
+	}
+}
+
+func TestRunRefusals(t *testing.T) {
+	data := runData(4, 40, 4, 2, nil)
+	h, _ := Holdout(40, 0.25, 1)
+	for name, tc := range map[string]struct {
+		spec   Spec
+		splits []Split
+	}{
+		"mds":            {Spec{Methods: []MethodRun{{ID: "mds"}}}, []Split{h}},
+		"classifier":     {Spec{Options: Options{Classifier: "svm"}}, []Split{h}},
+		"grid both":      {Spec{Grid: Grid{Dims: []int{1}, Percent: []float64{50}}}, []Split{h}},
+		"grid percent":   {Spec{Grid: Grid{Percent: []float64{150}}}, []Split{h}},
+		"no split":       {Spec{}, nil},
+		"bad split":      {Spec{}, []Split{{Name: "x", Train: []int{0, 1}, Test: []int{1}}}},
+		"unknown method": {Spec{Methods: []MethodRun{{ID: "tsne"}}}, []Split{h}},
+	} {
+		if _, err := Run(context.Background(), data, tc.splits, tc.spec, nil); err == nil {
+			t.Errorf("%s: got no error", name)
+		}
+	}
+	if _, err := Run(context.Background(), data, []Split{h}, Spec{Options: Options{Classifier: ClassifierNone}}, nil); !errors.Is(err, ErrNothingToEvaluate) {
+		t.Errorf("classifier none: got %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Run(ctx, data, []Split{h}, Spec{Methods: []MethodRun{{ID: "pca"}}}, nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("canceled: got %v", err)
+	}
+}
+
+func TestGridPercent(t *testing.T) {
+	g := Grid{Percent: []float64{10, 50, 100, 12}}
+	if got := g.values(20, 4); !slices.Equal(got, []int{2, 10, 20}) {
+		t.Errorf("of features: got %v", got)
+	}
+	g.Of = "rank"
+	if got := g.values(20, 4); !slices.Equal(got, []int{1, 2, 4}) {
+		t.Errorf("of rank: got %v", got)
+	}
+}
