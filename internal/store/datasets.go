@@ -46,7 +46,7 @@ type DatasetRecord struct {
 	DataFile     string          `json:"data_file"`
 	// Folds is the number of predefined folds stored with the data set.
 	Folds int `json:"folds,omitempty"`
-	Gen          int             `json:"gen"` // bumped by every relabel
+	Gen   int `json:"gen"` // bumped by every relabel
 }
 
 // Upload is a whole data set on its way in, for Import.
