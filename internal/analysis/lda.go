@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -127,7 +128,7 @@ func fitLDA(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 		all = append(all, vals...)
 	}
 	m.Basis = hstack(s.d, cols)
-	slices.SortFunc(all, func(a, b float64) int { return -cmpFloat(a, b) })
+	slices.SortFunc(all, func(a, b float64) int { return cmp.Compare(b, a) })
 	m.Eigenvalues = all
 	if total > 0 {
 		m.Energy = kept / total
@@ -297,14 +298,4 @@ func hstack(r int, ms []*mat.Dense) *mat.Dense {
 		off += mc
 	}
 	return out
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

@@ -1,6 +1,7 @@
 package evaluate
 
 import (
+	"cmp"
 	"slices"
 
 	"gonum.org/v1/gonum/mat"
@@ -106,7 +107,7 @@ func MultiLabelMetrics(y, pred, scores *mat.Dense) map[string]float64 {
 		for l := range order {
 			order[l] = l
 		}
-		slices.SortStableFunc(order, func(a, b int) int { return cmpf(si[a], si[b]) })
+		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(si[a], si[b]) })
 		for pos, l := range order {
 			rank[l] = q - pos // q − (pos+1) + 1
 		}
@@ -187,15 +188,6 @@ func f1Of(tp, fp, fn float64) float64 {
 	return 1
 }
 
-func cmpf(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
 
 // MultiDimMetrics computes the multi-dimensional metrics (seed 003, eq.
 // 8–10) of predicted class indices pred against y (N×q): with r_i the

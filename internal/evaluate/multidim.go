@@ -1,6 +1,7 @@
 package evaluate
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 
@@ -41,13 +42,7 @@ func (c KNNVote) Predict(ctx context.Context, xTrain, yTrain, x *mat.Dense, clas
 			for _, t := range idx {
 				votes[int(yTrain.At(int(t), j))]++
 			}
-			best := 0
-			for c, v := range votes {
-				if v > votes[best] {
-					best = c
-				}
-			}
-			pred.Set(i, j, float64(best))
+			pred.Set(i, j, float64(argmax(votes)))
 		}
 	}
 	return pred, nil
@@ -78,15 +73,19 @@ func (c OvRRidge) Predict(xTrain, yTrain, x *mat.Dense, classes []int) (*mat.Den
 		}
 		out := r.predict(x)
 		for i := range m {
-			row := out.RawRowView(i)
-			best := 0
-			for c, v := range row {
-				if v > row[best] {
-					best = c
-				}
-			}
-			pred.Set(i, j, float64(best))
+			pred.Set(i, j, float64(argmax(out.RawRowView(i))))
 		}
 	}
 	return pred, nil
+}
+
+// argmax is the index of the largest value, the first on a tie.
+func argmax[T cmp.Ordered](xs []T) int {
+	best := 0
+	for i, v := range xs {
+		if v > xs[best] {
+			best = i
+		}
+	}
+	return best
 }
