@@ -188,7 +188,6 @@ func f1Of(tp, fp, fn float64) float64 {
 	return 1
 }
 
-
 // MultiDimMetrics computes the multi-dimensional metrics (seed 003, eq.
 // 8–10) of predicted class indices pred against y (N×q): with r_i the
 // variables of row i predicted right, hamming_score = mean r_i/q,
