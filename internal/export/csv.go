@@ -1,0 +1,66 @@
+package export
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// WriteMatrixCSV writes the r×c matrix m to w as CSV (encoding/csv: RFC 4180
+// quoting, "\n" line ends). The header is first followed by colNames; then
+// comes one line per row: rowNames[i] followed by the row's values, each in
+// the shortest form that parses back to the same float64
+// (strconv.FormatFloat(v, 'g', -1, 64); NaN and ±Inf are written as "NaN",
+// "+Inf" and "-Inf", which strconv.ParseFloat reads back).
+//
+// If rowNames is nil there is no name column and first is ignored; a non-nil
+// rowNames must hold r names, and colNames must hold c names. projection.csv,
+// for instance, is WriteMatrixCSV(w, featureNames, ComponentNames(d), "name", P).
+//
+// It returns an error if the lengths do not match, if rowNames is nil and m
+// has no columns (every line would be empty, which CSV readers skip), or if
+// writing to w fails.
+func WriteMatrixCSV(w io.Writer, rowNames, colNames []string, first string, m mat.Matrix) error {
+	r, c := m.Dims()
+	if len(colNames) != c {
+		return fmt.Errorf("export: writing CSV: got %d column names for %d columns", len(colNames), c)
+	}
+	named := rowNames != nil
+	if named && len(rowNames) != r {
+		return fmt.Errorf("export: writing CSV: got %d row names for %d rows", len(rowNames), r)
+	}
+	if !named && c == 0 {
+		return errors.New("export: writing CSV: no row names and no columns, so every line would be empty")
+	}
+
+	cw := csv.NewWriter(w)
+	rec := make([]string, 0, c+1)
+	if named {
+		rec = append(rec, first)
+	}
+	rec = append(rec, colNames...)
+	if err := cw.Write(rec); err != nil {
+		return fmt.Errorf("export: writing the CSV header: %w", err)
+	}
+	for i := range r {
+		rec = rec[:0]
+		if named {
+			rec = append(rec, rowNames[i])
+		}
+		for j := range c {
+			rec = append(rec, strconv.FormatFloat(m.At(i, j), 'g', -1, 64))
+		}
+		if err := cw.Write(rec); err != nil {
+			return fmt.Errorf("export: writing CSV row %d: %w", i+1, err)
+		}
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return fmt.Errorf("export: writing CSV: %w", err)
+	}
+	return nil
+}
