@@ -128,6 +128,9 @@ func Fit(ctx context.Context, id string, in Input, p Params, progress Progress) 
 	if err := p.checkCommon(m); err != nil {
 		return nil, err
 	}
+	if err := checkRanges(m, p); err != nil {
+		return nil, err
+	}
 	if err := in.validate(); err != nil {
 		return nil, err
 	}

@@ -256,3 +256,21 @@ func newFeatureModel(id string, p Params, e eigenResult, limit int, what string,
 	m.Projected = project(x, mean, m.P())
 	return m, nil
 }
+
+// Choose returns the model cut to the d that p selects — p.D, or p.Thr's
+// rule, or the method's default — on this decomposition, as Fit would have
+// chosen it. It is how a cached decomposition serves another d or thr.
+func (m *Model) Choose(p Params) (*Model, error) {
+	d := p.D
+	if d == 0 {
+		if m.Method == "occa" && p.Thr == 0 { // occa's default: every direction
+			d = m.Rank
+		} else {
+			var err error
+			if d, err = chooseDim(m.Method, m.Eigenvalues, m.Rank, m.RankOf, p); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return m.WithDim(d)
+}

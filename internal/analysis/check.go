@@ -1,0 +1,139 @@
+package analysis
+
+import (
+	"cmp"
+	"slices"
+)
+
+// Shape describes data without the data: what Check needs.
+type Shape struct {
+	N, D, Q int
+	// Classes holds K_j for multi-dimensional data, nil for multi-label.
+	Classes []int
+}
+
+// Check validates a fit before any data are read: the method, its
+// parameters (those it takes, d or thr, every range), the kind of labels,
+// the rows a pairwise method accepts, and d against the largest the method
+// can give on data of this shape (the rank may still be lower: Fit says so
+// then, with the largest d possible). Refusals are *Error.
+func Check(id string, p Params, s Shape) error {
+	m, ok := Lookup(id)
+	if !ok {
+		return invalid("method", "unknown method %q", id)
+	}
+	if err := p.checkCommon(m); err != nil {
+		return err
+	}
+	if err := checkRanges(m, p); err != nil {
+		return err
+	}
+	multiDim := s.Classes != nil
+	switch {
+	case multiDim && !m.MultiDim:
+		alt := ""
+		if m.ID == "mddmp" || m.ID == "mddmf" {
+			alt = "; sdem is MDDM for multi-dimensional data"
+		}
+		return unservable("method", 0, "%s needs multi-label data, and these are multi-dimensional%s", m.ID, alt)
+	case !multiDim && !m.MultiLabel:
+		return unservable("method", 0, "%s needs multi-dimensional data (class variables), and these are multi-label", m.ID)
+	case s.N < 2:
+		return unservable("", 0, "a reduction needs at least 2 rows, not %d", s.N)
+	case m.MaxN > 0 && s.N > m.MaxN:
+		return unservable("method", m.MaxN, "%s accepts at most %d rows because %s; these data have %d", m.ID, m.MaxN, m.MaxNWhy, s.N)
+	case m.ID == "lpp" && cmp.Or(p.K, DefaultK) >= s.N:
+		k := cmp.Or(p.K, DefaultK)
+		return unservable(ParamK, s.N-1, "k = %d neighbours needs more than %d rows; with %d rows k may be at most %d", k, k, s.N, s.N-1)
+	}
+	if bound := dimBound(m, p, s); p.D > bound {
+		return unservable(ParamD, bound, "d = %d exceeds what %s can give on data of this shape: at most %d", p.D, m.ID, bound)
+	}
+	return nil
+}
+
+// checkRanges checks every parameter's range that needs no data.
+func checkRanges(m Method, p Params) error {
+	if p.Beta != nil {
+		hi, open := 1.0, m.ID == "mddmf"
+		if open && *p.Beta == 1 {
+			return invalid(ParamBeta, "beta = 1 makes the right-hand matrix XcᵀXc, which is singular whenever features are collinear "+
+				"or outnumber the rows; mddmf takes beta in [0, 1)")
+		}
+		if _, err := p.beta(hi, open); err != nil {
+			return err
+		}
+	}
+	for _, f := range []struct {
+		name string
+		v    *float64
+	}{{ParamGamma, p.Gamma}, {ParamLambda, p.Lambda}} {
+		if _, err := positive(f.name, f.v, 1); err != nil {
+			return err
+		}
+	}
+	if _, err := nonNegative(ParamRidge, p.Ridge, 0); err != nil {
+		return err
+	}
+	if m.ID == "mddmp" {
+		k := p.LabelKernel
+		if k != "" && !slices.Contains([]string{KernelLinear, KernelQuadratic, KernelRBF}, k) {
+			return invalid(ParamLabelKernel, "label_kernel must be %s, %s or %s, not %q", KernelLinear, KernelQuadratic, KernelRBF, k)
+		}
+		if p.Gamma != nil && k != KernelRBF {
+			return invalid(ParamGamma, "gamma is the width of the rbf label kernel; the %s kernel takes none", cmp.Or(k, KernelLinear))
+		}
+	}
+	if p.K > maxLPPK {
+		return invalid(ParamK, "k may be at most %d (the graph keeps N·k edges); %d is too many", maxLPPK, p.K)
+	}
+	return nil
+}
+
+// dimBound is the largest d a method can give on data of shape s: its
+// matrix's rank can be no larger.
+func dimBound(m Method, p Params, s Shape) int {
+	rows := s.N - 1 // centring removes one dimension
+	labels := s.Q
+	sumK := 0
+	for _, k := range s.Classes {
+		sumK += k
+	}
+	if s.Classes != nil {
+		labels = sumK // one-hot columns
+	}
+	switch m.ID {
+	case "mddmp":
+		switch p.LabelKernel {
+		case KernelQuadratic:
+			return min(s.D, s.Q*(s.Q+1)/2, rows)
+		case KernelRBF:
+			return min(s.D, rows)
+		}
+		return min(s.D, s.Q, rows)
+	case "mddmf", "cca":
+		return min(s.D, labels, rows)
+	case "mvmd":
+		if p.Beta != nil && *p.Beta == 1 {
+			return min(s.D, s.Q, rows)
+		}
+		return min(s.D, rows)
+	case "sdem":
+		return min(s.D, sumK-len(s.Classes), rows)
+	case "lda":
+		best := 1
+		for _, k := range s.Classes {
+			best = max(best, k-1)
+		}
+		return min(s.D, best)
+	case "mlda":
+		return min(s.D, s.Q-1)
+	case "mds":
+		return min(s.D, rows, mdsMaxDims)
+	case "plst", "occa", "kcplst":
+		return s.Q
+	case "cplst":
+		return min(s.Q, s.D)
+	}
+	return min(s.D, rows)
+}
