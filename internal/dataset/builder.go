@@ -117,6 +117,9 @@ func (b *builder) setColumns(cols []column, relation string) error {
 		return &InputError{Line: firstLine(cols), Msg: "the header has a single column: a data set needs feature and label columns " +
 			"separated by commas, semicolons or tabs"}
 	}
+	if b.opts.only != nil {
+		return b.setOnly(cols, names)
+	}
 	choice, err := chooseLabels(names, b.opts, relation)
 	if err != nil {
 		return err
@@ -161,6 +164,35 @@ func (b *builder) setColumns(cols []column, relation string) error {
 	}
 	if b.width == 0 {
 		return optionError("drop", "no feature column is left once %s are dropped", quoteList(b.opts.Drop, 5))
+	}
+	b.cols = cols
+	b.scratch = make([]float64, b.width)
+	return nil
+}
+
+// setOnly makes the named columns the features, in the file's order, and
+// leaves every other column out (LoadFeatures).
+func (b *builder) setOnly(cols []column, names []string) error {
+	var missing []string
+	for _, want := range b.opts.only {
+		if !slices.Contains(names, want) {
+			missing = append(missing, want)
+		}
+	}
+	if len(missing) > 0 {
+		return &InputError{Line: firstLine(cols), Field: "file", Msg: fmt.Sprintf("the file lacks %d of the model's feature columns: %s", len(missing), quoteList(missing, 5))}
+	}
+	for i := range cols {
+		c := &cols[i]
+		c.role = roleDrop
+		if slices.Contains(b.opts.only, c.name) {
+			c.role = roleFeature
+			c.slot = b.width
+			b.width++
+			if c.typ == attrNominal || c.typ == attrText {
+				return textFeatureError(c.line, c.name, c.declared)
+			}
+		}
 	}
 	b.cols = cols
 	b.scratch = make([]float64, b.width)
@@ -422,7 +454,7 @@ func (b *builder) finish() (*Dataset, error) {
 		return nil, &InputError{Field: "missing", Msg: fmt.Sprintf("every one of the %d data rows has a missing value, so none is left after dropping them", b.dropped)}
 	case b.rows == 0:
 		return nil, &InputError{Line: firstLine(b.cols), Msg: "the file has a header but no data rows"}
-	case b.rows < 2:
+	case b.rows < 2 && b.opts.only == nil:
 		return nil, &InputError{Msg: "the file has only 1 data row; at least 2 are needed"}
 	}
 	ds := &Dataset{}
@@ -435,8 +467,10 @@ func (b *builder) finish() (*Dataset, error) {
 	if b.dropped > 0 {
 		b.warnings = append(b.warnings, fmt.Sprintf("%d rows with missing values were left out (the first on line %d).", b.dropped, b.firstDropLine))
 	}
-	if err := b.labels(ds); err != nil {
-		return nil, err
+	if b.opts.only == nil {
+		if err := b.labels(ds); err != nil {
+			return nil, err
+		}
 	}
 	if err := b.features(ds); err != nil {
 		return nil, err

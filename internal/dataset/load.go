@@ -7,6 +7,8 @@ import (
 	"io"
 	"io/fs"
 	"unicode/utf8"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // readBufferSize is the loader's read buffer; lines longer than it still
@@ -130,4 +132,30 @@ func remaining(r io.Reader) int64 {
 		return st.Size() - off
 	}
 	return -1
+}
+
+// LoadFeatures reads the named feature columns of a CSV or ARFF file, in
+// the order of names, leaving every other column (labels among them) out:
+// new rows to project with a fitted model. One row is enough. Cells are
+// checked as Load checks them; a missing column or a refused cell gives an
+// *InputError.
+func LoadFeatures(r io.Reader, names []string) (*mat.Dense, error) {
+	if len(names) == 0 {
+		return nil, &InputError{Field: "file", Msg: "no feature column to read"}
+	}
+	ds, err := Load(r, Options{only: names})
+	if err != nil {
+		return nil, err
+	}
+	// Reorder the columns from the file's order to names'.
+	n := ds.Rows()
+	pos := make(map[string]int, len(ds.Features))
+	for j, f := range ds.Features {
+		pos[f] = j
+	}
+	out := mat.NewDense(n, len(names), nil)
+	for k, name := range names {
+		out.SetCol(k, mat.Col(nil, pos[name], ds.X))
+	}
+	return out, nil
 }

@@ -86,6 +86,10 @@ type Options struct {
 	Nominal NominalPolicy `json:"nominal,omitempty"`
 	// Drop names columns to leave out (e.g. an identifier).
 	Drop []string `json:"drop,omitempty"`
+
+	// only, set by LoadFeatures, reads just these feature columns and no
+	// labels.
+	only []string
 }
 
 // Validate checks the options on their own, before any file is read.
