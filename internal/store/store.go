@@ -8,7 +8,8 @@
 //	datasets/<id>/source     the file as uploaded
 //	datasets/<id>/labels.xml the Mulan label file, if one came with it
 //	datasets/<id>/data-<n>.bin  the parsed data set (dataset.WriteBinary)
-//	tmp/                     staging for uploads in progress
+//	jobs/<id>/               a succeeded job's result files
+//	tmp/                     staging for uploads and results in progress
 //
 // Files are written first and made durable (fsync, rename, fsync of the
 // directory), then the metadata is committed in one bbolt transaction; a
@@ -68,7 +69,7 @@ func Open(cfg Config) (*Store, error) {
 	if s.now == nil {
 		s.now = time.Now
 	}
-	for _, d := range []string{s.dir, s.path("datasets"), s.path("tmp")} {
+	for _, d := range []string{s.dir, s.path("datasets"), s.path("jobs"), s.path("tmp")} {
 		if err := os.MkdirAll(d, 0o750); err != nil {
 			return nil, fmt.Errorf("creating the data directory: %w", err)
 		}
@@ -82,7 +83,10 @@ func Open(cfg Config) (*Store, error) {
 	}
 	s.db = db
 	err = db.Update(func(tx *bolt.Tx) error {
-		_, err := tx.CreateBucketIfNotExists(bucketDatasets)
+		if _, err := tx.CreateBucketIfNotExists(bucketDatasets); err != nil {
+			return err
+		}
+		_, err := tx.CreateBucketIfNotExists(bucketJobs)
 		return err
 	})
 	if err == nil {
@@ -145,6 +149,22 @@ func (s *Store) recover() error {
 		}
 		if err := s.removeStaleDataFiles(rec); err != nil {
 			return err
+		}
+	}
+	jobs, err := s.LoadJobs()
+	if err != nil {
+		return err
+	}
+	resultDirs, err := os.ReadDir(s.path("jobs"))
+	if err != nil {
+		return fmt.Errorf("reading the results directory: %w", err)
+	}
+	for _, e := range resultDirs {
+		if _, ok := jobs[e.Name()]; !ok {
+			s.log.Info("recovery: removing results of a job that no longer exists", "id", e.Name())
+			if err := os.RemoveAll(s.path("jobs", e.Name())); err != nil {
+				return fmt.Errorf("removing orphaned results: %w", err)
+			}
 		}
 	}
 	for _, r := range recs {
