@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -16,6 +17,9 @@ type config struct {
 	maxUpload   int64
 	logFormat   string
 	healthcheck bool
+	workers     int64
+	maxQueued   int64
+	maxCells    int64
 }
 
 // parseConfig reads flags, falling back to the environment, then to the
@@ -36,6 +40,10 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&maxUpload, "max-upload", env("MLDR_MAX_UPLOAD", "1GiB"), "largest data file accepted: bytes or with a unit, e.g. 500MB, 2GiB (env MLDR_MAX_UPLOAD)")
 	fs.StringVar(&c.logFormat, "log-format", env("MLDR_LOG_FORMAT", "text"), "log format: text or json (env MLDR_LOG_FORMAT)")
 	fs.BoolVar(&c.healthcheck, "healthcheck", false, "ask the server at -addr for /healthz and exit 0 if it is healthy")
+	var workers, maxQueued, maxCells string
+	fs.StringVar(&workers, "workers", env("MLDR_WORKERS", strconv.Itoa(runtime.NumCPU())), "jobs run at once (env MLDR_WORKERS)")
+	fs.StringVar(&maxQueued, "max-queued", env("MLDR_MAX_QUEUED", "100"), "jobs waiting at most; beyond, submissions get 429 (env MLDR_MAX_QUEUED)")
+	fs.StringVar(&maxCells, "max-cells", env("MLDR_MAX_CELLS", "300000000"), "rows × features a job may read; beyond, 413 (env MLDR_MAX_CELLS)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -47,6 +55,16 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		return c, fmt.Errorf("-max-upload: %w", err)
 	}
 	c.maxUpload = n
+	for _, f := range []struct {
+		name, v string
+		dst     *int64
+	}{{"-workers", workers, &c.workers}, {"-max-queued", maxQueued, &c.maxQueued}, {"-max-cells", maxCells, &c.maxCells}} {
+		v, err := strconv.ParseInt(f.v, 10, 64)
+		if err != nil || v < 1 {
+			return c, fmt.Errorf("%s must be a positive whole number, not %q", f.name, f.v)
+		}
+		*f.dst = v
+	}
 	if c.logFormat != "text" && c.logFormat != "json" {
 		return c, fmt.Errorf("-log-format must be text or json, not %q", c.logFormat)
 	}

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"mldr/internal/handlers"
+	"mldr/internal/jobs"
 	"mldr/internal/store"
 )
 
@@ -43,6 +44,7 @@ const (
 	writeTimeout      = 30 * time.Minute
 	idleTimeout       = 2 * time.Minute
 	shutdownTimeout   = 15 * time.Second
+	jobDrainTimeout   = 10 * time.Second
 )
 
 // run starts the server and blocks until ctx is done, then shuts down
@@ -65,12 +67,27 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 			log.Error("closing the store", "err", err)
 		}
 	}()
+	exec := jobs.NewExecutor(st, version())
+	runner, err := jobs.New(jobs.Config{Store: st, Execute: exec.Execute, Workers: int(cfg.workers), MaxQueue: int(cfg.maxQueued), Logger: log})
+	if err != nil {
+		return fmt.Errorf("starting the job runner: %w", err)
+	}
+	defer func() {
+		// Running jobs get a moment to finish; the rest are queued again
+		// for the next start.
+		dctx, cancel := context.WithTimeout(context.Background(), jobDrainTimeout)
+		defer cancel()
+		if err := runner.Shutdown(dctx); err != nil {
+			log.Info("jobs still running were stopped; they run again at the next start")
+		}
+	}()
+	svc := jobs.NewService(runner, st, jobs.Limits{MaxCells: cfg.maxCells})
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
 		return fmt.Errorf("listening on %s: %w", cfg.addr, err)
 	}
 	srv := &http.Server{
-		Handler:           handlers.New(handlers.Config{Store: st, Logger: log, MaxUpload: cfg.maxUpload, Version: version()}),
+		Handler:           handlers.New(handlers.Config{Store: st, Jobs: svc, Logger: log, MaxUpload: cfg.maxUpload, Version: version()}),
 		ReadHeaderTimeout: readHeaderTimeout,
 		ReadTimeout:       readTimeout,
 		WriteTimeout:      writeTimeout,
@@ -79,7 +96,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	dir, _ := filepath.Abs(cfg.dataDir)
 	log.Info("MLDR Explorer is running", "url", "http://"+ln.Addr().String()+"/", "data_dir", dir,
-		"max_upload", store.FormatBytes(cfg.maxUpload), "version", version())
+		"max_upload", store.FormatBytes(cfg.maxUpload), "workers", cfg.workers, "version", version())
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	if ready != nil {

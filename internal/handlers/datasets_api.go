@@ -117,7 +117,7 @@ func (h *handler) apiCreateDemo(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *handler) apiDeleteDataset(w http.ResponseWriter, r *http.Request) {
-	if err := h.store.DeleteDataset(datasetFrom(r).ID); err != nil {
+	if err := h.deleteDataset(datasetFrom(r).ID); err != nil {
 		h.fail(w, r, err)
 		return
 	}
@@ -191,4 +191,12 @@ func attachment(name string) string {
 		return '_'
 	}, name)
 	return mime.FormatMediaType("attachment", map[string]string{"filename": clean})
+}
+
+// deleteDataset deletes a data set, refusing (409) while jobs use it.
+func (h *handler) deleteDataset(id string) error {
+	if h.jobs != nil {
+		return h.jobs.DeleteDataset(id)
+	}
+	return h.store.DeleteDataset(id)
 }

@@ -108,7 +108,7 @@ func (h *handler) pageRelabel(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *handler) pageDelete(w http.ResponseWriter, r *http.Request) {
-	if err := h.store.DeleteDataset(datasetFrom(r).ID); err != nil {
+	if err := h.deleteDataset(datasetFrom(r).ID); err != nil {
 		h.fail(w, r, err)
 		return
 	}

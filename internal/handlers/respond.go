@@ -13,6 +13,7 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 
 	"mldr/internal/dataset"
+	"mldr/internal/jobs"
 	"mldr/internal/store"
 	"mldr/web/templates"
 )
@@ -57,6 +58,9 @@ func classify(err error, requestID string) (int, apiError) {
 		tl *store.TooLargeError
 		mb *http.MaxBytesError
 	)
+	if status, field, ok := jobs.Status(err); ok {
+		return status, apiError{Error: err.Error(), Field: field}
+	}
 	switch {
 	case errors.As(err, &he):
 		return he.status, apiError{Error: he.msg, Field: he.field}

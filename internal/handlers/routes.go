@@ -33,7 +33,9 @@ type DatasetStore interface {
 
 // Config holds the handlers' dependencies and settings.
 type Config struct {
-	Store  DatasetStore
+	Store DatasetStore
+	// Jobs runs reductions; nil serves data sets only.
+	Jobs   JobService
 	Logger *slog.Logger
 	// MaxUpload is the largest data file accepted, in bytes.
 	MaxUpload int64
@@ -44,6 +46,7 @@ type Config struct {
 // handler carries the dependencies of every route.
 type handler struct {
 	store     DatasetStore
+	jobs      JobService
 	log       *slog.Logger
 	maxUpload int64
 	version   string
@@ -51,7 +54,7 @@ type handler struct {
 
 // New returns the whole route table.
 func New(cfg Config) http.Handler {
-	h := &handler{store: cfg.Store, log: cfg.Logger, maxUpload: cfg.MaxUpload, version: cfg.Version}
+	h := &handler{store: cfg.Store, jobs: cfg.Jobs, log: cfg.Logger, maxUpload: cfg.MaxUpload, version: cfg.Version}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
@@ -64,6 +67,20 @@ func New(cfg Config) http.Handler {
 	r.Handle("/static/*", http.StripPrefix("/static/", staticFiles()))
 
 	r.Route("/api", func(r chi.Router) {
+		if h.jobs != nil {
+			r.Route("/jobs", func(r chi.Router) {
+				r.Get("/", h.apiListJobs)
+				r.With(h.limitBody(maxJobBody)).Post("/", h.apiSubmitJob)
+				r.Route("/{id}", func(r chi.Router) {
+					r.Get("/", h.apiGetJob)
+					r.Delete("/", h.apiDeleteJob)
+					r.Get("/events", h.apiJobEvents)
+					r.With(h.limitBody(formLimit)).Post("/cancel", h.apiCancelJob)
+					r.With(h.limitBody(h.uploadLimit())).Post("/transform", h.apiTransform)
+					r.Get("/{file}", h.apiJobResult)
+				})
+			})
+		}
 		r.Route("/datasets", func(r chi.Router) {
 			r.Get("/", h.apiListDatasets)
 			r.With(h.limitBody(h.uploadLimit())).Post("/", h.apiCreateDataset)

@@ -1,0 +1,250 @@
+package handlers
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"mldr/internal/dataset"
+	"mldr/internal/export"
+	"mldr/internal/jobs"
+)
+
+// JobService is what the handlers need of the job runner.
+type JobService interface {
+	Submit(req jobs.Request) (jobs.Job, error)
+	Get(id string) (jobs.Job, error)
+	List() []jobs.Job
+	Cancel(id string) (jobs.Job, error)
+	Delete(id string) error
+	Subscribe(id string) (<-chan jobs.Job, func(), error)
+	ResultPath(id, method, file string) (string, jobs.Job, error)
+	DeleteDataset(id string) error
+}
+
+// maxJobBody bounds the JSON body of POST /api/jobs.
+const maxJobBody = 64 << 10
+
+func (h *handler) apiSubmitJob(w http.ResponseWriter, r *http.Request) {
+	var req jobs.Request
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		h.fail(w, r, jsonError(err))
+		return
+	}
+	if dec.More() {
+		h.fail(w, r, badRequest("", "the body holds more than one JSON value"))
+		return
+	}
+	j, err := h.jobs.Submit(req)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	h.log.Info("job queued", "id", j.ID, "methods", j.Request.MethodIDs(), "dataset", j.Request.Dataset)
+	w.Header().Set("Location", "/api/jobs/"+j.ID)
+	writeJSON(w, http.StatusAccepted, map[string]any{"id": j.ID, "status": j.Status})
+}
+
+// jsonError turns a JSON decoding error into a refusal naming the field.
+func jsonError(err error) error {
+	var mb *http.MaxBytesError
+	if errors.As(err, &mb) {
+		return err
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return badRequest(te.Field, "the field %q must be %s, not %s", te.Field, te.Type, te.Value)
+	}
+	if msg := err.Error(); strings.HasPrefix(msg, "json: unknown field ") {
+		field := strings.Trim(strings.TrimPrefix(msg, "json: unknown field "), `"`)
+		return badRequest(field, "unknown field %q in the job request", field)
+	}
+	return badRequest("", "the body must be a JSON job request: %v", err)
+}
+
+func (h *handler) apiListJobs(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, h.jobs.List())
+}
+
+func (h *handler) apiGetJob(w http.ResponseWriter, r *http.Request) {
+	j, err := h.jobs.Get(chi.URLParam(r, "id"))
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, j)
+}
+
+func (h *handler) apiCancelJob(w http.ResponseWriter, r *http.Request) {
+	j, err := h.jobs.Cancel(chi.URLParam(r, "id"))
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusAccepted, j)
+}
+
+func (h *handler) apiDeleteJob(w http.ResponseWriter, r *http.Request) {
+	if err := h.jobs.Delete(chi.URLParam(r, "id")); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// sseHeartbeat keeps idle event streams open through proxies.
+const sseHeartbeat = 15 * time.Second
+
+// apiJobEvents streams the job as Server-Sent Events: its state on every
+// change, until it finishes or the client leaves.
+func (h *handler) apiJobEvents(w http.ResponseWriter, r *http.Request) {
+	ch, unsubscribe, err := h.jobs.Subscribe(chi.URLParam(r, "id"))
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	defer unsubscribe()
+	rc := http.NewResponseController(w)
+	_ = rc.SetWriteDeadline(time.Time{}) // a stream outlives the server's write timeout
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	tick := time.NewTicker(sseHeartbeat)
+	defer tick.Stop()
+	for {
+		select {
+		case j, ok := <-ch:
+			if !ok {
+				return
+			}
+			b, _ := json.Marshal(j)
+			if _, err := fmt.Fprintf(w, "data: %s\n\n", b); err != nil {
+				return
+			}
+			if err := rc.Flush(); err != nil {
+				return
+			}
+			if j.Status.Terminal() {
+				return
+			}
+		case <-tick.C:
+			if _, err := io.WriteString(w, ": keep-alive\n\n"); err != nil || rc.Flush() != nil {
+				return
+			}
+		case <-r.Context().Done():
+			return
+		}
+	}
+}
+
+// contentTypes of the result files.
+var contentTypes = map[string]string{".csv": "text/csv; charset=utf-8", ".json": "application/json", ".npy": "application/octet-stream"}
+
+// apiJobResult sends a result file, named after the data set, the method
+// and d.
+func (h *handler) apiJobResult(w http.ResponseWriter, r *http.Request) {
+	file := chi.URLParam(r, "file")
+	path, j, err := h.jobs.ResultPath(chi.URLParam(r, "id"), r.URL.Query().Get("method"), file)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		h.fail(w, r, notFound("this result does not exist for this method (mds has no projection)"))
+		return
+	}
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", contentTypes[filepath.Ext(file)])
+	w.Header().Set("Content-Disposition", attachment(h.downloadName(j, filepath.Dir(path), file)))
+	http.ServeContent(w, r, file, st.ModTime(), f)
+}
+
+// downloadName is "<data set>_<method>_d<d>_<file>", or for metrics
+// "<data set>_metrics.json"; dir is the result's directory.
+func (h *handler) downloadName(j jobs.Job, dir, file string) string {
+	name := j.Request.Dataset
+	if rec, err := h.store.Dataset(j.Request.Dataset); err == nil {
+		name = rec.Name
+	}
+	if file == jobs.FileMetrics {
+		return name + "_" + file
+	}
+	if m, err := jobs.ReadManifest(dir); err == nil {
+		return fmt.Sprintf("%s_%s_d%d_%s", name, m.Method, m.D, file)
+	}
+	return name + "_" + file
+}
+
+// apiTransform projects the rows of an uploaded file (same feature columns)
+// with a job's fitted model and answers them as CSV.
+func (h *handler) apiTransform(w http.ResponseWriter, r *http.Request) {
+	path, _, err := h.jobs.ResultPath(chi.URLParam(r, "id"), r.URL.Query().Get("method"), jobs.FileModel)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	m, err := jobs.ReadManifest(filepath.Dir(path))
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	if len(m.Projection) == 0 || m.Space != "feature" {
+		h.fail(w, r, &httpError{status: http.StatusUnprocessableEntity, msg: fmt.Sprintf(
+			"%s has no projection of the features to apply to new rows", m.Method)})
+		return
+	}
+	mr, err := r.MultipartReader()
+	if err != nil {
+		h.fail(w, r, badRequest("file", "send the rows as multipart/form-data with the file in a field named \"file\""))
+		return
+	}
+	for {
+		part, err := mr.NextPart()
+		if err != nil {
+			h.fail(w, r, bodyError(badRequest("file", "the upload has no field named \"file\"")))
+			return
+		}
+		if part.FormName() != "file" {
+			part.Close()
+			continue
+		}
+		x, err := dataset.LoadFeatures(part, m.Features)
+		part.Close()
+		if err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		z, err := m.Transform(x)
+		if err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+		w.Header().Set("Content-Disposition", attachment(m.Dataset.Name+"_"+m.Method+"_transformed.csv"))
+		if err := export.WriteMatrixCSV(w, nil, export.ComponentNames(m.D), "", z); err != nil {
+			h.log.Warn("sending transformed rows", "err", err)
+		}
+		return
+	}
+}

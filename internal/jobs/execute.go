@@ -1,0 +1,521 @@
+package jobs
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"mldr/internal/analysis"
+	"mldr/internal/dataset"
+	"mldr/internal/evaluate"
+	"mldr/internal/export"
+	"mldr/internal/store"
+)
+
+// Store is what the executor needs of the storage.
+type Store interface {
+	DatasetLookup
+	LoadDataset(id string) (*dataset.Dataset, error)
+	LoadFolds(id string) ([]dataset.Fold, error)
+	StageJobResults(id string) (string, error)
+	CommitJobResults(id, staged string) error
+	RemoveJobResults(id string) error
+	JobDir(id string) string
+}
+
+// Executor runs job requests: it is the runner's Executor.
+type Executor struct {
+	store   Store
+	version string
+	cache   *fitCache
+}
+
+// NewExecutor returns an executor over st; version goes into manifests.
+func NewExecutor(st Store, version string) *Executor {
+	return &Executor{store: st, version: version, cache: newFitCache(32)}
+}
+
+// Result file names. With several methods each method's files are in a
+// directory named after it; metrics.json covers them all.
+const (
+	FileProjectionCSV  = "projection.csv"
+	FileProjectionJSON = "projection.json"
+	FileProjectionNPY  = "projection.npy"
+	FileEigenvalues    = "eigenvalues.json"
+	FileProjected      = "projected.csv"
+	FileModel          = "model.json"
+	FileMetrics        = "metrics.json"
+)
+
+// MethodFiles lists the files each method's directory holds.
+var MethodFiles = []string{FileProjectionCSV, FileProjectionJSON, FileProjectionNPY, FileEigenvalues, FileProjected, FileModel}
+
+// plan is what a job reads and fits on.
+type plan struct {
+	train, test *dataset.Dataset
+	trainRec    store.DatasetRecord
+	data        analysis.Input // training rows, then a test set's rows
+	splits      []evaluate.Split
+	fitRows     []int    // rows the result models are fitted on
+	rowSplit    []string // per row of data: train, test or all
+	rowNumber   []int    // per row of data: its 1-based row in its data set
+	fitKey      string   // what identifies the fit rows, for the cache
+}
+
+// Execute does a job: the result models are fitted (on the training rows
+// of a holdout or test set, else on all rows) and written, then the
+// evaluation runs. Files are written to a staging directory and moved into
+// place only when all are complete.
+func (x *Executor) Execute(ctx context.Context, job Job, report Report) ([]string, error) {
+	req := job.Request
+	report(0.01, "loading", "reading the data")
+	if err := x.store.RemoveJobResults(job.ID); err != nil { // a run a crash interrupted
+		return nil, err
+	}
+	p, err := x.plan(req)
+	if err != nil {
+		return nil, err
+	}
+	staged, err := x.store.StageJobResults(job.ID)
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(staged) // nothing left once committed
+	var notes []string
+	ids := req.MethodIDs()
+	evalShare := 0.0
+	if req.Evaluate != nil && req.Evaluate.Classifier != evaluate.ClassifierNone {
+		evalShare = 0.6
+	}
+	fitSpan := (0.95 - 0.05) * (1 - evalShare)
+	fitRows := subset(p.data, p.fitRows)
+	for i, id := range ids {
+		from := 0.05 + fitSpan*float64(i)/float64(len(ids))
+		to := 0.05 + fitSpan*float64(i+1)/float64(len(ids))
+		report(from, "fitting "+id, "")
+		m, note, err := x.fit(ctx, job, id, fitRows, p, func(f float64, phase string) {
+			report(from+(to-from)*f, id+": "+phase, "")
+		})
+		if err != nil {
+			return notes, fmt.Errorf("%s: %w", id, err)
+		}
+		if note != "" {
+			notes = append(notes, note)
+		}
+		notes = append(notes, m.Notes...)
+		if err := x.writeMethod(filepath.Join(staged, id), job, m, p); err != nil {
+			return notes, err
+		}
+	}
+	if evalShare > 0 {
+		e := req.Evaluate
+		spec := evaluate.Spec{
+			Grid:    evaluate.Grid{Dims: e.Dims, Percent: e.Percent, Of: e.Of},
+			Options: evaluate.Options{Classifier: e.Classifier, K: e.K, S: e.S, Lambda: e.Lambda},
+		}
+		for _, id := range ids {
+			m, _ := analysis.Lookup(id)
+			spec.Methods = append(spec.Methods, evaluate.MethodRun{ID: id, Params: req.Params.Only(m.Takes)})
+		}
+		start := 0.05 + fitSpan
+		res, err := evaluate.Run(ctx, p.data, p.splits, spec, func(f float64, phase string) {
+			report(start+(0.95-start)*f, "evaluating", phase)
+		})
+		if err != nil {
+			return notes, fmt.Errorf("evaluation: %w", err)
+		}
+		notes = append(notes, res.Notes...)
+		if err := writeJSON(filepath.Join(staged, FileMetrics), metricsFile{Classifier: spec.Options, Split: *req.Split, Rows: res.Rows, Notes: res.Notes}); err != nil {
+			return notes, err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return notes, err
+	}
+	report(0.96, "saving", "writing the results")
+	return notes, x.store.CommitJobResults(job.ID, staged)
+}
+
+// plan loads the data and chooses the splits.
+func (x *Executor) plan(req Request) (*plan, error) {
+	rec, err := x.store.Dataset(req.Dataset)
+	if err != nil {
+		return nil, fmt.Errorf("data set %s: %w", req.Dataset, err)
+	}
+	train, err := x.store.LoadDataset(req.Dataset)
+	if err != nil {
+		return nil, err
+	}
+	p := &plan{train: train, trainRec: rec, data: inputOf(train)}
+	n := train.Rows()
+	all := func(split string) {
+		p.fitRows = seq(0, n)
+		for i := range n {
+			p.rowSplit = append(p.rowSplit, split)
+			p.rowNumber = append(p.rowNumber, i+1)
+		}
+	}
+	s := req.Split
+	switch {
+	case req.TestDataset != "":
+		test, err := x.store.LoadDataset(req.TestDataset)
+		if err != nil {
+			return nil, err
+		}
+		testRec, _ := x.store.Dataset(req.TestDataset)
+		p.test = test
+		var xs, ys mat.Dense
+		xs.Stack(train.X, test.X)
+		ys.Stack(train.Y, test.Y)
+		p.data = analysis.Input{X: &xs, Y: &ys, Classes: p.data.Classes}
+		p.splits = []evaluate.Split{evaluate.TrainTest(n, test.Rows())}
+		all("train")
+		for i := range test.Rows() {
+			p.rowSplit = append(p.rowSplit, "test")
+			p.rowNumber = append(p.rowNumber, i+1)
+		}
+		p.fitKey = "train of test set " + testRec.SHA256
+	case s.Kind == SplitHoldout:
+		h, err := evaluate.Holdout(n, s.TestFraction, s.Seed)
+		if err != nil {
+			return nil, err
+		}
+		p.splits = []evaluate.Split{h}
+		p.fitRows = h.Train
+		p.rowSplit = make([]string, n)
+		p.rowNumber = make([]int, n)
+		for _, i := range h.Train {
+			p.rowSplit[i] = "train"
+		}
+		for _, i := range h.Test {
+			p.rowSplit[i] = "test"
+		}
+		for i := range n {
+			p.rowNumber[i] = i + 1
+		}
+		p.fitKey = fmt.Sprintf("holdout %v seed %d", s.TestFraction, s.Seed)
+	default:
+		all("all")
+		p.fitKey = "all"
+		switch s.Kind {
+		case SplitKFold:
+			if p.splits, err = evaluate.KFold(n, s.Folds, s.Seed); err != nil {
+				return nil, err
+			}
+		case SplitPredefined:
+			folds, err := x.store.LoadFolds(req.Dataset)
+			if err != nil {
+				return nil, err
+			}
+			for i, f := range folds {
+				p.splits = append(p.splits, evaluate.Split{Name: fmt.Sprintf("fold %d", i+1), Train: f.Train, Test: f.Test})
+			}
+		}
+	}
+	return p, nil
+}
+
+// fit returns the method's model on the fit rows, from the cache when the
+// same decomposition was made before.
+func (x *Executor) fit(ctx context.Context, job Job, id string, in analysis.Input, p *plan, progress analysis.Progress) (*analysis.Model, string, error) {
+	m, _ := analysis.Lookup(id)
+	params := job.Request.Params.Only(m.Takes)
+	base := params
+	base.D, base.Thr = 0, 0
+	keyJSON, _ := json.Marshal(base)
+	key := fmt.Sprintf("%s gen %d | %s | %s | %s", p.trainRec.SHA256, p.trainRec.Gen, p.fitKey, id, keyJSON)
+	if cached, from, ok := x.cache.get(key); ok {
+		if model, err := cached.Choose(params); err == nil {
+			return model, fmt.Sprintf("%s reused the decomposition fitted by job %s (same data, method and parameters)", id, from), nil
+		}
+	}
+	model, err := analysis.Fit(ctx, id, in, params, progress)
+	if err != nil {
+		return nil, "", err
+	}
+	if len(model.Blocks) == 0 {
+		x.cache.put(key, model, job.ID)
+	}
+	return model, "", nil
+}
+
+// writeMethod writes a method's result files into dir.
+func (x *Executor) writeMethod(dir string, job Job, m *analysis.Model, p *plan) error {
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return fmt.Errorf("creating the results directory: %w", err)
+	}
+	rowNames := p.train.Features
+	if m.Space == analysis.LabelSpace {
+		rowNames = p.train.Labels
+	}
+	proj := m.P()
+	if proj != nil {
+		if err := writeFile(filepath.Join(dir, FileProjectionCSV), func(w io.Writer) error {
+			return export.WriteMatrixCSV(w, rowNames, export.ComponentNames(m.Dim), "name", proj)
+		}); err != nil {
+			return err
+		}
+		if err := writeFile(filepath.Join(dir, FileProjectionNPY), func(w io.Writer) error { return export.WriteNPY(w, proj) }); err != nil {
+			return err
+		}
+		if err := writeJSON(filepath.Join(dir, FileProjectionJSON), projectionFile{Rows: rowNames, Columns: export.ComponentNames(m.Dim), Matrix: export.Rows(proj)}); err != nil {
+			return err
+		}
+	}
+	if err := writeJSON(filepath.Join(dir, FileEigenvalues), eigenFile{Eigenvalues: m.Eigenvalues, D: m.Dim, Energy: m.Energy, Rank: m.Rank, RankOf: m.RankOf}); err != nil {
+		return err
+	}
+	projected, err := projectedRows(m, p)
+	if err != nil {
+		return err
+	}
+	if err := writeFile(filepath.Join(dir, FileProjected), func(w io.Writer) error { return writeProjected(w, p, projected, m.Dim) }); err != nil {
+		return err
+	}
+	return writeJSON(filepath.Join(dir, FileModel), x.manifest(job, m, p, rowNames, proj))
+}
+
+// projectedRows are the reduced rows of every row of the data: features
+// projected (feature space), label codes (label space), or the embedding
+// (mds, fit rows only).
+func projectedRows(m *analysis.Model, p *plan) (*mat.Dense, error) {
+	if m.Basis == nil {
+		return m.Projected, nil
+	}
+	rows := p.data.X
+	if m.Space == analysis.LabelSpace {
+		rows = p.data.Y
+	}
+	return m.Transform(rows)
+}
+
+// writeProjected writes projected.csv: row (1-based, in its data set),
+// split (train, test or all), c1…cd; the training rows first, then the
+// test rows.
+func writeProjected(w io.Writer, p *plan, z *mat.Dense, d int) error {
+	order := make([]int, 0, len(p.rowSplit))
+	if zr, _ := z.Dims(); zr == len(p.fitRows) && zr != len(p.rowSplit) { // mds: fit rows only
+		order = p.fitRows
+		z = expandRows(z, p.fitRows, len(p.rowSplit))
+	} else {
+		for _, want := range []string{"train", "all", "test"} {
+			for i, s := range p.rowSplit {
+				if s == want {
+					order = append(order, i)
+				}
+			}
+		}
+	}
+	cw := csv.NewWriter(w)
+	rec := append([]string{"row", "split"}, export.ComponentNames(d)...)
+	if err := cw.Write(rec); err != nil {
+		return err
+	}
+	for _, i := range order {
+		rec = append(rec[:0], strconv.Itoa(p.rowNumber[i]), p.rowSplit[i])
+		for _, v := range z.RawRowView(i)[:d] {
+			rec = append(rec, strconv.FormatFloat(v, 'g', -1, 64))
+		}
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// expandRows places the rows of z (one per fit row) at their data rows.
+func expandRows(z *mat.Dense, rows []int, n int) *mat.Dense {
+	_, d := z.Dims()
+	out := mat.NewDense(n, d, nil)
+	for k, i := range rows {
+		out.SetRow(i, z.RawRowView(k))
+	}
+	return out
+}
+
+type projectionFile struct {
+	Rows    []string    `json:"rows"`
+	Columns []string    `json:"columns"`
+	Matrix  [][]float64 `json:"matrix"`
+}
+
+type eigenFile struct {
+	Eigenvalues []float64 `json:"eigenvalues"`
+	D           int       `json:"d"`
+	Energy      float64   `json:"energy"`
+	Rank        int       `json:"rank"`
+	RankOf      string    `json:"rank_of"`
+}
+
+type metricsFile struct {
+	Classifier evaluate.Options `json:"classifier"`
+	Split      Split            `json:"split"`
+	Rows       []evaluate.Row   `json:"rows"`
+	Notes      []string         `json:"notes,omitempty"`
+}
+
+// Manifest is model.json: everything needed to trace a result back and to
+// use the projection elsewhere.
+type Manifest struct {
+	Method      string           `json:"method"`
+	MethodName  string           `json:"method_name"`
+	Paper       string           `json:"paper"`
+	Space       analysis.Space   `json:"space"`
+	Params      analysis.Params  `json:"params"`
+	D           int              `json:"d"`
+	Energy      float64          `json:"energy"`
+	Rank        int              `json:"rank"`
+	Split       Split            `json:"split"`
+	Seed        uint64           `json:"seed"`
+	Dataset     ManifestDataset  `json:"dataset"`
+	TestDataset *ManifestDataset `json:"test_dataset,omitempty"`
+	Version     string           `json:"software_version"`
+	Job         string           `json:"job"`
+	CreatedAt   time.Time        `json:"created_at"`
+	// Rows names the rows of the projection: the features (feature space)
+	// or the labels (label space).
+	Rows        []string         `json:"rows"`
+	Features    []string         `json:"features"`
+	Labels      []string         `json:"labels"`
+	Means       []float64        `json:"means"`
+	LabelCoding string           `json:"label_coding,omitempty"`
+	Projection  [][]float64      `json:"projection"`
+	Eigenvalues []float64        `json:"eigenvalues"`
+	Blocks      []analysis.Block `json:"blocks,omitempty"`
+	Notes       []string         `json:"notes,omitempty"`
+}
+
+// ManifestDataset identifies the data a result came from.
+type ManifestDataset struct {
+	ID     string `json:"id"`
+	Name   string `json:"name"`
+	SHA256 string `json:"sha256"`
+	Rows   int    `json:"rows"`
+}
+
+func (x *Executor) manifest(job Job, m *analysis.Model, p *plan, rowNames []string, proj *mat.Dense) Manifest {
+	desc, _ := analysis.Lookup(m.Method)
+	req := job.Request
+	mf := Manifest{
+		Method: m.Method, MethodName: desc.Name, Paper: desc.Paper, Space: m.Space, Params: m.Params,
+		D: m.Dim, Energy: m.Energy, Rank: m.Rank, Split: *req.Split, Seed: req.Split.Seed,
+		Dataset: ManifestDataset{ID: p.trainRec.ID, Name: p.trainRec.Name, SHA256: p.trainRec.SHA256, Rows: p.trainRec.Summary.Rows},
+		Version: x.version, Job: job.ID, CreatedAt: job.CreatedAt,
+		Rows: rowNames, Features: p.train.Features, Labels: p.train.Labels, Means: m.Means,
+		LabelCoding: m.LabelCoding, Eigenvalues: m.Eigenvalues, Blocks: m.Blocks, Notes: m.Notes,
+	}
+	if proj != nil {
+		mf.Projection = export.Rows(proj)
+	}
+	if req.TestDataset != "" {
+		rec, err := x.store.Dataset(req.TestDataset)
+		if err == nil {
+			mf.TestDataset = &ManifestDataset{ID: rec.ID, Name: rec.Name, SHA256: rec.SHA256, Rows: rec.Summary.Rows}
+		}
+	}
+	return mf
+}
+
+// ReadManifest reads a succeeded job's model.json for a method.
+func ReadManifest(dir string) (*Manifest, error) {
+	b, err := os.ReadFile(filepath.Join(dir, FileModel))
+	if err != nil {
+		return nil, fmt.Errorf("reading the model: %w", err)
+	}
+	var m Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("decoding the model: %w", err)
+	}
+	return &m, nil
+}
+
+// ErrNoProjection is returned by Transform for methods without a feature
+// projection.
+var ErrNoProjection = errors.New("this method has no projection of the features")
+
+// Transform projects new rows with a manifest's means and projection.
+func (m *Manifest) Transform(x *mat.Dense) (*mat.Dense, error) {
+	if m.Space != analysis.FeatureSpace || len(m.Projection) == 0 {
+		return nil, ErrNoProjection
+	}
+	n, d := x.Dims()
+	p := mat.NewDense(d, m.D, nil)
+	for i, row := range m.Projection {
+		p.SetRow(i, row)
+	}
+	c := mat.NewDense(n, d, nil)
+	for i := range n {
+		for j := range d {
+			c.Set(i, j, x.At(i, j)-m.Means[j])
+		}
+	}
+	var out mat.Dense
+	out.Mul(c, p)
+	return &out, nil
+}
+
+func writeFile(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("creating %s: %w", filepath.Base(path), err)
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return fmt.Errorf("writing %s: %w", filepath.Base(path), err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", filepath.Base(path), err)
+	}
+	return nil
+}
+
+func writeJSON(path string, v any) error {
+	return writeFile(path, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	})
+}
+
+func inputOf(ds *dataset.Dataset) analysis.Input {
+	in := analysis.Input{X: ds.X, Y: ds.Y}
+	if ds.Kind == dataset.MultiDim {
+		for _, c := range ds.Categories {
+			in.Classes = append(in.Classes, len(c))
+		}
+	}
+	return in
+}
+
+func subset(in analysis.Input, rows []int) analysis.Input {
+	n, _ := in.X.Dims()
+	if len(rows) == n {
+		return in
+	}
+	_, d := in.X.Dims()
+	_, q := in.Y.Dims()
+	x, y := mat.NewDense(len(rows), d, nil), mat.NewDense(len(rows), q, nil)
+	for i, r := range rows {
+		x.SetRow(i, in.X.RawRowView(r))
+		y.SetRow(i, in.Y.RawRowView(r))
+	}
+	return analysis.Input{X: x, Y: y, Classes: in.Classes}
+}
+
+func seq(from, to int) []int {
+	s := make([]int, to-from)
+	for i := range s {
+		s[i] = from + i
+	}
+	return s
+}

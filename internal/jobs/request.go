@@ -1,0 +1,326 @@
+package jobs
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"mldr/internal/analysis"
+	"mldr/internal/dataset"
+	"mldr/internal/evaluate"
+	"mldr/internal/store"
+)
+
+// Request is the body of POST /api/jobs.
+type Request struct {
+	// Dataset is the training data; TestDataset an optional separate test
+	// set with the same columns.
+	Dataset     string `json:"dataset"`
+	TestDataset string `json:"test_dataset,omitempty"`
+	// Split says how to hold rows out; nil means none (no evaluation) or,
+	// with an evaluation, a holdout of 20 % with seed 1.
+	Split *Split `json:"split,omitempty"`
+	// Method or Methods: one method, or several compared on the same split.
+	Method  string          `json:"method,omitempty"`
+	Methods []string        `json:"methods,omitempty"`
+	Params  analysis.Params `json:"params"`
+	// Evaluate asks for an evaluation; nil means none.
+	Evaluate *Evaluate `json:"evaluate,omitempty"`
+}
+
+// Split kinds.
+const (
+	SplitHoldout    = "holdout"
+	SplitKFold      = "kfold"
+	SplitNone       = "none"
+	SplitPredefined = "predefined"
+)
+
+// Split is how rows are held out for the evaluation.
+type Split struct {
+	Kind         string  `json:"kind"`
+	TestFraction float64 `json:"test_fraction,omitempty"`
+	Folds        int     `json:"folds,omitempty"`
+	Seed         uint64  `json:"seed,omitempty"`
+}
+
+// Evaluate configures the evaluation: a classifier and a grid of d.
+type Evaluate struct {
+	Classifier string    `json:"classifier,omitempty"`
+	K          int       `json:"k,omitempty"`
+	S          float64   `json:"s,omitempty"`
+	Lambda     float64   `json:"lambda,omitempty"`
+	Dims       []int     `json:"dims,omitempty"`
+	Percent    []float64 `json:"percent,omitempty"`
+	Of         string    `json:"of,omitempty"`
+}
+
+// Defaults of a request.
+const (
+	DefaultTestFraction = 0.2
+	DefaultFolds        = 10
+	DefaultSeed         = 1
+)
+
+// RequestError is a refused request, with the status an API answers and
+// the field at fault.
+type RequestError struct {
+	Status int
+	Field  string
+	Msg    string
+}
+
+func (e *RequestError) Error() string { return e.Msg }
+
+func reqErr(status int, field, format string, args ...any) *RequestError {
+	return &RequestError{Status: status, Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+// DatasetLookup finds data set records.
+type DatasetLookup interface {
+	Dataset(id string) (store.DatasetRecord, error)
+}
+
+// Limits bound what one job may ask for.
+type Limits struct {
+	// MaxCells bounds rows × features of the data a job reads (training and
+	// test set together); 0: no limit.
+	MaxCells int64
+}
+
+// MethodIDs returns the request's methods, whichever field gave them.
+func (r Request) MethodIDs() []string {
+	if r.Method != "" {
+		return []string{r.Method}
+	}
+	return r.Methods
+}
+
+// Normalize fills in defaults, so that the stored request says exactly
+// what ran.
+func (r *Request) Normalize() {
+	if r.Split == nil {
+		if r.Evaluate != nil && r.TestDataset == "" {
+			r.Split = &Split{Kind: SplitHoldout}
+		} else {
+			r.Split = &Split{Kind: SplitNone}
+		}
+	}
+	switch r.Split.Kind {
+	case SplitHoldout:
+		if r.Split.TestFraction == 0 {
+			r.Split.TestFraction = DefaultTestFraction
+		}
+	case SplitKFold:
+		if r.Split.Folds == 0 {
+			r.Split.Folds = DefaultFolds
+		}
+	}
+	if r.Split.Seed == 0 && (r.Split.Kind == SplitHoldout || r.Split.Kind == SplitKFold) {
+		r.Split.Seed = DefaultSeed
+	}
+	if e := r.Evaluate; e != nil {
+		if e.Classifier == "" {
+			e.Classifier = evaluate.ClassifierMLkNN
+		}
+		if e.K == 0 {
+			e.K = evaluate.DefaultK
+		}
+		if e.S == 0 {
+			e.S = evaluate.DefaultS
+		}
+		if e.Lambda == 0 {
+			e.Lambda = evaluate.DefaultLambda
+		}
+	}
+}
+
+// Validate checks the whole request before anything is queued: the data
+// sets, the methods and every parameter against the data's shape, the
+// split and the evaluation, and the limits. The request must be
+// normalized.
+func (r *Request) Validate(ds DatasetLookup, lim Limits) error {
+	train, err := lookup(ds, "dataset", r.Dataset)
+	if err != nil {
+		return err
+	}
+	rows := train.Summary.Rows
+	if r.TestDataset != "" {
+		test, err := lookup(ds, "test_dataset", r.TestDataset)
+		if err != nil {
+			return err
+		}
+		if err := sameColumns(train, test); err != nil {
+			return err
+		}
+		if r.Split.Kind != SplitNone {
+			return reqErr(http.StatusBadRequest, "split", "with a test_dataset the split is that data set; leave split out")
+		}
+		rows += test.Summary.Rows
+	}
+	if cells := int64(rows) * int64(train.Summary.Features); lim.MaxCells > 0 && cells > lim.MaxCells {
+		return reqErr(http.StatusRequestEntityTooLarge, "dataset", "the data have %d rows × %d features = %d values; a job may read at most %d (the -max-cells limit)",
+			rows, train.Summary.Features, cells, lim.MaxCells)
+	}
+	ids := r.MethodIDs()
+	switch {
+	case r.Method != "" && len(r.Methods) > 0:
+		return reqErr(http.StatusBadRequest, "methods", "give method or methods, not both")
+	case len(ids) == 0:
+		return reqErr(http.StatusBadRequest, "method", "give a method (or methods): one of %s", strings.Join(analysis.IDs(), ", "))
+	}
+	field := "method"
+	if len(r.Methods) > 0 {
+		field = "methods"
+	}
+	for i, id := range ids {
+		if _, ok := analysis.Lookup(id); !ok {
+			return reqErr(http.StatusBadRequest, field, "unknown method %q; the methods are %s", id, strings.Join(analysis.IDs(), ", "))
+		}
+		if slices.Contains(ids[:i], id) {
+			return reqErr(http.StatusBadRequest, field, "method %q is listed twice", id)
+		}
+	}
+	if err := r.checkParams(ids, train); err != nil {
+		return err
+	}
+	return r.checkSplit(train, ids)
+}
+
+func lookup(ds DatasetLookup, field, id string) (store.DatasetRecord, error) {
+	if id == "" {
+		return store.DatasetRecord{}, reqErr(http.StatusBadRequest, field, "give the id of a data set in %s", field)
+	}
+	rec, err := ds.Dataset(id)
+	if errors.Is(err, store.ErrNotFound) {
+		return rec, reqErr(http.StatusUnprocessableEntity, field, "there is no data set with id %q", id)
+	}
+	return rec, err
+}
+
+func sameColumns(train, test store.DatasetRecord) error {
+	a, b := train.Summary, test.Summary
+	switch {
+	case a.Kind != b.Kind:
+		return reqErr(http.StatusUnprocessableEntity, "test_dataset", "the test data set is %s and the training one %s", b.Kind, a.Kind)
+	case !slices.Equal(a.Labels, b.Labels):
+		return reqErr(http.StatusUnprocessableEntity, "test_dataset", "the test data set's labels differ from the training data set's")
+	case a.Features != b.Features:
+		return reqErr(http.StatusUnprocessableEntity, "test_dataset", "the test data set has %d features, the training one %d", b.Features, a.Features)
+	}
+	return nil
+}
+
+// shapeOf is the shape analysis.Check needs.
+func shapeOf(rec store.DatasetRecord, rows int) analysis.Shape {
+	s := analysis.Shape{N: rows, D: rec.Summary.Features, Q: len(rec.Summary.Labels)}
+	if rec.Summary.Kind == dataset.MultiDim {
+		for _, l := range rec.Summary.LabelStats {
+			s.Classes = append(s.Classes, len(l.Classes))
+		}
+	}
+	return s
+}
+
+// checkParams checks every parameter: with one method it must take each;
+// with several, each must be taken by at least one, and goes to those.
+func (r *Request) checkParams(ids []string, train store.DatasetRecord) error {
+	for _, g := range r.Params.Given() {
+		taken := false
+		for _, id := range ids {
+			m, _ := analysis.Lookup(id)
+			taken = taken || slices.Contains(m.Takes, g)
+		}
+		if !taken {
+			return reqErr(http.StatusBadRequest, "params."+g, "no chosen method takes the parameter %s", g)
+		}
+	}
+	if r.Params.D != 0 && r.Params.Thr != 0 {
+		return reqErr(http.StatusBadRequest, "params.d", "give d or thr, not both")
+	}
+	fitRows := train.Summary.Rows
+	if r.Split.Kind == SplitHoldout && r.TestDataset == "" {
+		fitRows -= int(float64(fitRows)*r.Split.TestFraction + 0.5)
+	}
+	for _, id := range ids {
+		m, _ := analysis.Lookup(id)
+		if err := analysis.Check(id, r.Params.Only(m.Takes), shapeOf(train, fitRows)); err != nil {
+			return paramError(err)
+		}
+	}
+	return nil
+}
+
+// paramError turns an analysis refusal into a request error.
+func paramError(err error) error {
+	var e *analysis.Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	status := http.StatusBadRequest
+	if e.Kind == analysis.Unservable {
+		status = http.StatusUnprocessableEntity
+	}
+	field := "params." + e.Param
+	if e.Param == "" || e.Param == "method" {
+		field = "method"
+	}
+	return &RequestError{Status: status, Field: field, Msg: e.Msg}
+}
+
+func (r *Request) checkSplit(train store.DatasetRecord, ids []string) error {
+	s := r.Split
+	n := train.Summary.Rows
+	switch s.Kind {
+	case SplitNone:
+		if r.Evaluate != nil && r.Evaluate.Classifier != evaluate.ClassifierNone && r.TestDataset == "" {
+			return reqErr(http.StatusBadRequest, "split", "an evaluation needs held-out rows: give a split (holdout, kfold, predefined) or a test_dataset")
+		}
+	case SplitHoldout:
+		if !(s.TestFraction > 0 && s.TestFraction < 1) {
+			return reqErr(http.StatusBadRequest, "split.test_fraction", "test_fraction must be in (0, 1), not %v", s.TestFraction)
+		}
+	case SplitKFold:
+		if s.Folds < 2 || s.Folds > n {
+			return reqErr(http.StatusBadRequest, "split.folds", "folds must be from 2 to the %d rows, not %d", n, s.Folds)
+		}
+	case SplitPredefined:
+		if train.Folds == 0 {
+			return reqErr(http.StatusUnprocessableEntity, "split", "this data set carries no predefined folds; upload it with a folds file")
+		}
+	default:
+		return reqErr(http.StatusBadRequest, "split.kind", "split kind must be holdout, kfold, predefined or none, not %q", s.Kind)
+	}
+	e := r.Evaluate
+	if e == nil || e.Classifier == evaluate.ClassifierNone {
+		return nil
+	}
+	if e.Classifier != evaluate.ClassifierMLkNN && e.Classifier != evaluate.ClassifierRidge {
+		return reqErr(http.StatusBadRequest, "evaluate.classifier", "classifier must be mlknn, ridge or none, not %q", e.Classifier)
+	}
+	if e.K < 1 || e.S < 0 || e.Lambda <= 0 {
+		return reqErr(http.StatusBadRequest, "evaluate", "k must be ≥ 1, s ≥ 0 and lambda > 0")
+	}
+	if len(e.Dims) > 0 && len(e.Percent) > 0 {
+		return reqErr(http.StatusBadRequest, "evaluate.dims", "give dims or percent, not both")
+	}
+	for _, d := range e.Dims {
+		if d < 1 {
+			return reqErr(http.StatusBadRequest, "evaluate.dims", "every d must be at least 1, not %d", d)
+		}
+	}
+	for _, p := range e.Percent {
+		if !(p > 0 && p <= 100) {
+			return reqErr(http.StatusBadRequest, "evaluate.percent", "percentages must be in (0, 100], not %v", p)
+		}
+	}
+	if e.Of != "" && e.Of != "features" && e.Of != "rank" {
+		return reqErr(http.StatusBadRequest, "evaluate.of", "of must be features or rank, not %q", e.Of)
+	}
+	if slices.Contains(ids, "mds") {
+		return reqErr(http.StatusUnprocessableEntity, "method", "mds embeds its training rows only and cannot be evaluated on held-out rows; run it without an evaluation")
+	}
+	return nil
+}
