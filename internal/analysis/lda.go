@@ -136,7 +136,7 @@ func fitLDA(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 	if p.Ridge == nil {
 		m.Notes = append(m.Notes, fmt.Sprintf("ridge ε = %g·tr(Sw)/D for each class variable.", ldaRidgeScale))
 	}
-	m.Projected = project(in.X, s.mean, m.Basis)
+	m.Projected = Project(in.X, s.mean, m.Basis)
 	return m, nil
 }
 

@@ -34,7 +34,7 @@ func fitMDS(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	emb := project(in.X, s.mean, sliceCols(e.vectors, rank))
+	emb := Project(in.X, s.mean, sliceCols(e.vectors, rank))
 	fixSigns(emb) // the convention holds for MDS's own eigenvectors, the embedding's columns
 	m := &Model{Method: "mds", Space: FeatureSpace, Params: p, Means: s.mean, Eigenvalues: e.values[:rankOf(e.values)],
 		Rank: rank, RankOf: "rank of −½HD²H (at most 200 coordinates are kept)", Dim: d, embedding: emb}

@@ -116,9 +116,9 @@ func (m *Model) Transform(x mat.Matrix) (*mat.Dense, error) {
 		return nil, invalid("", "the rows to project have %d columns; the model was fitted on %d", c, want)
 	}
 	if m.Space == LabelSpace {
-		return project(codeLabels(x, m.LabelCoding), m.Means, m.P()), nil
+		return Project(codeLabels(x, m.LabelCoding), m.Means, m.P()), nil
 	}
-	return project(x, m.Means, m.P()), nil
+	return Project(x, m.Means, m.P()), nil
 }
 
 // Decode maps label-space scores (N×Dim, e.g. a regressor's predicted
@@ -160,8 +160,10 @@ func codeLabels(y mat.Matrix, coding string) mat.Matrix {
 	return &c
 }
 
-// project computes (x − 1·meanᵀ)·p without forming the centred x.
-func project(x mat.Matrix, mean []float64, p *mat.Dense) *mat.Dense {
+// Project computes (x − 1·meanᵀ)·p without forming the centred x: x·p −
+// 1·(pᵀmean)ᵀ. Models project with it; so must anything that applies a
+// stored projection, to give the same numbers to the last bit.
+func Project(x mat.Matrix, mean []float64, p *mat.Dense) *mat.Dense {
 	var out mat.Dense
 	out.Mul(x, p)
 	var shift mat.VecDense
@@ -253,7 +255,7 @@ func newFeatureModel(id string, p Params, e eigenResult, limit int, what string,
 	}
 	m := &Model{Method: id, Space: FeatureSpace, Params: p, Basis: e.vectors, Means: mean,
 		Eigenvalues: e.values, Rank: limit, RankOf: what, Dim: d, Energy: energy(e.values, d)}
-	m.Projected = project(x, mean, m.P())
+	m.Projected = Project(x, mean, m.P())
 	return m, nil
 }
 

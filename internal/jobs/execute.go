@@ -448,20 +448,12 @@ func (m *Manifest) Transform(x *mat.Dense) (*mat.Dense, error) {
 	if m.Space != analysis.FeatureSpace || len(m.Projection) == 0 {
 		return nil, ErrNoProjection
 	}
-	n, d := x.Dims()
+	_, d := x.Dims()
 	p := mat.NewDense(d, m.D, nil)
 	for i, row := range m.Projection {
 		p.SetRow(i, row)
 	}
-	c := mat.NewDense(n, d, nil)
-	for i := range n {
-		for j := range d {
-			c.Set(i, j, x.At(i, j)-m.Means[j])
-		}
-	}
-	var out mat.Dense
-	out.Mul(c, p)
-	return &out, nil
+	return analysis.Project(x, m.Means, p), nil
 }
 
 func writeFile(path string, write func(io.Writer) error) error {

@@ -183,10 +183,11 @@ func (r *Request) Validate(ds DatasetLookup, lim Limits) error {
 			return reqErr(http.StatusBadRequest, field, "method %q is listed twice", id)
 		}
 	}
-	if err := r.checkParams(ids, train); err != nil {
+	// The split first: the parameters' check uses its training rows.
+	if err := r.checkSplit(train, ids); err != nil {
 		return err
 	}
-	return r.checkSplit(train, ids)
+	return r.checkParams(ids, train)
 }
 
 func lookup(ds DatasetLookup, field, id string) (store.DatasetRecord, error) {
