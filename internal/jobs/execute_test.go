@@ -1,0 +1,277 @@
+package jobs
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"mldr/internal/analysis"
+	"mldr/internal/demo"
+	"mldr/internal/store"
+)
+
+type execEnv struct {
+	t     *testing.T
+	store *store.Store
+	exec  *Executor
+	ml    store.DatasetRecord
+	md    store.DatasetRecord
+}
+
+func newExecEnv(t *testing.T) *execEnv {
+	t.Helper()
+	st, err := store.Open(store.Config{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	e := &execEnv{t: t, store: st, exec: NewExecutor(st, "test")}
+	for _, kind := range []string{"multilabel", "multidim"} {
+		set, _ := demo.Make(kind, demo.Seed)
+		up := store.Upload{FileName: set.FileName, Source: bytes.NewReader(set.CSV)}
+		var folds strings.Builder
+		if kind == "multidim" { // three predefined folds over the 400 rows
+			folds.WriteString("fold,split,row\n")
+			for f := range 3 {
+				for r := 1; r <= 400; r++ {
+					part := "train"
+					if r%3 == f {
+						part = "test"
+					}
+					fmt.Fprintf(&folds, "%d,%s,%d\n", f+1, part, r)
+				}
+			}
+		}
+		st2, _ := st.Stage()
+		if err := st2.ReceiveSource(context.Background(), up.FileName, up.Source, 0); err != nil {
+			t.Fatal(err)
+		}
+		if folds.Len() > 0 {
+			if err := st2.ReceiveFolds(context.Background(), strings.NewReader(folds.String())); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rec, err := st.CreateDataset(context.Background(), st2, kind, up.Options)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if kind == "multilabel" {
+			e.ml = rec
+		} else {
+			e.md = rec
+		}
+	}
+	return e
+}
+
+// run executes a normalized, validated request as job id.
+func (e *execEnv) run(req Request) (Job, []string, error) {
+	e.t.Helper()
+	req.Normalize()
+	if err := req.Validate(e.store, Limits{}); err != nil {
+		e.t.Fatalf("invalid request: %v", err)
+	}
+	j := Job{ID: store.NewID(), Request: req, CreatedAt: time.Now()}
+	var seen []float64
+	notes, err := e.exec.Execute(context.Background(), j, func(p float64, _, _ string) { seen = append(seen, p) })
+	for i := 1; i < len(seen); i++ {
+		if seen[i] < seen[i-1] {
+			e.t.Errorf("progress went back: %v", seen)
+			break
+		}
+	}
+	return j, notes, err
+}
+
+func readCSV(t *testing.T, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
+func TestExecuteMethodsAndEvaluation(t *testing.T) {
+	e := newExecEnv(t)
+	j, _, err := e.run(Request{Dataset: e.ml.ID, Methods: []string{"pca", "mddmp", "cplst"}, Params: analysis.Params{D: 3},
+		Evaluate: &Evaluate{Classifier: "ridge", Dims: []int{2, 3}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := e.store.JobDir(j.ID)
+	for _, m := range []string{"pca", "mddmp", "cplst"} {
+		for _, f := range MethodFiles {
+			if _, err := os.Stat(filepath.Join(dir, m, f)); err != nil {
+				t.Errorf("%s/%s: %v", m, f, err)
+			}
+		}
+	}
+	// Projection rows: the features for pca, the labels for cplst.
+	if rows := readCSV(t, filepath.Join(dir, "pca", FileProjectionCSV)); len(rows) != 1+24 || strings.Join(rows[0], ",") != "name,c1,c2,c3" {
+		t.Errorf("pca projection.csv: %d rows, header %v", len(rows), rows[0])
+	}
+	if rows := readCSV(t, filepath.Join(dir, "cplst", FileProjectionCSV)); len(rows) != 1+6 || rows[1][0] != "beach" {
+		t.Errorf("cplst projection.csv: %d rows, first %v", len(rows), rows[1])
+	}
+	// projected.csv: the 480 training rows, then the 120 test rows.
+	rows := readCSV(t, filepath.Join(dir, "mddmp", FileProjected))
+	if len(rows) != 601 || rows[1][1] != "train" || rows[600][1] != "test" || rows[481][1] != "test" {
+		t.Errorf("projected.csv: %d rows, splits %v %v %v", len(rows), rows[1][1], rows[481][1], rows[600][1])
+	}
+	m, err := ReadManifest(filepath.Join(dir, "mddmp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Dataset.SHA256 != e.ml.SHA256 || m.D != 3 || m.Seed != 1 || m.Version != "test" || len(m.Projection) != 24 || len(m.Means) != 24 {
+		t.Errorf("manifest: %+v", m)
+	}
+	var metrics metricsFile
+	b, _ := os.ReadFile(filepath.Join(dir, FileMetrics))
+	if err := json.Unmarshal(b, &metrics); err != nil {
+		t.Fatal(err)
+	}
+	var methods []string
+	for _, r := range metrics.Rows {
+		if r.Fold == nil {
+			methods = append(methods, fmt.Sprintf("%s/%d", r.Method, r.D))
+		}
+	}
+	want := []string{"ori/24", "pca/2", "pca/3", "mddmp/2", "mddmp/3", "cplst/2", "cplst/3"}
+	if !slices.Equal(methods, want) {
+		t.Errorf("metrics cells: got %v, want %v", methods, want)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(e.store.Dir(), "tmp")); len(entries) != 0 {
+		t.Errorf("staging left behind: %d entries", len(entries))
+	}
+}
+
+// A second job with the same data, method and parameters but another d
+// reuses the decomposition; the result equals a fresh fit's.
+func TestExecuteReusesDecomposition(t *testing.T) {
+	e := newExecEnv(t)
+	if _, notes, err := e.run(Request{Dataset: e.ml.ID, Method: "mvmd", Params: analysis.Params{D: 2, Beta: analysis.Float(0.3)}}); err != nil || len(notes) != 0 {
+		t.Fatalf("first: %v %v", notes, err)
+	}
+	j, notes, err := e.run(Request{Dataset: e.ml.ID, Method: "mvmd", Params: analysis.Params{D: 4, Beta: analysis.Float(0.3)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], "reused the decomposition") {
+		t.Errorf("got notes %q, want the reuse noted", notes)
+	}
+	cached, _ := os.ReadFile(filepath.Join(e.store.JobDir(j.ID), "mvmd", FileProjectionCSV))
+	fresh := NewExecutor(e.store, "test")
+	e.exec = fresh
+	j2, notes, _ := e.run(Request{Dataset: e.ml.ID, Method: "mvmd", Params: analysis.Params{D: 4, Beta: analysis.Float(0.3)}})
+	again, _ := os.ReadFile(filepath.Join(e.store.JobDir(j2.ID), "mvmd", FileProjectionCSV))
+	if len(notes) != 0 || !bytes.Equal(cached, again) {
+		t.Error("the cut decomposition differs from a fresh fit")
+	}
+	// Other parameters: no reuse.
+	if _, notes, _ := e.run(Request{Dataset: e.ml.ID, Method: "mvmd", Params: analysis.Params{D: 4, Beta: analysis.Float(0.5)}}); len(notes) != 0 {
+		t.Errorf("another beta reused: %q", notes)
+	}
+}
+
+func TestExecuteSplitKinds(t *testing.T) {
+	e := newExecEnv(t)
+	// k-fold: the result model uses every row.
+	j, _, err := e.run(Request{Dataset: e.ml.ID, Method: "pca", Params: analysis.Params{D: 2}, Split: &Split{Kind: SplitKFold, Folds: 3}, Evaluate: &Evaluate{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := readCSV(t, filepath.Join(e.store.JobDir(j.ID), "pca", FileProjected))
+	if len(rows) != 601 || rows[1][1] != "all" {
+		t.Errorf("kfold projected.csv: %d rows, split %q", len(rows), rows[1][1])
+	}
+	var metrics metricsFile
+	b, _ := os.ReadFile(filepath.Join(e.store.JobDir(j.ID), FileMetrics))
+	json.Unmarshal(b, &metrics)
+	if len(metrics.Rows) != 2*(3+1) {
+		t.Errorf("kfold metrics: got %d rows, want 8", len(metrics.Rows))
+	}
+	// Predefined folds of multi-dimensional data.
+	j, _, err = e.run(Request{Dataset: e.md.ID, Methods: []string{"sdem", "lda"}, Split: &Split{Kind: SplitPredefined}, Evaluate: &Evaluate{Classifier: "mlknn", Dims: []int{1, 2}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = os.ReadFile(filepath.Join(e.store.JobDir(j.ID), FileMetrics))
+	metrics = metricsFile{}
+	json.Unmarshal(b, &metrics)
+	if len(metrics.Rows) != 5*(3+1) || metrics.Rows[3].Metrics["hamming_score"] == 0 {
+		t.Errorf("predefined folds: %d rows", len(metrics.Rows))
+	}
+	// mds: no projection, embedding of every row.
+	j, _, err = e.run(Request{Dataset: e.ml.ID, Method: "mds", Params: analysis.Params{D: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(e.store.JobDir(j.ID), "mds", FileProjectionNPY)); !os.IsNotExist(err) {
+		t.Error("mds has a projection file")
+	}
+	if rows := readCSV(t, filepath.Join(e.store.JobDir(j.ID), "mds", FileProjected)); len(rows) != 601 {
+		t.Errorf("mds projected.csv: %d rows", len(rows))
+	}
+}
+
+func TestExecuteCancelLeavesNothing(t *testing.T) {
+	e := newExecEnv(t)
+	req := Request{Dataset: e.ml.ID, Methods: []string{"pca", "mddmp"}, Evaluate: &Evaluate{}}
+	req.Normalize()
+	ctx, cancel := context.WithCancel(context.Background())
+	j := Job{ID: store.NewID(), Request: req}
+	_, err := e.exec.Execute(ctx, j, func(p float64, _, _ string) {
+		if p > 0.3 {
+			cancel()
+		}
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v, want context.Canceled", err)
+	}
+	if _, err := os.Stat(e.store.JobDir(j.ID)); !os.IsNotExist(err) {
+		t.Error("a canceled job has results")
+	}
+	if entries, _ := os.ReadDir(filepath.Join(e.store.Dir(), "tmp")); len(entries) != 0 {
+		t.Errorf("staging left behind: %d entries", len(entries))
+	}
+}
+
+func TestManifestTransform(t *testing.T) {
+	e := newExecEnv(t)
+	j, _, err := e.run(Request{Dataset: e.ml.ID, Method: "pca", Params: analysis.Params{D: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := ReadManifest(filepath.Join(e.store.JobDir(j.ID), "pca"))
+	ds, _ := e.store.LoadDataset(e.ml.ID)
+	z, err := m.Transform(ds.X)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := readCSV(t, filepath.Join(e.store.JobDir(j.ID), "pca", FileProjected))
+	for i := range 5 {
+		if got := fmt.Sprint(z.At(i, 0)); got != rows[i+1][2] {
+			t.Errorf("row %d: Transform %s, projected.csv %s", i, got, rows[i+1][2])
+		}
+	}
+	j, _, _ = e.run(Request{Dataset: e.ml.ID, Method: "plst", Params: analysis.Params{D: 2}})
+	m, _ = ReadManifest(filepath.Join(e.store.JobDir(j.ID), "plst"))
+	if _, err := m.Transform(ds.X); !errors.Is(err, ErrNoProjection) {
+		t.Errorf("plst Transform: got %v, want ErrNoProjection", err)
+	}
+}

@@ -1,0 +1,132 @@
+package jobs
+
+import (
+	"errors"
+	"net/http"
+	"testing"
+
+	"mldr/internal/analysis"
+	"mldr/internal/dataset"
+	"mldr/internal/store"
+)
+
+// fakeDatasets is a DatasetLookup over fixed records.
+type fakeDatasets map[string]store.DatasetRecord
+
+func (f fakeDatasets) Dataset(id string) (store.DatasetRecord, error) {
+	r, ok := f[id]
+	if !ok {
+		return r, store.ErrNotFound
+	}
+	return r, nil
+}
+
+func mlRecord(id string, rows, features, labels int) store.DatasetRecord {
+	s := dataset.Summary{Rows: rows, Features: features, Kind: dataset.MultiLabel}
+	for i := range labels {
+		s.Labels = append(s.Labels, string(rune('a'+i)))
+	}
+	return store.DatasetRecord{ID: id, Summary: s}
+}
+
+func testDatasets() fakeDatasets {
+	md := store.DatasetRecord{ID: "md", Folds: 10, Summary: dataset.Summary{Rows: 150, Features: 8, Kind: dataset.MultiDim, Labels: []string{"u", "v"},
+		LabelStats: []dataset.LabelStat{{Classes: make([]dataset.ClassCount, 3)}, {Classes: make([]dataset.ClassCount, 4)}}}}
+	return fakeDatasets{
+		"ml":    mlRecord("ml", 100, 20, 6),
+		"ml2":   mlRecord("ml2", 40, 20, 6),
+		"wide":  mlRecord("wide", 40, 21, 6),
+		"small": mlRecord("small", 8, 3, 2),
+		"md":    md,
+	}
+}
+
+func TestValidate(t *testing.T) {
+	ds := testDatasets()
+	f := analysis.Float
+	tests := []struct {
+		name   string
+		req    Request
+		status int
+		field  string
+	}{
+		{"no data set", Request{Method: "pca"}, 400, "dataset"},
+		{"unknown data set", Request{Dataset: "nope", Method: "pca"}, 422, "dataset"},
+		{"no method", Request{Dataset: "ml"}, 400, "method"},
+		{"method and methods", Request{Dataset: "ml", Method: "pca", Methods: []string{"mddmp"}}, 400, "methods"},
+		{"unknown method", Request{Dataset: "ml", Method: "tsne"}, 400, "method"},
+		{"a method twice", Request{Dataset: "ml", Methods: []string{"pca", "pca"}}, 400, "methods"},
+		{"d and thr", Request{Dataset: "ml", Method: "pca", Params: analysis.Params{D: 2, Thr: 0.9}}, 400, "params.d"},
+		{"parameter not taken", Request{Dataset: "ml", Method: "pca", Params: analysis.Params{Beta: f(0.5)}}, 400, "params.beta"},
+		{"parameter no chosen method takes", Request{Dataset: "ml", Methods: []string{"pca", "mddmp"}, Params: analysis.Params{Lambda: f(1)}}, 400, "params.lambda"},
+		{"beta out of range", Request{Dataset: "ml", Method: "mvmd", Params: analysis.Params{Beta: f(2)}}, 400, "params.beta"},
+		{"d above the bound", Request{Dataset: "ml", Method: "mddmp", Params: analysis.Params{D: 7}}, 422, "params.d"},
+		{"wrong kind of data", Request{Dataset: "ml", Method: "sdem"}, 422, "method"},
+		{"more neighbours than rows", Request{Dataset: "ml", Method: "lpp", Params: analysis.Params{K: 150}}, 422, "params.k"},
+		{"k above its cap", Request{Dataset: "ml", Method: "lpp", Params: analysis.Params{K: 250}}, 400, "params.k"},
+		{"evaluation without a split", Request{Dataset: "ml", Method: "pca", Split: &Split{Kind: SplitNone}, Evaluate: &Evaluate{}}, 400, "split"},
+		{"unknown split", Request{Dataset: "ml", Method: "pca", Split: &Split{Kind: "bootstrap"}}, 400, "split.kind"},
+		{"bad test fraction", Request{Dataset: "ml", Method: "pca", Split: &Split{Kind: SplitHoldout, TestFraction: 1.5}}, 400, "split.test_fraction"},
+		{"too many folds", Request{Dataset: "ml", Method: "pca", Split: &Split{Kind: SplitKFold, Folds: 101}}, 400, "split.folds"},
+		{"no predefined folds", Request{Dataset: "ml", Method: "pca", Split: &Split{Kind: SplitPredefined}}, 422, "split"},
+		{"unknown classifier", Request{Dataset: "ml", Method: "pca", Evaluate: &Evaluate{Classifier: "svm"}}, 400, "evaluate.classifier"},
+		{"dims and percent", Request{Dataset: "ml", Method: "pca", Evaluate: &Evaluate{Dims: []int{1}, Percent: []float64{10}}}, 400, "evaluate.dims"},
+		{"bad percent", Request{Dataset: "ml", Method: "pca", Evaluate: &Evaluate{Percent: []float64{0}}}, 400, "evaluate.percent"},
+		{"mds evaluated", Request{Dataset: "ml", Method: "mds", Evaluate: &Evaluate{}}, 422, "method"},
+		{"test set of other columns", Request{Dataset: "ml", TestDataset: "wide", Method: "pca"}, 422, "test_dataset"},
+		{"test set and a split", Request{Dataset: "ml", TestDataset: "ml2", Method: "pca", Split: &Split{Kind: SplitKFold}}, 400, "split"},
+		{"too many cells", Request{Dataset: "ml", Method: "pca"}, 413, "dataset"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			lim := Limits{}
+			if tc.name == "too many cells" {
+				lim.MaxCells = 1999
+			}
+			req := tc.req
+			req.Normalize()
+			err := req.Validate(ds, lim)
+			var re *RequestError
+			if !errors.As(err, &re) {
+				t.Fatalf("got %v, want a RequestError", err)
+			}
+			if re.Status != tc.status || re.Field != tc.field {
+				t.Errorf("got %d on %q (%s), want %d on %q", re.Status, re.Field, re.Msg, tc.status, tc.field)
+			}
+		})
+	}
+	for _, ok := range []Request{
+		{Dataset: "ml", Method: "mddmp", Params: analysis.Params{D: 6}, Evaluate: &Evaluate{}},
+		{Dataset: "ml", Methods: []string{"pca", "mvmd"}, Params: analysis.Params{Beta: f(0.3), Thr: 0.9}},
+		{Dataset: "md", Methods: []string{"sdem", "lda"}, Split: &Split{Kind: SplitPredefined}, Evaluate: &Evaluate{Classifier: "ridge"}},
+		{Dataset: "ml", TestDataset: "ml2", Method: "cplst", Evaluate: &Evaluate{Dims: []int{1, 2}}},
+		{Dataset: "ml", Method: "mds", Params: analysis.Params{D: 2}},
+	} {
+		ok.Normalize()
+		if err := ok.Validate(ds, Limits{MaxCells: 1 << 30}); err != nil {
+			t.Errorf("%+v: %v", ok, err)
+		}
+	}
+}
+
+func TestNormalize(t *testing.T) {
+	r := Request{Dataset: "ml", Method: "pca", Evaluate: &Evaluate{}}
+	r.Normalize()
+	if r.Split.Kind != SplitHoldout || r.Split.TestFraction != 0.2 || r.Split.Seed != 1 {
+		t.Errorf("an evaluation's default split: got %+v", r.Split)
+	}
+	if e := r.Evaluate; e.Classifier != "mlknn" || e.K != 10 || e.S != 1 || e.Lambda != 0.1 {
+		t.Errorf("evaluation defaults: got %+v", e)
+	}
+	r = Request{Dataset: "ml", Method: "pca"}
+	r.Normalize()
+	if r.Split.Kind != SplitNone {
+		t.Errorf("without an evaluation: got split %+v", r.Split)
+	}
+	r = Request{Dataset: "ml", Method: "pca", Split: &Split{Kind: SplitKFold}}
+	r.Normalize()
+	if r.Split.Folds != 10 || r.Split.Seed != 1 {
+		t.Errorf("kfold defaults: got %+v", r.Split)
+	}
+	_ = http.StatusOK
+}
