@@ -163,7 +163,7 @@ func TestJobsAPI(t *testing.T) {
 	}
 	// The data set is in use: 409 until its jobs are gone.
 	resp, out = s.do("DELETE", "/api/datasets/"+ds, "", nil)
-	if resp.StatusCode != http.StatusConflict || !strings.Contains(string(out), "delete them first") {
+	if resp.StatusCode != http.StatusConflict || !strings.Contains(string(out), "uses this data set; delete it first") {
 		t.Errorf("delete a data set in use: got %d %s", resp.StatusCode, out)
 	}
 	if resp, _ := s.do("POST", "/api/jobs/"+id+"/cancel", "", nil); resp.StatusCode != http.StatusConflict {
@@ -289,5 +289,17 @@ func TestJobsAPICancelRunning(t *testing.T) {
 	j := s.waitJob(id, jobs.Canceled)
 	if j.Error != "" || j.FinishedAt == nil {
 		t.Errorf("canceled job: %+v", j)
+	}
+}
+
+func TestJobsAPIHead(t *testing.T) {
+	s := newJobServer(t, 1, 0, nil)
+	ds := s.demo("multilabel")
+	_, body := s.submit(`{"dataset":"` + ds + `","method":"pca","params":{"d":2}}`)
+	id := body["id"].(string)
+	s.waitJob(id, jobs.Succeeded)
+	resp, b := s.do("HEAD", "/api/jobs/"+id+"/projection.npy", "", nil)
+	if resp.StatusCode != 200 || len(b) != 0 || resp.ContentLength <= 0 {
+		t.Errorf("HEAD: got %d, %d bytes, length %d", resp.StatusCode, len(b), resp.ContentLength)
 	}
 }

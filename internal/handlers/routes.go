@@ -59,7 +59,7 @@ func New(cfg Config) http.Handler {
 		h.log = slog.New(slog.DiscardHandler)
 	}
 	r := chi.NewRouter()
-	r.Use(middleware.RequestID, h.logRequests, h.recoverPanics)
+	r.Use(middleware.RequestID, h.logRequests, h.recoverPanics, middleware.GetHead)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) { h.fail(w, r, errNoRoute) })
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) { h.fail(w, r, errMethod) })
 

@@ -104,7 +104,7 @@ func New(cfg Config) (*Runner, error) {
 				now := cfg.Now().UTC()
 				e.job.Status, e.job.Error, e.job.FinishedAt = Failed, fmt.Sprintf("interrupted by restart (%d times)", j.Attempts), &now
 			} else {
-				e.job.Status, e.job.Progress, e.job.Phase = Queued, 0, "queued again after a restart"
+				e.job.Status, e.job.Progress, e.job.Phase, e.job.StartedAt = Queued, 0, "queued again after a restart", nil
 				queued = append(queued, e)
 			}
 			if err := r.save(e); err != nil {
@@ -350,7 +350,8 @@ func (r *Runner) Subscribe(id string) (<-chan Job, func(), error) {
 	}, nil
 }
 
-// Using lists the jobs that are not finished and use a data set.
+// Using lists the jobs, finished or not, that use a data set as training
+// or test data.
 func (r *Runner) Using(datasetID string) []Job {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -75,7 +75,11 @@ func (s *Service) ResultPath(id, method, file string) (string, Job, error) {
 // DeleteDataset deletes a data set no job uses; otherwise it refuses with
 // a conflict naming the jobs, to be deleted first.
 func (s *Service) DeleteDataset(id string) error {
-	if using := s.Using(id); len(using) > 0 {
+	switch using := s.Using(id); len(using) {
+	case 0:
+	case 1:
+		return &RequestError{Status: http.StatusConflict, Msg: fmt.Sprintf("job %s uses this data set; delete it first", using[0].ID)}
+	default:
 		return &RequestError{Status: http.StatusConflict, Msg: fmt.Sprintf(
 			"%d jobs use this data set (the first is %s); delete them first", len(using), using[0].ID)}
 	}
