@@ -283,12 +283,14 @@ func (r *Runner) Cancel(id string) (Job, error) {
 	}
 	switch e.job.Status {
 	case Queued:
-		r.queue = slices.DeleteFunc(r.queue, func(q string) bool { return q == id })
+		old := e.job
 		now := r.cfg.Now().UTC()
 		e.job.Status, e.job.Phase, e.job.FinishedAt = Canceled, "canceled", &now
 		if err := r.save(e); err != nil {
+			e.job = old // not canceled: it stays queued, as stored
 			return e.job, err
 		}
+		r.queue = slices.DeleteFunc(r.queue, func(q string) bool { return q == id })
 		r.notify(e)
 	case Running:
 		e.userCanceled = true
@@ -312,10 +314,10 @@ func (r *Runner) Delete(id string) error {
 	if e.job.Status == Running {
 		return fmt.Errorf("job %s is running; cancel it first: %w", id, ErrConflict)
 	}
-	r.queue = slices.DeleteFunc(r.queue, func(q string) bool { return q == id })
 	if err := r.cfg.Store.DeleteJob(id); err != nil {
 		return err
 	}
+	r.queue = slices.DeleteFunc(r.queue, func(q string) bool { return q == id })
 	for ch := range e.subs {
 		close(ch)
 	}
@@ -356,11 +358,15 @@ func (r *Runner) Using(datasetID string) []Job {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var out []Job
+	if datasetID == "" {
+		return out
+	}
 	for _, e := range r.jobs {
 		if e.job.Request.Dataset == datasetID || e.job.Request.TestDataset == datasetID {
 			out = append(out, e.job)
 		}
 	}
+	slices.SortFunc(out, func(a, b Job) int { return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID)) })
 	return out
 }
 
