@@ -137,3 +137,14 @@ func dimBound(m Method, p Params, s Shape) int {
 	}
 	return min(s.D, rows)
 }
+
+// MaxDim is the largest d method id can give on data of shape s with
+// parameters p, as far as the shape tells (the rank may be lower). For lda
+// it is per class variable. It is 0 for an unknown method.
+func MaxDim(id string, p Params, s Shape) int {
+	m, ok := Lookup(id)
+	if !ok {
+		return 0
+	}
+	return dimBound(m, p, s)
+}

@@ -134,7 +134,7 @@ func (x *Executor) Execute(ctx context.Context, job Job, report Report) ([]strin
 			return notes, fmt.Errorf("evaluation: %w", err)
 		}
 		notes = append(notes, res.Notes...)
-		if err := writeJSON(filepath.Join(staged, FileMetrics), metricsFile{Classifier: spec.Options, Split: *req.Split, Rows: res.Rows, Notes: res.Notes}); err != nil {
+		if err := writeJSON(filepath.Join(staged, FileMetrics), MetricsFile{Classifier: spec.Options, Split: *req.Split, Rows: res.Rows, Notes: res.Notes}); err != nil {
 			return notes, err
 		}
 	}
@@ -271,7 +271,7 @@ func (x *Executor) writeMethod(dir string, job Job, m *analysis.Model, p *plan) 
 			return err
 		}
 	}
-	if err := writeJSON(filepath.Join(dir, FileEigenvalues), eigenFile{Eigenvalues: m.Eigenvalues, D: m.Dim, Energy: m.Energy, Rank: m.Rank, RankOf: m.RankOf}); err != nil {
+	if err := writeJSON(filepath.Join(dir, FileEigenvalues), EigenFile{Eigenvalues: m.Eigenvalues, D: m.Dim, Energy: m.Energy, Rank: m.Rank, RankOf: m.RankOf}); err != nil {
 		return err
 	}
 	projected, err := projectedRows(m, p)
@@ -349,7 +349,8 @@ type projectionFile struct {
 	Matrix  [][]float64 `json:"matrix"`
 }
 
-type eigenFile struct {
+// EigenFile is eigenvalues.json.
+type EigenFile struct {
 	Eigenvalues []float64 `json:"eigenvalues"`
 	D           int       `json:"d"`
 	Energy      float64   `json:"energy"`
@@ -357,7 +358,8 @@ type eigenFile struct {
 	RankOf      string    `json:"rank_of"`
 }
 
-type metricsFile struct {
+// MetricsFile is metrics.json.
+type MetricsFile struct {
 	Classifier evaluate.Options `json:"classifier"`
 	Split      Split            `json:"split"`
 	Rows       []evaluate.Row   `json:"rows"`

@@ -140,7 +140,7 @@ func TestExecuteMethodsAndEvaluation(t *testing.T) {
 	if m.Dataset.SHA256 != e.ml.SHA256 || m.D != 3 || m.Seed != 1 || m.Version != "test" || len(m.Projection) != 24 || len(m.Means) != 24 {
 		t.Errorf("manifest: %+v", m)
 	}
-	var metrics metricsFile
+	var metrics MetricsFile
 	b, _ := os.ReadFile(filepath.Join(dir, FileMetrics))
 	if err := json.Unmarshal(b, &metrics); err != nil {
 		t.Fatal(err)
@@ -199,7 +199,7 @@ func TestExecuteSplitKinds(t *testing.T) {
 	if len(rows) != 601 || rows[1][1] != "all" {
 		t.Errorf("kfold projected.csv: %d rows, split %q", len(rows), rows[1][1])
 	}
-	var metrics metricsFile
+	var metrics MetricsFile
 	b, _ := os.ReadFile(filepath.Join(e.store.JobDir(j.ID), FileMetrics))
 	json.Unmarshal(b, &metrics)
 	if len(metrics.Rows) != 2*(3+1) {
@@ -211,7 +211,7 @@ func TestExecuteSplitKinds(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ = os.ReadFile(filepath.Join(e.store.JobDir(j.ID), FileMetrics))
-	metrics = metricsFile{}
+	metrics = MetricsFile{}
 	json.Unmarshal(b, &metrics)
 	if len(metrics.Rows) != 5*(3+1) || metrics.Rows[3].Metrics["hamming_score"] == 0 {
 		t.Errorf("predefined folds: %d rows", len(metrics.Rows))
