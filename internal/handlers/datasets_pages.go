@@ -5,8 +5,10 @@ import (
 	"time"
 
 	"github.com/a-h/templ"
+	"github.com/go-chi/chi/v5/middleware"
 
 	"mldr/internal/dataset"
+	"mldr/internal/plots"
 	"mldr/internal/store"
 	"mldr/web/templates"
 )
@@ -34,12 +36,23 @@ func (h *handler) homeView(r *http.Request, form templates.UploadForm) (template
 			Labels: len(rec.Summary.Labels), Problem: h.store.Problem(rec.ID),
 		})
 	}
+	if h.jobs != nil {
+		for i, j := range h.jobs.List() {
+			if i == recentJobs {
+				break
+			}
+			v.Jobs = append(v.Jobs, h.jobRow(j))
+		}
+	}
 	v.Demos = []templates.DemoOption{
 		{ID: "multilabel", Title: "a multi-label demo", Description: "600 rows, 24 features (16 informative, 8 noise), 6 correlated labels."},
 		{ID: "multidim", Title: "a multi-dimensional demo", Description: "400 rows, 10 features, 3 class variables (size, colour, finish)."},
 	}
 	return v, nil
 }
+
+// recentJobs is how many jobs the home page lists.
+const recentJobs = 5
 
 func (h *handler) pageHome(w http.ResponseWriter, r *http.Request) {
 	v, err := h.homeView(r, templates.UploadForm{})
@@ -85,7 +98,45 @@ func (h *handler) datasetView(r *http.Request, rec store.DatasetRecord, relabelE
 	for _, c := range rec.Columns {
 		v.Columns = append(v.Columns, templates.ColumnChoice{Name: c, Label: isLabel[c]})
 	}
+	if v.Problem == "" && len(rec.Summary.Labels) > 0 && rec.Summary.Kind == dataset.MultiLabel {
+		v.Frequency = h.datasetFigureView(r, rec, "labels")
+		n, err := h.labelNMI(rec)
+		var f *plots.Figure
+		var alt string
+		if err == nil {
+			f, alt, err = n.figure()
+			if len(n.labels) <= maxNMITable {
+				v.NMITable = n.table()
+			}
+		}
+		v.NMI = h.pageFigure(r, "nmi", "/api/datasets/"+rec.ID+"/plots/nmi", f, alt, err)
+	}
 	return v
+}
+
+// maxNMITable is the most labels whose NMI the data set page also shows as
+// a table; beyond, nmi.json has the numbers.
+const maxNMITable = 60
+
+// datasetFigureView is one of a data set's figures for its page; a figure
+// that cannot be drawn is logged and left out, the page still shows.
+func (h *handler) datasetFigureView(r *http.Request, rec store.DatasetRecord, name string) *templates.FigureView {
+	f, alt, err := h.datasetFigure(rec, name)
+	return h.pageFigure(r, name, "/api/datasets/"+rec.ID+"/plots/"+name, f, alt, err)
+}
+
+// pageFigure renders a figure for a page; one that cannot be drawn is
+// logged and left out, the page still shows.
+func (h *handler) pageFigure(r *http.Request, id, base string, f *plots.Figure, alt string, err error) *templates.FigureView {
+	var fv *templates.FigureView
+	if err == nil {
+		fv, err = figureView(id, base, nil, f, alt, "")
+	}
+	if err != nil {
+		h.log.Warn("drawing a figure", "path", r.URL.Path, "figure", id, "err", err, "request_id", middleware.GetReqID(r.Context()))
+		return nil
+	}
+	return fv
 }
 
 func (h *handler) pageDataset(w http.ResponseWriter, r *http.Request) {

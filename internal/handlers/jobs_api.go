@@ -27,6 +27,8 @@ type JobService interface {
 	Delete(id string) error
 	Subscribe(id string) (<-chan jobs.Job, func(), error)
 	ResultPath(id, method, file string) (string, jobs.Job, error)
+	Results(id string) (*jobs.Results, error)
+	Projected(id, method string) (*jobs.Projected, error)
 	DeleteDataset(id string) error
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/go-chi/chi/v5/middleware"
 
+	"mldr/internal/analysis"
 	"mldr/internal/dataset"
 	"mldr/internal/jobs"
 	"mldr/internal/store"
@@ -111,11 +112,20 @@ func (h *handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 func isAPI(r *http.Request) bool { return strings.HasPrefix(r.URL.Path, "/api/") }
 
 // sentence capitalises a message for display on its own.
+// A parameter's name keeps its case ("d must be…", not "D must be…": D is
+// the number of features).
 func sentence(s string) string {
-	if s == "" {
+	first, _, _ := strings.Cut(s, " ")
+	if s == "" || paramNames[first] {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// paramNames are the parameters' names as the API spells them.
+var paramNames = map[string]bool{
+	analysis.ParamD: true, analysis.ParamThr: true, analysis.ParamBeta: true, analysis.ParamGamma: true, analysis.ParamLambda: true,
+	analysis.ParamRidge: true, analysis.ParamLabelKernel: true, analysis.ParamK: true, "test_fraction": true,
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -77,6 +77,7 @@ func New(cfg Config) http.Handler {
 					r.Get("/events", h.apiJobEvents)
 					r.With(h.limitBody(formLimit)).Post("/cancel", h.apiCancelJob)
 					r.With(h.limitBody(h.uploadLimit())).Post("/transform", h.apiTransform)
+					r.Get("/plots/{file}", h.apiJobPlot)
 					r.Get("/{file}", h.apiJobResult)
 				})
 			})
@@ -91,6 +92,7 @@ func New(cfg Config) http.Handler {
 				r.Delete("/", h.apiDeleteDataset)
 				r.With(h.limitBody(formLimit)).Put("/labels", h.apiRelabel)
 				r.Get("/nmi.json", h.apiNMI)
+				r.Get("/plots/{file}", h.apiDatasetPlot)
 				r.Get("/data.csv", h.downloadData)
 				r.Get("/source", h.downloadSource)
 			})
@@ -104,10 +106,26 @@ func New(cfg Config) http.Handler {
 		r.Route("/{id}", func(r chi.Router) {
 			r.Use(h.loadDataset)
 			r.Get("/", h.pageDataset)
+			if h.jobs != nil {
+				r.Get("/analyze", h.pageAnalyze)
+				r.With(h.limitBody(formLimit)).Post("/analyze", h.pageSubmitAnalysis)
+			}
 			r.With(h.limitBody(formLimit)).Post("/labels", h.pageRelabel)
 			r.With(h.limitBody(formLimit)).Post("/delete", h.pageDelete)
 		})
 	})
+	if h.jobs != nil {
+		r.Get("/compare", h.pageCompare)
+		r.Route("/jobs", func(r chi.Router) {
+			r.Get("/", h.pageJobs)
+			r.Route("/{id}", func(r chi.Router) {
+				r.Get("/", h.pageJob)
+				r.Get("/results", h.pageJobResults)
+				r.With(h.limitBody(formLimit)).Post("/cancel", h.pageCancelJob)
+				r.With(h.limitBody(formLimit)).Post("/delete", h.pageDeleteJob)
+			})
+		})
+	}
 	return r
 }
 

@@ -6,5 +6,5 @@ import "embed"
 
 // FS holds the static files, served under /static/.
 //
-//go:embed *.css
+//go:embed *.css *.js
 var FS embed.FS

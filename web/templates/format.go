@@ -41,3 +41,47 @@ func shortHash(h string) string {
 	}
 	return h
 }
+
+// invalid reports whether a refusal concerns one of the fields.
+func invalid(e *FormError, fields ...string) bool {
+	if e == nil {
+		return false
+	}
+	for _, f := range fields {
+		if e.Field == f {
+			return true
+		}
+	}
+	return false
+}
+
+func labelWord(kind string) string {
+	if kind == "multidim" {
+		return "class variables"
+	}
+	return "labels"
+}
+
+// dLimits states each method's largest d on this data set.
+func dLimits(ms []MethodChoice) string {
+	s := ""
+	for _, m := range ms {
+		if m.Disabled || m.MaxDim == 0 {
+			continue
+		}
+		if s != "" {
+			s += ", "
+		}
+		s += m.ID + " " + itoa(m.MaxDim)
+	}
+	return s
+}
+
+func chosen(jobs []CompareJob, id string) bool {
+	for _, j := range jobs {
+		if j.ID == id {
+			return true
+		}
+	}
+	return false
+}

@@ -32,6 +32,8 @@ type HomeView struct {
 	Demos     []DemoOption
 	Upload    UploadForm
 	MaxUpload string
+	// Jobs are the most recent jobs.
+	Jobs []JobRow
 	// Notice confirms what the last action did.
 	Notice string
 }
@@ -76,6 +78,10 @@ type DatasetView struct {
 	// Notice confirms what the last action did ("Uploaded.").
 	Notice  string
 	Columns []ColumnChoice
+	// Figures: the label frequencies and (multi-label data) the label NMI.
+	Frequency, NMI *FigureView
+	// NMITable is the NMI matrix as text (nil when there are many labels).
+	NMITable *NMITable
 	// Folds is the number of predefined folds (0: none).
 	Folds int
 	// Kind is the kind option the data were read with ("" = decided).
@@ -108,4 +114,11 @@ type ErrorView struct {
 	Page
 	Status  int
 	Message string
+}
+
+// NMITable is the label NMI matrix as text, two decimals.
+type NMITable struct {
+	Labels   []string
+	Constant []bool
+	Rows     [][]string
 }

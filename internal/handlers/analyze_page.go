@@ -1,0 +1,221 @@
+package handlers
+
+import (
+	"fmt"
+	"math"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"mldr/internal/analysis"
+	"mldr/internal/dataset"
+	"mldr/internal/jobs"
+	"mldr/internal/store"
+	"mldr/web/templates"
+)
+
+// pageAnalyze is the form of a new analysis.
+func (h *handler) pageAnalyze(w http.ResponseWriter, r *http.Request) {
+	rec := datasetFrom(r)
+	h.render(w, r, http.StatusOK, templates.AnalyzePage(h.analyzeView(rec, defaultAnalyzeForm(rec), nil, nil)))
+}
+
+func defaultAnalyzeForm(rec store.DatasetRecord) templates.AnalyzeForm {
+	f := templates.AnalyzeForm{DimMode: "thr", Thr: "0.99", D: "", Beta: "0.5", Lambda: "0.1", LabelKernel: "linear", K: "10",
+		Classifier: "mlknn", SplitKind: "holdout", TestFraction: "0.2", Folds: "10", Seed: "1", GridMode: "percent", Grid: "10, 20, 30, 40, 50, 60, 70, 80, 90, 100", GridOf: "rank",
+		EvalK: "10", EvalLambda: "0.1", HasFolds: rec.Folds > 0}
+	if rec.Folds > 0 {
+		f.SplitKind = "predefined"
+	}
+	return f
+}
+
+func (h *handler) analyzeView(rec store.DatasetRecord, form templates.AnalyzeForm, checked []string, fe *templates.FormError) templates.AnalyzeView {
+	v := templates.AnalyzeView{Page: h.page("New analysis", "datasets"), DatasetID: rec.ID, DatasetName: rec.Name, Summary: rec.Summary,
+		Form: form, Error: fe, Labels: rec.Summary.Labels}
+	shape := analysis.Shape{N: rec.Summary.Rows, D: rec.Summary.Features, Q: len(rec.Summary.Labels)}
+	multiDim := rec.Summary.Kind == dataset.MultiDim
+	if multiDim {
+		for _, l := range rec.Summary.LabelStats {
+			shape.Classes = append(shape.Classes, len(l.Classes))
+		}
+	}
+	if checked == nil {
+		checked = []string{"pca", "mddmp"}
+		if multiDim {
+			checked = []string{"pca", "sdem"}
+		}
+	}
+	for _, m := range analysis.Methods() {
+		c := templates.MethodChoice{ID: m.ID, Name: m.Name, Summary: m.Summary, Paper: m.Paper, Space: string(m.Space),
+			Takes: strings.Join(m.Takes, " "), MaxDim: analysis.MaxDim(m.ID, analysis.Params{}, shape), Checked: slices.Contains(checked, m.ID)}
+		switch {
+		case multiDim && !m.MultiDim:
+			c.Disabled, c.DisabledWhy = true, "Needs multi-label data."
+		case !multiDim && !m.MultiLabel:
+			c.Disabled, c.DisabledWhy = true, "Needs multi-dimensional data."
+		case m.MaxN > 0 && rec.Summary.Rows > m.MaxN:
+			c.Disabled, c.DisabledWhy = true, fmt.Sprintf("At most %d rows: %s.", m.MaxN, m.MaxNWhy)
+		}
+		if c.Disabled {
+			c.Checked = false
+		}
+		v.Methods = append(v.Methods, c)
+	}
+	return v
+}
+
+// pageSubmitAnalysis turns the form into a job request.
+func (h *handler) pageSubmitAnalysis(w http.ResponseWriter, r *http.Request) {
+	rec := datasetFrom(r)
+	if err := r.ParseForm(); err != nil {
+		h.fail(w, r, badRequest("", "the form could not be read: %v", err))
+		return
+	}
+	f := r.PostForm
+	form := templates.AnalyzeForm{DimMode: f.Get("dim_mode"), D: f.Get("d"), Thr: f.Get("thr"), Beta: f.Get("beta"), Gamma: f.Get("gamma"),
+		Lambda: f.Get("lambda"), Ridge: f.Get("ridge"), LabelKernel: f.Get("label_kernel"), K: f.Get("k"),
+		Classifier: f.Get("classifier"), SplitKind: f.Get("split"), TestFraction: f.Get("test_fraction"), Folds: f.Get("folds"),
+		Seed: f.Get("seed"), GridMode: f.Get("grid_mode"), Grid: f.Get("grid"), GridOf: f.Get("grid_of"),
+		EvalK: f.Get("eval_k"), EvalLambda: f.Get("eval_lambda"), HasFolds: rec.Folds > 0}
+	methods := f["methods"]
+	req, err := requestFromForm(rec.ID, methods, form)
+	if err == nil {
+		var j jobs.Job
+		if j, err = h.jobs.Submit(req); err == nil {
+			http.Redirect(w, r, "/jobs/"+j.ID+"?notice=started", http.StatusSeeOther)
+			return
+		}
+	}
+	status, body := classify(err, "")
+	if status >= 500 {
+		h.fail(w, r, err)
+		return
+	}
+	fe := &templates.FormError{Message: sentence(body.Error), Field: body.Field}
+	h.render(w, r, status, templates.AnalyzePage(h.analyzeView(rec, form, methods, fe)))
+}
+
+// requestFromForm builds a job request from the form: only the parameters
+// the ticked methods take are sent.
+func requestFromForm(dataset string, methods []string, f templates.AnalyzeForm) (jobs.Request, error) {
+	req := jobs.Request{Dataset: dataset}
+	if len(methods) == 1 {
+		req.Method = methods[0]
+	} else {
+		req.Methods = methods
+	}
+	takes := map[string]bool{}
+	for _, id := range methods {
+		if m, ok := analysis.Lookup(id); ok {
+			for _, t := range m.Takes {
+				takes[t] = true
+			}
+		}
+	}
+	num := func(field, s string) (*float64, error) {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			return nil, nil
+		}
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, badRequest("params."+field, "%s must be a number, not %q", field, s)
+		}
+		return &v, nil
+	}
+	var err error
+	p := &req.Params
+	giveD := takes[analysis.ParamD] && (f.DimMode == "d" || (!takes[analysis.ParamThr] && strings.TrimSpace(f.D) != ""))
+	if giveD {
+		d, err := strconv.Atoi(strings.TrimSpace(f.D))
+		if err != nil || d < 1 {
+			return req, badRequest("params.d", "d must be a whole number of at least 1, not %q", f.D)
+		}
+		p.D = d
+	} else if takes[analysis.ParamThr] && strings.TrimSpace(f.Thr) != "" {
+		t, err := num("thr", f.Thr)
+		if err != nil {
+			return req, err
+		}
+		p.Thr = *t
+	}
+	for _, x := range []struct {
+		name string
+		val  string
+		dst  **float64
+	}{{analysis.ParamBeta, f.Beta, &p.Beta}, {analysis.ParamGamma, f.Gamma, &p.Gamma}, {analysis.ParamLambda, f.Lambda, &p.Lambda}, {analysis.ParamRidge, f.Ridge, &p.Ridge}} {
+		if takes[x.name] {
+			if *x.dst, err = num(x.name, x.val); err != nil {
+				return req, err
+			}
+		}
+	}
+	if takes[analysis.ParamLabelKernel] && f.LabelKernel != "" && f.LabelKernel != analysis.KernelLinear {
+		p.LabelKernel = f.LabelKernel
+	}
+	if takes[analysis.ParamK] && strings.TrimSpace(f.K) != "" {
+		if p.K, err = strconv.Atoi(strings.TrimSpace(f.K)); err != nil {
+			return req, badRequest("params.k", "k must be a whole number, not %q", f.K)
+		}
+	}
+	if f.Classifier != "none" {
+		e := &jobs.Evaluate{Classifier: f.Classifier}
+		if e.K, err = atoiOr(f.EvalK, 0); err != nil {
+			return req, badRequest("evaluate.k", "the classifier's k must be a whole number")
+		}
+		if l, err := num("lambda", f.EvalLambda); err != nil {
+			return req, badRequest("evaluate.lambda", "the classifier's ridge must be a number")
+		} else if l != nil {
+			e.Lambda = *l
+		}
+		for _, part := range strings.FieldsFunc(f.Grid, func(r rune) bool { return r == ',' || r == ' ' || r == ';' }) {
+			v, err := strconv.ParseFloat(part, 64)
+			if err != nil {
+				return req, badRequest("evaluate.dims", "the values of d are numbers separated by commas, not %q", part)
+			}
+			if f.GridMode == "percent" {
+				e.Percent = append(e.Percent, v)
+			} else {
+				e.Dims = append(e.Dims, int(v))
+			}
+		}
+		if f.GridMode == "percent" {
+			e.Of = f.GridOf
+		}
+		req.Evaluate = e
+		s := &jobs.Split{Kind: f.SplitKind}
+		if s.Seed, err = parseSeed(f.Seed); err != nil {
+			return req, badRequest("split.seed", "the seed must be a whole number of at least 1")
+		}
+		switch s.Kind {
+		case jobs.SplitHoldout:
+			if t, err := num("test_fraction", f.TestFraction); err != nil {
+				return req, badRequest("split.test_fraction", "the test share must be a number")
+			} else if t != nil {
+				s.TestFraction = *t
+			}
+		case jobs.SplitKFold:
+			if s.Folds, err = atoiOr(f.Folds, 0); err != nil {
+				return req, badRequest("split.folds", "folds must be a whole number")
+			}
+		}
+		req.Split = s
+	}
+	return req, nil
+}
+
+func atoiOr(s string, def int) (int, error) {
+	if s = strings.TrimSpace(s); s == "" {
+		return def, nil
+	}
+	return strconv.Atoi(s)
+}
+
+func parseSeed(s string) (uint64, error) {
+	if s = strings.TrimSpace(s); s == "" {
+		return 0, nil
+	}
+	return strconv.ParseUint(s, 10, 64)
+}

@@ -1,0 +1,148 @@
+package handlers
+
+import (
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"mldr/internal/jobs"
+	"mldr/web/templates"
+)
+
+// pageCompare shows finished jobs side by side: one kind of plot shares
+// its axes across the jobs.
+func (h *handler) pageCompare(w http.ResponseWriter, r *http.Request) {
+	var ids []string
+	for _, v := range r.URL.Query()["jobs"] {
+		for _, id := range strings.Split(v, ",") {
+			if id = strings.TrimSpace(id); id != "" && !slices.Contains(ids, id) {
+				ids = append(ids, id)
+			}
+		}
+	}
+	v := templates.CompareView{Page: h.page("Compare", "compare"), Metric: r.URL.Query().Get("metric")}
+	for _, j := range h.jobs.List() {
+		if j.Status == jobs.Succeeded {
+			v.Choices = append(v.Choices, h.jobRow(j))
+		}
+	}
+	var all []*jobs.Results
+	for _, id := range ids {
+		res, err := h.jobs.Results(id)
+		if err != nil || res.Job.Status != jobs.Succeeded {
+			v.Error = fmt.Sprintf("job %s is not a finished job", id)
+			continue
+		}
+		all = append(all, res)
+	}
+	if err := h.compareJobs(&v, all); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	h.render(w, r, http.StatusOK, templates.ComparePage(v))
+}
+
+func (h *handler) compareJobs(v *templates.CompareView, all []*jobs.Results) error {
+	// The metric: one every job reported, the chosen one if it did.
+	seen := map[string]int{}
+	for _, res := range all {
+		if res.Metrics != nil {
+			for _, o := range metricOptions(res.Metrics) {
+				if seen[o.Value]++; seen[o.Value] == 1 {
+					v.Options = append(v.Options, o)
+				}
+			}
+		}
+	}
+	if seen[v.Metric] == 0 && len(v.Options) > 0 {
+		v.Metric = v.Options[0].Value
+	}
+	// One colour per method across the page.
+	var order []string
+	for _, res := range all {
+		for _, id := range res.Job.Request.MethodIDs() {
+			if !slices.Contains(order, id) {
+				order = append(order, id)
+			}
+		}
+	}
+	// Shared axes.
+	curveRange := [2]float64{math.Inf(1), math.Inf(-1)}
+	xr, yr := [2]float64{math.Inf(1), math.Inf(-1)}, [2]float64{math.Inf(1), math.Inf(-1)}
+	for _, res := range all {
+		for _, m := range res.Methods {
+			if p, err := h.jobs.Projected(res.Job.ID, m.Method); err == nil && m.Eigen.D >= 1 {
+				for _, c := range p.Coords {
+					xr = [2]float64{min(xr[0], c[0]), max(xr[1], c[0])}
+					if len(c) > 1 {
+						yr = [2]float64{min(yr[0], c[1]), max(yr[1], c[1])}
+					}
+				}
+			}
+		}
+		if res.Metrics != nil {
+			for _, row := range res.Metrics.Rows {
+				if val, ok := row.Metrics[v.Metric]; ok && row.Fold == nil {
+					s := 0.0
+					if row.Std != nil {
+						s = row.Std[v.Metric]
+					}
+					curveRange = [2]float64{min(curveRange[0], val-s), max(curveRange[1], val+s)}
+				}
+			}
+		}
+	}
+	for _, res := range all {
+		cj := templates.CompareJob{ID: res.Job.ID, Title: fmt.Sprintf("%s on %s", strings.Join(res.Job.Request.MethodIDs(), ", "), h.jobRow(res.Job).Dataset)}
+		base := "/api/jobs/" + res.Job.ID + "/plots/"
+		if res.Metrics != nil && seen[v.Metric] > 0 {
+			f, alt, err := curvesFigure(res, v.Metric, order, spanOrNil(curveRange))
+			if err != nil {
+				return err
+			}
+			q := url.Values{"metric": {v.Metric}}
+			if cj.Curves, err = figureView("curves-"+res.Job.ID, base+"curves", q, f, alt, ""); err != nil {
+				return err
+			}
+		}
+		for _, m := range res.Methods {
+			f, alt, err := spectrumFigure(m, order, false, 0)
+			if err != nil {
+				return err
+			}
+			q := url.Values{"method": {m.Method}}
+			fv, err := figureView("spectrum-"+res.Job.ID+"-"+m.Method, base+"spectrum", q, f, alt, "")
+			if err != nil {
+				return err
+			}
+			cj.Spectra = append(cj.Spectra, fv)
+			pq := plotQuery{Method: m.Method, X: 1, Y: 2}
+			xp, yp := spanOrNil(xr), spanOrNil(yr)
+			pf, alt, _, err := h.projectionFigure(res, m, pq, xp, yp)
+			if err != nil {
+				return err
+			}
+			fv, err = figureView("projection-"+res.Job.ID+"-"+m.Method, base+"projection", pq.values("projection"), pf, alt, "")
+			if err != nil {
+				return err
+			}
+			cj.Projections = append(cj.Projections, fv)
+		}
+		v.Jobs = append(v.Jobs, cj)
+	}
+	return nil
+}
+
+// spanOrNil is r padded by 5% on each side, or nil (the plot fits its own
+// data) if r is empty or a point.
+func spanOrNil(r [2]float64) *[2]float64 {
+	lo, hi := r[0], r[1]
+	if !(hi > lo) || math.IsInf(hi-lo, 0) {
+		return nil
+	}
+	pad := 0.05 * (hi - lo)
+	return &[2]float64{lo - pad, hi + pad}
+}

@@ -1,0 +1,547 @@
+package handlers
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"mldr/internal/analysis"
+	"mldr/internal/dataset"
+	"mldr/internal/evaluate"
+	"mldr/internal/jobs"
+	"mldr/internal/plots"
+	"mldr/internal/store"
+	"mldr/web/templates"
+)
+
+// plotQuery is what a job's plots can be asked: the method, the two
+// components, what colours the points, a log scale, the metric.
+type plotQuery struct {
+	Method string
+	X, Y   int
+	Colour string
+	Log    bool
+	Metric string
+}
+
+func parsePlotQuery(q url.Values) plotQuery {
+	p := plotQuery{Method: q.Get("method"), Colour: q.Get("colour"), Log: q.Get("log") == "1", Metric: q.Get("metric")}
+	p.X, _ = strconv.Atoi(q.Get("x"))
+	p.Y, _ = strconv.Atoi(q.Get("y"))
+	if p.X < 1 {
+		p.X = 1
+	}
+	if p.Y < 1 {
+		p.Y = 2
+	}
+	return p
+}
+
+func (p plotQuery) values(name string) url.Values {
+	v := url.Values{}
+	switch name {
+	case "spectrum":
+		v.Set("method", p.Method)
+		if p.Log {
+			v.Set("log", "1")
+		}
+	case "projection":
+		v.Set("method", p.Method)
+		v.Set("x", strconv.Itoa(p.X))
+		v.Set("y", strconv.Itoa(p.Y))
+		if p.Colour != "" {
+			v.Set("colour", p.Colour)
+		}
+	case "curves":
+		v.Set("metric", p.Metric)
+	}
+	return v
+}
+
+// figureView renders a figure for a page: inline SVG, its metadata for
+// hover, links to its SVG and PNG.
+func figureView(id, base string, q url.Values, f *plots.Figure, alt, caption string) (*templates.FigureView, error) {
+	svg, err := f.InlineSVG()
+	if err != nil {
+		return nil, err
+	}
+	meta, err := json.Marshal(f.Meta())
+	if err != nil {
+		return nil, err
+	}
+	qs := ""
+	if len(q) > 0 {
+		qs = "?" + q.Encode()
+	}
+	return &templates.FigureView{ID: id, Title: alt, SVG: svg, Meta: string(meta), Alt: alt, Caption: caption,
+		SVGURL: base + ".svg" + qs, PNG: base + ".png" + qs}, nil
+}
+
+// datasetFigure makes a data set's plots: "labels" (frequencies) and
+// "nmi" (the label NMI heatmap, multi-label data).
+func (h *handler) datasetFigure(rec store.DatasetRecord, name string) (*plots.Figure, string, error) {
+	s := rec.Summary
+	switch name {
+	case "labels":
+		freq := make([]float64, len(s.LabelStats))
+		constant := make([]bool, len(s.LabelStats))
+		for i, l := range s.LabelStats {
+			freq[i], constant[i] = l.Frequency, l.Constant
+		}
+		f, err := plots.LabelFrequency(s.Labels, freq, constant)
+		top := slices.MaxFunc(s.LabelStats, func(a, b dataset.LabelStat) int { return cmp.Compare(a.Frequency, b.Frequency) })
+		return f, fmt.Sprintf("Bar chart of the share of rows with each of the %d labels; the most frequent is %s (%.0f%%).", len(s.Labels), top.Name, 100*top.Frequency), err
+	case "nmi":
+		n, err := h.labelNMI(rec)
+		if err != nil {
+			return nil, "", err
+		}
+		f, alt, err := n.figure()
+		return f, alt, err
+	}
+	return nil, "", notFound("a data set has no plot %q", name)
+}
+
+// labelNMI is a multi-label data set's label NMI matrix.
+type labelNMI struct {
+	labels   []string
+	values   [][]float64
+	constant []bool
+}
+
+func (h *handler) labelNMI(rec store.DatasetRecord) (*labelNMI, error) {
+	if rec.Summary.Kind != dataset.MultiLabel {
+		return nil, notFound("the label mutual information is defined for multi-label data")
+	}
+	ds, err := h.store.LoadDataset(rec.ID)
+	if err != nil {
+		return nil, err
+	}
+	m, constant := analysis.LabelNMI(ds.Y)
+	q := m.SymmetricDim()
+	n := &labelNMI{labels: ds.Labels, values: make([][]float64, q), constant: constant}
+	for i := range q {
+		n.values[i] = make([]float64, q)
+		for j := range q {
+			n.values[i][j] = m.At(i, j)
+		}
+	}
+	return n, nil
+}
+
+// figure is the heatmap, with a text alternative naming the most
+// dependent pair.
+func (n *labelNMI) figure() (*plots.Figure, string, error) {
+	f, err := plots.NMIHeatmap(n.labels, n.values, n.constant)
+	alt := fmt.Sprintf("Heatmap of the normalised mutual information between the %d labels, 0 (independent) to 1.", len(n.labels))
+	best, bi, bj := -1.0, 0, 0
+	for i, row := range n.values {
+		for j, v := range row[:i] {
+			if v > best {
+				best, bi, bj = v, i, j
+			}
+		}
+	}
+	if best >= 0 {
+		alt += fmt.Sprintf(" The most dependent pair is %s and %s (%.2f).", n.labels[bi], n.labels[bj], best)
+	}
+	return f, alt, err
+}
+
+// table is the matrix as text, for the page's table.
+func (n *labelNMI) table() *templates.NMITable {
+	t := &templates.NMITable{Labels: n.labels, Constant: n.constant}
+	for _, row := range n.values {
+		cells := make([]string, len(row))
+		for j, v := range row {
+			cells[j] = strconv.FormatFloat(v, 'f', 2, 64)
+		}
+		t.Rows = append(t.Rows, cells)
+	}
+	return t
+}
+
+// baselineColour is the colour of the ori baseline, after the methods'.
+const baselineColour = 7
+
+// colourHex is a method's colour as CSS, from its place in the page's
+// order of methods.
+func colourHex(order []string, method string) string {
+	r, g, b, _ := plots.SeriesColor(slices.Index(order, method)).RGBA()
+	return fmt.Sprintf("#%02x%02x%02x", r>>8, g>>8, b>>8)
+}
+
+// thrOf is the energy threshold that chose a method's d: the one given, or
+// the default when neither d nor thr was; 0 when d was given.
+func thrOf(m jobs.MethodResult) float64 {
+	p := m.Manifest.Params
+	desc, _ := analysis.Lookup(m.Method)
+	switch {
+	case p.Thr != 0:
+		return p.Thr
+	case p.D == 0 && slices.Contains(desc.Takes, analysis.ParamThr):
+		return analysis.DefaultThr
+	}
+	return 0
+}
+
+// spectrumFigure is a method's eigenvalue spectrum, its bars in the
+// method's colour on the page (its place in order).
+func spectrumFigure(m jobs.MethodResult, order []string, log bool, yMax float64) (*plots.Figure, string, error) {
+	name := methodName(m.Method)
+	f, err := plots.Spectrum(plots.SpectrumInput{Title: name + ": eigenvalue spectrum", Eigenvalues: m.Eigen.Eigenvalues,
+		D: m.Eigen.D, Thr: thrOf(m), Log: log, MaxComponents: 60, YMax: yMax, Color: slices.Index(order, m.Method)})
+	alt := fmt.Sprintf("Bars of the %d eigenvalues of %s as shares of their sum, with the cumulative share; d = %d keeps %.1f%%.",
+		len(m.Eigen.Eigenvalues), name, m.Eigen.D, 100*m.Eigen.Energy)
+	return f, alt, err
+}
+
+// labelsOf returns, for every projected row, its labels (0/1 or class
+// indices), from the training or the test data set.
+func (h *handler) labelsOf(job jobs.Job, p *jobs.Projected) (*dataset.Dataset, [][]float64, error) {
+	train, err := h.store.LoadDataset(job.Request.Dataset)
+	if err != nil {
+		return nil, nil, err
+	}
+	var test *dataset.Dataset
+	if job.Request.TestDataset != "" {
+		if test, err = h.store.LoadDataset(job.Request.TestDataset); err != nil {
+			return nil, nil, err
+		}
+	}
+	out := make([][]float64, len(p.Row))
+	for i, r := range p.Row {
+		src := train
+		if p.Split[i] == "test" && test != nil {
+			src = test
+		}
+		out[i] = src.Y.RawRowView(r - 1)
+	}
+	return train, out, nil
+}
+
+// colourOptions lists what may colour a projection's points.
+func colourOptions(ds *dataset.Dataset) []templates.Option {
+	var o []templates.Option
+	if ds.Kind == dataset.MultiDim {
+		for _, l := range ds.Labels {
+			o = append(o, templates.Option{Value: "class:" + l, Text: "class of " + l})
+		}
+		return append(o, templates.Option{Value: "set", Text: "combination of classes"})
+	}
+	o = append(o, templates.Option{Value: "count", Text: "number of labels"}, templates.Option{Value: "set", Text: "label set"})
+	for _, l := range ds.Labels {
+		o = append(o, templates.Option{Value: "label:" + l, Text: "label " + l})
+	}
+	return o
+}
+
+// maxGroups is how many groups get their own colour; the rest are grey.
+const maxGroups = 7
+
+// groups assigns every row a colour group and names the groups.
+func groups(ds *dataset.Dataset, y [][]float64, colour string) (group []int, legend []string, sequential bool, err error) {
+	group = make([]int, len(y))
+	switch {
+	case colour == "count" && ds.Kind == dataset.MultiLabel:
+		for i, row := range y {
+			n := 0
+			for _, v := range row {
+				n += int(v)
+			}
+			group[i] = min(n, maxGroups-1)
+		}
+		for n := range maxGroups {
+			switch {
+			case n == maxGroups-1:
+				legend = append(legend, fmt.Sprintf("%d or more labels", n))
+			case n == 1:
+				legend = append(legend, "1 label")
+			default:
+				legend = append(legend, fmt.Sprintf("%d labels", n))
+			}
+		}
+		return group, legend, true, nil
+	case strings.HasPrefix(colour, "label:") && ds.Kind == dataset.MultiLabel:
+		j := slices.Index(ds.Labels, strings.TrimPrefix(colour, "label:"))
+		if j < 0 {
+			return nil, nil, false, badRequest("colour", "no label %q", strings.TrimPrefix(colour, "label:"))
+		}
+		for i, row := range y {
+			group[i] = int(row[j])
+		}
+		return group, []string{"without " + ds.Labels[j], "with " + ds.Labels[j]}, false, nil
+	case strings.HasPrefix(colour, "class:") && ds.Kind == dataset.MultiDim:
+		j := slices.Index(ds.Labels, strings.TrimPrefix(colour, "class:"))
+		if j < 0 {
+			return nil, nil, false, badRequest("colour", "no class variable %q", strings.TrimPrefix(colour, "class:"))
+		}
+		keys := make([]string, len(y))
+		for i, row := range y {
+			keys[i] = ds.Categories[j][int(row[j])]
+		}
+		group, legend = topGroups(keys, "other classes")
+		return group, legend, false, nil
+	case colour == "set":
+		keys := make([]string, len(y))
+		for i, row := range y {
+			var names []string
+			for j, v := range row {
+				switch {
+				case ds.Kind == dataset.MultiDim:
+					names = append(names, ds.Categories[j][int(v)])
+				case v != 0:
+					names = append(names, ds.Labels[j])
+				}
+			}
+			keys[i] = "{" + strings.Join(names, ", ") + "}"
+			if keys[i] == "{}" {
+				keys[i] = "no label"
+			}
+		}
+		group, legend = topGroups(keys, "other sets")
+		return group, legend, false, nil
+	}
+	return nil, nil, false, badRequest("colour", "the points cannot be coloured by %q", colour)
+}
+
+// topGroups gives the most frequent keys a group each (at most
+// maxGroups), in frequency order; the rest get −1 (grey), named other.
+func topGroups(keys []string, other string) ([]int, []string) {
+	count := map[string]int{}
+	for _, k := range keys {
+		count[k]++
+	}
+	uniq := make([]string, 0, len(count))
+	for k := range count {
+		uniq = append(uniq, k)
+	}
+	slices.SortFunc(uniq, func(a, b string) int { return cmp.Or(cmp.Compare(count[b], count[a]), cmp.Compare(a, b)) })
+	limit := maxGroups
+	if len(uniq) > maxGroups {
+		limit = maxGroups - 1 // leave room for "other" in the legend
+	}
+	idx := map[string]int{}
+	var legend []string
+	for i, k := range uniq[:min(limit, len(uniq))] {
+		idx[k] = i
+		legend = append(legend, fmt.Sprintf("%s (%d)", k, count[k]))
+	}
+	group := make([]int, len(keys))
+	for i, k := range keys {
+		g, ok := idx[k]
+		if !ok {
+			g = -1
+		}
+		group[i] = g
+	}
+	if len(uniq) > limit {
+		legend = append(legend, other)
+	}
+	return group, legend
+}
+
+// projectionFigure plots a method's projected rows on two components.
+func (h *handler) projectionFigure(res *jobs.Results, m jobs.MethodResult, q plotQuery, xr, yr *[2]float64) (*plots.Figure, string, []templates.Option, error) {
+	p, err := h.jobs.Projected(res.Job.ID, m.Method)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	d := m.Eigen.D
+	if q.X > d || q.Y > d {
+		q.X, q.Y = 1, min(2, d)
+	}
+	ds, y, err := h.labelsOf(res.Job, p)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	opts := colourOptions(ds)
+	if q.Colour == "" {
+		q.Colour = opts[0].Value
+	}
+	group, legend, seq, err := groups(ds, y, q.Colour)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	in := plots.ProjectionInput{Group: group, Legend: legend, Sequential: seq, XRange: xr, YRange: yr}
+	what := "rows"
+	if m.Manifest.Space == analysis.LabelSpace {
+		what = "label codes"
+	}
+	in.Title = fmt.Sprintf("%s: %s on components %d and %d", methodName(m.Method), what, q.X, q.Y)
+	in.XLabel, in.YLabel = fmt.Sprintf("component %d", q.X), fmt.Sprintf("component %d", q.Y)
+	for i := range p.Row {
+		in.X = append(in.X, p.Coords[i][q.X-1])
+		if d == 1 {
+			in.Y = append(in.Y, 0)
+		} else {
+			in.Y = append(in.Y, p.Coords[i][q.Y-1])
+		}
+		in.Test = append(in.Test, p.Split[i] == "test")
+		in.Hover = append(in.Hover, fmt.Sprintf("row %d (%s)", p.Row[i], p.Split[i]))
+	}
+	f, err := plots.Projection(in)
+	alt := fmt.Sprintf("Scatter plot of %d %s of %s on components %d and %d, coloured by %s.", len(p.Row), what, methodName(m.Method), q.X, q.Y, optionText(opts, q.Colour))
+	return f, alt, opts, err
+}
+
+func optionText(opts []templates.Option, v string) string {
+	for _, o := range opts {
+		if o.Value == v {
+			return o.Text
+		}
+	}
+	return v
+}
+
+// metricOrder lists the metrics in the order the pages offer them.
+var metricOrder = []string{evaluate.HammingLoss, evaluate.RankingLoss, evaluate.OneError, evaluate.Coverage, evaluate.AveragePrecision,
+	evaluate.SubsetAccuracy, evaluate.ExampleAccuracy, evaluate.ExampleF1, evaluate.MicroF1, evaluate.MacroF1,
+	evaluate.HammingScore, evaluate.ExactMatch, evaluate.SubExactMatch, evaluate.EncodingError, evaluate.PredictionError, evaluate.LossBound}
+
+// metricOptions lists the metrics a run reported.
+func metricOptions(mf *jobs.MetricsFile) []templates.Option {
+	present := map[string]bool{}
+	for _, r := range mf.Rows {
+		for k := range r.Metrics {
+			present[k] = true
+		}
+	}
+	var o []templates.Option
+	for _, k := range metricOrder {
+		if present[k] {
+			o = append(o, templates.Option{Value: k, Text: strings.ReplaceAll(k, "_", " ")})
+		}
+	}
+	return o
+}
+
+// meanRows groups a run's mean rows by method: the methods in the job's
+// order, the ori baseline last.
+func meanRows(res *jobs.Results) (methods []string, rows map[string][]evaluate.Row) {
+	rows = map[string][]evaluate.Row{}
+	for _, r := range res.Metrics.Rows {
+		if r.Fold == nil {
+			rows[r.Method] = append(rows[r.Method], r)
+		}
+	}
+	for _, m := range append(res.Job.Request.MethodIDs(), evaluate.Ori) {
+		if len(rows[m]) > 0 {
+			methods = append(methods, m)
+		}
+	}
+	return methods, rows
+}
+
+// curvesFigure is a metric against d, one line per method, ori dashed.
+// order gives each method its colour: the method's place in it, the same
+// in every plot of a page.
+func curvesFigure(res *jobs.Results, metric string, order []string, yr *[2]float64) (*plots.Figure, string, error) {
+	methods, rows := meanRows(res)
+	in := plots.CurvesInput{Title: strings.ReplaceAll(metric, "_", " ") + " against d", YLabel: strings.ReplaceAll(metric, "_", " "), XLabel: "d (dimension kept)", YRange: yr}
+	bestName, bestD, best := "", 0, math.NaN()
+	lower := evaluate.LowerIsBetter(metric)
+	for _, m := range methods {
+		s := plots.Series{Name: methodName(m), Color: slices.Index(order, m)}
+		if m == evaluate.Ori {
+			s.Baseline, s.Color, s.Name = true, baselineColour, "ori (no reduction)"
+		}
+		for _, r := range rows[m] {
+			v, ok := r.Metrics[metric]
+			if !ok {
+				continue
+			}
+			s.X = append(s.X, float64(r.D))
+			s.Y = append(s.Y, v)
+			if r.Std != nil {
+				s.Err = append(s.Err, r.Std[metric])
+			}
+			if m != evaluate.Ori && (math.IsNaN(best) || (lower && v < best) || (!lower && v > best)) {
+				bestName, bestD, best = methodName(m), r.D, v
+			}
+		}
+		if len(s.Err) != len(s.Y) {
+			s.Err = nil
+		}
+		if len(s.X) > 0 {
+			in.Series = append(in.Series, s)
+		}
+	}
+	f, err := plots.Curves(in)
+	better := "higher"
+	if lower {
+		better = "lower"
+	}
+	alt := fmt.Sprintf("Line chart of %s against d for %d methods, with the baseline without reduction dashed; %s is better.",
+		strings.ReplaceAll(metric, "_", " "), len(in.Series)-1, better)
+	if bestName != "" {
+		alt += fmt.Sprintf(" Best: %s at d = %d (%.4g).", bestName, bestD, best)
+	}
+	return f, alt, err
+}
+
+// metricsTableView is the numbers behind the curves.
+func metricsTableView(res *jobs.Results, metric string) *templates.MetricsTable {
+	methods, rows := meanRows(res)
+	t := &templates.MetricsTable{Metric: strings.ReplaceAll(metric, "_", " "), Best: "higher"}
+	if evaluate.LowerIsBetter(metric) {
+		t.Best = "lower"
+	}
+	var ds []int
+	cell := map[string]map[int]string{}
+	for _, m := range methods {
+		t.Columns = append(t.Columns, methodName(m))
+		cell[m] = map[int]string{}
+		for _, r := range rows[m] {
+			v, ok := r.Metrics[metric]
+			if !ok {
+				continue
+			}
+			s := strconv.FormatFloat(v, 'f', 4, 64)
+			if r.Std != nil {
+				s += " ± " + strconv.FormatFloat(r.Std[metric], 'f', 4, 64)
+			}
+			d := r.D
+			if m == evaluate.Ori {
+				d = 0 // one row for the baseline
+			}
+			cell[m][d] = s
+			if !slices.Contains(ds, d) {
+				ds = append(ds, d)
+			}
+		}
+	}
+	slices.Sort(ds)
+	for _, d := range ds {
+		row := templates.MetricsRow{D: d}
+		for _, m := range methods {
+			c, ok := cell[m][d]
+			if m == evaluate.Ori {
+				c, ok = cell[m][0], true
+			}
+			if !ok {
+				c = "—"
+			}
+			row.Cells = append(row.Cells, c)
+		}
+		if d > 0 {
+			t.Rows = append(t.Rows, row)
+		}
+	}
+	return t
+}
+
+func methodName(id string) string {
+	if id == evaluate.Ori {
+		return "ori"
+	}
+	if m, ok := analysis.Lookup(id); ok {
+		return m.Name
+	}
+	return id
+}

@@ -1,0 +1,422 @@
+package handlers_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"mldr/internal/jobs"
+)
+
+// postForm posts a url-encoded form.
+func (s *server) postForm(path string, form url.Values) (*http.Response, []byte) {
+	s.t.Helper()
+	return s.do("POST", path, "application/x-www-form-urlencoded", strings.NewReader(form.Encode()))
+}
+
+// analysisForm is the analysis form as a browser sends it with its
+// defaults, for the methods given.
+func analysisForm(methods ...string) url.Values {
+	f := url.Values{
+		"dim_mode": {"thr"}, "thr": {"0.99"}, "d": {""}, "beta": {"0.5"}, "gamma": {""}, "lambda": {"0.1"}, "ridge": {""},
+		"label_kernel": {"linear"}, "k": {"10"}, "classifier": {"mlknn"}, "split": {"holdout"}, "test_fraction": {"0.25"},
+		"folds": {"10"}, "seed": {"7"}, "grid_mode": {"dims"}, "grid": {"1, 2, 4"}, "grid_of": {"features"}, "eval_k": {"5"}, "eval_lambda": {"0.1"},
+	}
+	f["methods"] = methods
+	return f
+}
+
+// startAnalysis submits the form and returns the new job's ID.
+func (s *server) startAnalysis(dataset string, form url.Values) string {
+	s.t.Helper()
+	resp, body := s.postForm("/datasets/"+dataset+"/analyze", form)
+	loc := resp.Header.Get("Location")
+	if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(loc, "/jobs/") || !strings.HasSuffix(loc, "?notice=started") {
+		s.t.Fatalf("submitting the analysis: %d %q\n%s", resp.StatusCode, loc, body)
+	}
+	return strings.TrimSuffix(strings.TrimPrefix(loc, "/jobs/"), "?notice=started")
+}
+
+func (s *server) page(path string) *goquery.Document {
+	s.t.Helper()
+	resp, body := s.do("GET", path, "", nil)
+	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {
+		s.t.Fatalf("GET %s: %d %s\n%s", path, resp.StatusCode, resp.Header.Get("Content-Type"), body)
+	}
+	return parseHTML(s.t, body)
+}
+
+// checkFigure checks a figure's structure: inline SVG with a text
+// alternative, PNG and SVG links, and returns its metadata.
+func checkFigure(t *testing.T, s *server, fig *goquery.Selection, what string) map[string]any {
+	t.Helper()
+	if fig.Length() != 1 {
+		t.Fatalf("%s: %d figures", what, fig.Length())
+	}
+	img := fig.Find(`.plot-svg[role="img"]`)
+	if alt, _ := img.Attr("aria-label"); len(alt) < 20 {
+		t.Errorf("%s: text alternative %q", what, alt)
+	}
+	if img.Find("svg").Length() != 1 {
+		t.Errorf("%s: no inline SVG", what)
+	}
+	var meta map[string]any
+	raw, _ := fig.Attr("data-meta")
+	if err := json.Unmarshal([]byte(raw), &meta); err != nil {
+		t.Errorf("%s: data-meta %q: %v", what, raw, err)
+	}
+	for _, link := range []struct{ sel, ctype, magic string }{{"a[data-png]", "image/png", "\x89PNG"}, {"a[data-svg]", "image/svg+xml", "<"}} {
+		href, _ := fig.Find(link.sel).Attr("href")
+		resp, body := s.do("GET", href, "", nil)
+		if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != link.ctype || !bytes.HasPrefix(bytes.TrimSpace(body), []byte(link.magic)) {
+			t.Errorf("%s: %s gave %d %s %.20q", what, href, resp.StatusCode, resp.Header.Get("Content-Type"), body)
+		}
+	}
+	return meta
+}
+
+func TestDatasetPageFigures(t *testing.T) {
+	s := newJobServer(t, 1, 10, nil)
+	id := s.demo("multilabel")
+	doc := s.page("/datasets/" + id)
+	checkFigure(t, s, doc.Find("figure#labels"), "label frequency")
+	meta := checkFigure(t, s, doc.Find("figure#nmi"), "NMI heatmap")
+	if meta["kind"] != "heatmap" {
+		t.Errorf("NMI meta kind %v", meta["kind"])
+	}
+	table := doc.Find(`[data-testid="nmi-table"] table`)
+	if n := table.Find("tbody tr").Length(); n != 6 {
+		t.Errorf("NMI table has %d rows, want 6", n)
+	}
+	// The diagonal of an NMI matrix is 1 for a label that is not constant.
+	if c := table.Find("tbody tr").First().Find("td").First().Text(); c != "1.00" {
+		t.Errorf("NMI diagonal cell %q", c)
+	}
+	if href, _ := doc.Find(`a[data-testid="new-analysis"]`).Attr("href"); href != "/datasets/"+id+"/analyze" {
+		t.Errorf("New analysis link %q", href)
+	}
+
+	md := s.demo("multidim")
+	doc = s.page("/datasets/" + md)
+	if doc.Find("figure#nmi").Length() != 0 || doc.Find(`[data-testid="class-table"]`).Length() != 3 {
+		t.Error("a multi-dimensional data set shows an NMI heatmap or lacks its class tables")
+	}
+	resp, _ := s.do("GET", "/api/datasets/"+md+"/plots/nmi.svg", "", nil)
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("NMI plot of multi-dimensional data: %d", resp.StatusCode)
+	}
+	for path, want := range map[string]int{"/plots/labels.gif": 404, "/plots/other.svg": 404, "/plots/labels.svg": 200} {
+		if resp, _ := s.do("GET", "/api/datasets/"+id+path, "", nil); resp.StatusCode != want {
+			t.Errorf("%s: %d, want %d", path, resp.StatusCode, want)
+		}
+	}
+}
+
+func TestAnalyzePage(t *testing.T) {
+	s := newJobServer(t, 1, 10, nil)
+	ml := s.demo("multilabel")
+	doc := s.page("/datasets/" + ml + "/analyze")
+	everyInputLabelled(t, doc)
+	form := doc.Find(`form[data-testid="analyze-form"]`)
+	if form.Length() != 1 {
+		t.Fatal("no analysis form")
+	}
+	checked := form.Find(`input[name=methods]:checked`).Map(func(_ int, s *goquery.Selection) string { return s.AttrOr("value", "") })
+	if strings.Join(checked, ",") != "pca,mddmp" {
+		t.Errorf("default methods %v", checked)
+	}
+	sdem := form.Find(`input[value=sdem]`)
+	if _, dis := sdem.Attr("disabled"); !dis || !strings.Contains(sdem.Parent().Text(), "Needs multi-dimensional data") {
+		t.Error("sdem is offered for multi-label data")
+	}
+	if takes := form.Find(`input[value=mddmf]`).AttrOr("data-takes", ""); !strings.Contains(takes, "beta") {
+		t.Errorf("mddmf takes %q", takes)
+	}
+	for sel, want := range map[string]string{"#thr": "0.99", "#beta": "0.5", "#lambda": "0.1", "#k": "10"} {
+		if v := form.Find(sel).AttrOr("value", ""); v != want {
+			t.Errorf("%s defaults to %q, want %q", sel, v, want)
+		}
+	}
+	if form.Find(`[data-param~="beta"] #beta`).Length() != 1 || form.Find(`[data-param~="gamma"] #gamma`).Length() != 1 {
+		t.Error("parameters are not marked with the methods that take them")
+	}
+	if hint := form.Find("#d-hint").Text(); !strings.Contains(hint, "pca 24") {
+		t.Errorf("the d limits say %q", hint)
+	}
+	if form.Find(`option[value="predefined"]`).Length() != 0 {
+		t.Error("predefined folds offered for a data set without folds")
+	}
+	// Every method has a paper or a reason it is not offered.
+	form.Find("label.method-choice").Each(func(_ int, l *goquery.Selection) {
+		if l.Find(".paper").Length() == 0 && !l.HasClass("disabled") {
+			t.Errorf("method %q shows no paper", l.Find("input").AttrOr("value", ""))
+		}
+	})
+
+	md := s.demo("multidim")
+	doc = s.page("/datasets/" + md + "/analyze")
+	checked = doc.Find(`input[name=methods]:checked`).Map(func(_ int, s *goquery.Selection) string { return s.AttrOr("value", "") })
+	if strings.Join(checked, ",") != "pca,sdem" {
+		t.Errorf("default methods for multi-dimensional data %v", checked)
+	}
+	if _, dis := doc.Find(`input[value=mddmp]`).Attr("disabled"); !dis {
+		t.Error("mddmp is offered for multi-dimensional data")
+	}
+}
+
+func TestAnalyzeRefusals(t *testing.T) {
+	s := newJobServer(t, 1, 10, nil)
+	id := s.demo("multilabel")
+	cases := []struct {
+		name   string
+		edit   func(url.Values)
+		status int
+		field  string // the input marked invalid
+		says   string
+	}{
+		{"no method", func(f url.Values) { delete(f, "methods") }, 400, "", "method"},
+		{"d not a number", func(f url.Values) { f.Set("dim_mode", "d"); f.Set("d", "abc") }, 400, "#d", "d must be a whole number"},
+		{"d too large", func(f url.Values) { f.Set("dim_mode", "d"); f.Set("d", "500"); f.Set("grid", "") }, 422, "#d", "500"},
+		{"thr out of range", func(f url.Values) { f.Set("thr", "1.5") }, 400, "#thr", "thr"},
+		{"beta not a number", func(f url.Values) { f.Set("beta", "x"); f["methods"] = []string{"mddmf"} }, 400, "#beta", "beta"},
+		{"bad grid", func(f url.Values) { f.Set("grid", "1, two") }, 400, "#grid", "two"},
+		{"bad test share", func(f url.Values) { f.Set("test_fraction", "2") }, 400, "#test_fraction", "test_fraction must be in (0, 1)"},
+	}
+	before := s.snapshot()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := analysisForm("pca", "mddmp")
+			c.edit(f)
+			resp, body := s.postForm("/datasets/"+id+"/analyze", f)
+			if resp.StatusCode != c.status {
+				t.Fatalf("status %d, want %d\n%s", resp.StatusCode, c.status, body)
+			}
+			doc := parseHTML(t, body)
+			msg := doc.Find(`#analyze-error`).Text()
+			if msg == "" || !strings.Contains(msg, c.says) {
+				t.Errorf("error %q does not say %q", msg, c.says)
+			}
+			if c.field != "" && doc.Find(c.field).AttrOr("aria-invalid", "") != "true" {
+				t.Errorf("%s is not marked invalid (error %q)", c.field, msg)
+			}
+			// The form keeps what was typed.
+			if v := doc.Find("#grid").AttrOr("value", ""); v != f.Get("grid") {
+				t.Errorf("the grid field shows %q, want %q", v, f.Get("grid"))
+			}
+		})
+	}
+	if after := s.snapshot(); after != before {
+		t.Errorf("refused analyses changed the store:\n%s\n---\n%s", before, after)
+	}
+	if list := s.page("/jobs"); list.Find(`[data-testid="job-row"]`).Length() != 0 {
+		t.Error("a refused analysis made a job")
+	}
+}
+
+func TestJobPages(t *testing.T) {
+	s := newJobServer(t, 1, 10, nil)
+	id := s.demo("multilabel")
+	jobID := s.startAnalysis(id, analysisForm("pca", "mddmp", "cplst"))
+	s.waitJob(jobID, jobs.Succeeded)
+
+	doc := s.page("/jobs/" + jobID + "?notice=started")
+	if st := doc.Find(`[data-testid="job-status"] [data-status-text]`).Text(); st != "succeeded" {
+		t.Errorf("status %q", st)
+	}
+	if doc.Find(`[data-testid="cancel"]`).Length() != 0 {
+		t.Error("a finished job offers to cancel")
+	}
+	if s := doc.Find(".settings-list").Text(); !strings.Contains(s, "holdout, 25% test rows, seed 7") || !strings.Contains(s, "1 2 4") {
+		t.Errorf("settings say %q", s)
+	}
+	res := doc.Find(`#results`)
+	curves := checkFigure(t, s, res.Find(`[data-testid="curves"] figure`), "curves")
+	if curves["kind"] != "curves" {
+		t.Errorf("curves meta kind %v", curves["kind"])
+	}
+	table := res.Find(`[data-testid="metrics-table"]`)
+	head := table.Find("thead th").Map(func(_ int, s *goquery.Selection) string { return s.Text() })
+	if strings.Join(head, "|") != "d|PCA|MDDM (orthonormal directions)|CPLST|ori" {
+		t.Errorf("metrics table columns %q", head)
+	}
+	if rows := table.Find("tbody tr").Map(func(_ int, s *goquery.Selection) string { return s.Find("th").Text() }); strings.Join(rows, ",") != "1,2,4" {
+		t.Errorf("metrics table rows %v", rows)
+	}
+	if c := table.Find("tbody tr").First().Find("td").First().Text(); !strings.HasPrefix(c, "0.") {
+		t.Errorf("first cell %q", c)
+	}
+	options := res.Find(`[data-testid="metric-select"] option`).Length()
+	if options < 10 {
+		t.Errorf("%d metrics offered", options)
+	}
+	for _, m := range []string{"pca", "mddmp", "cplst"} {
+		card := res.Find(`[data-testid="method-` + m + `"]`)
+		if h := card.Find("h3").Text(); !strings.Contains(h, map[string]string{"pca": "PCA", "mddmp": "MDDM", "cplst": "CPLST"}[m]) || !strings.Contains(h, "d = ") {
+			t.Errorf("%s card heading %q", m, h)
+		}
+		spec := checkFigure(t, s, card.Find(`figure[id="spectrum-`+m+`"]`), m+" spectrum")
+		if spec["kind"] != "spectrum" {
+			t.Errorf("%s spectrum kind %v", m, spec["kind"])
+		}
+		proj := checkFigure(t, s, card.Find(`figure[id="projection-`+m+`"]`), m+" projection")
+		if proj["kind"] != "scatter" {
+			t.Errorf("%s projection kind %v", m, proj["kind"])
+		}
+		var files []string
+		card.Find(`[data-testid="downloads-` + m + `"] a`).Each(func(_ int, a *goquery.Selection) {
+			files = append(files, a.Text())
+			href := a.AttrOr("href", "")
+			resp, _ := s.do("GET", href, "", nil)
+			if resp.StatusCode != 200 || !strings.Contains(resp.Header.Get("Content-Disposition"), m) {
+				t.Errorf("%s: %d %q", href, resp.StatusCode, resp.Header.Get("Content-Disposition"))
+			}
+		})
+		if len(files) != 6 {
+			t.Errorf("%s downloads %v", m, files)
+		}
+	}
+	everyInputLabelled(t, doc)
+
+	// The controls work without a script: a GET with the choices.
+	doc = s.page("/jobs/" + jobID + "?metric=ranking_loss&colour=label:sea&x=2&y=1&log=1")
+	if v := doc.Find(`#metric option[selected]`).AttrOr("value", ""); v != "ranking_loss" {
+		t.Errorf("metric shown %q", v)
+	}
+	if v := doc.Find(`#colour option[selected]`).AttrOr("value", ""); v != "label:sea" {
+		t.Errorf("colour shown %q", v)
+	}
+	alt := doc.Find(`figure[id="projection-pca"] .plot-svg`).AttrOr("aria-label", "")
+	if !strings.Contains(alt, "components 2 and 1") || !strings.Contains(alt, "label sea") {
+		t.Errorf("projection alt %q", alt)
+	}
+	// The results fragment, for the script.
+	resp, body := s.do("GET", "/jobs/"+jobID+"/results?colour=count", "", nil)
+	if resp.StatusCode != 200 || bytes.Contains(body, []byte("<html")) || !bytes.Contains(body, []byte(`data-testid="metrics-table"`)) {
+		t.Errorf("results fragment: %d %.200s", resp.StatusCode, body)
+	}
+	if resp, _ := s.do("GET", "/jobs/"+jobID+"?colour=label:nope", "", nil); resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("an unknown colour label gave %d", resp.StatusCode)
+	}
+	// Plots alone.
+	for path, want := range map[string]int{
+		"/plots/curves.svg?metric=hamming_loss": 200, "/plots/spectrum.png?method=pca": 200, "/plots/projection.svg?method=cplst&colour=set": 200,
+		"/plots/spectrum.svg": 400, "/plots/spectrum.svg?method=lda": 400, "/plots/pie.svg": 404, "/plots/curves.jpg": 404,
+	} {
+		if resp, _ := s.do("GET", "/api/jobs/"+jobID+path, "", nil); resp.StatusCode != want {
+			t.Errorf("%s: %d, want %d", path, resp.StatusCode, want)
+		}
+	}
+
+	// The jobs page and the home page list it; delete removes it.
+	list := s.page("/jobs")
+	if list.Find(`[data-testid="job-row"]`).Length() != 1 || list.Find(`input[name=jobs][value="`+jobID+`"]`).Length() != 1 {
+		t.Error("the jobs page does not offer the finished job for comparison")
+	}
+	everyInputLabelled(t, list)
+	if s.page("/").Find(`#recent-h`).Length() != 1 {
+		t.Error("the home page lists no recent jobs")
+	}
+	resp, _ = s.postForm("/jobs/"+jobID+"/delete", nil)
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/jobs?notice=deleted" {
+		t.Fatalf("delete: %d %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	list = s.page("/jobs?notice=deleted")
+	if list.Find(`[data-testid="empty-state"]`).Length() != 1 || !strings.Contains(list.Find(`[data-testid="notice"]`).Text(), "deleted") {
+		t.Error("after deleting the only job, the jobs page is not empty")
+	}
+	if resp, _ := s.do("GET", "/jobs/"+jobID, "", nil); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("a deleted job's page: %d", resp.StatusCode)
+	}
+}
+
+func TestJobPageWhileRunning(t *testing.T) {
+	g := newGate()
+	s := newJobServer(t, 1, 10, g)
+	id := s.demo("multilabel")
+	jobID := s.startAnalysis(id, analysisForm("pca"))
+	s.waitJob(jobID, jobs.Running)
+	doc := s.page("/jobs/" + jobID)
+	panel := doc.Find(`[data-testid="job-status"]`)
+	if panel.AttrOr("data-events", "") != "/api/jobs/"+jobID+"/events" || panel.AttrOr("data-started", "") == "" {
+		t.Errorf("status panel attributes: events %q started %q", panel.AttrOr("data-events", ""), panel.AttrOr("data-started", ""))
+	}
+	if v, _ := strconv.ParseFloat(panel.Find("progress").AttrOr("value", ""), 64); v != 0.1 {
+		t.Errorf("progress %v", v)
+	}
+	if !strings.Contains(panel.Text(), "waiting at the test's gate") {
+		t.Errorf("the panel does not show the phase: %q", panel.Text())
+	}
+	if doc.Find(`#results`).Children().Length() != 0 {
+		t.Error("a running job shows results")
+	}
+	if resp, _ := s.do("GET", "/jobs/"+jobID+"/results", "", nil); resp.StatusCode != http.StatusConflict {
+		t.Errorf("results of a running job: %d", resp.StatusCode)
+	}
+	if resp, _ := s.do("GET", "/api/jobs/"+jobID+"/plots/curves.svg", "", nil); resp.StatusCode != http.StatusConflict {
+		t.Errorf("plots of a running job: %d", resp.StatusCode)
+	}
+	list := s.page("/jobs")
+	if list.Find(`button[form="cancel-`+jobID+`"]`).Length() != 1 || list.Find(`form#cancel-`+jobID).Length() != 1 {
+		t.Error("the jobs page offers no cancel for a running job")
+	}
+	resp, _ := s.postForm("/jobs/"+jobID+"/cancel", nil)
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/jobs/"+jobID+"?notice=canceled" {
+		t.Fatalf("cancel: %d %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	s.waitJob(jobID, jobs.Canceled)
+	doc = s.page("/jobs/" + jobID + "?notice=canceled")
+	if doc.Find(`[data-status-text]`).Text() != "canceled" || doc.Find(`[data-testid="cancel"]`).Length() != 0 {
+		t.Error("a canceled job's page still offers to cancel")
+	}
+}
+
+func TestComparePage(t *testing.T) {
+	s := newJobServer(t, 1, 10, nil)
+	id := s.demo("multilabel")
+	a := s.startAnalysis(id, analysisForm("pca", "mddmp"))
+	f := analysisForm("mlsi")
+	f.Set("grid", "1, 3")
+	b := s.startAnalysis(id, f)
+	s.waitJob(a, jobs.Succeeded)
+	s.waitJob(b, jobs.Succeeded)
+
+	empty := s.page("/compare")
+	if n := empty.Find(`[data-testid="compare-pick"] input[name=jobs]`).Length(); n != 2 {
+		t.Errorf("%d jobs offered", n)
+	}
+	everyInputLabelled(t, empty)
+	doc := s.page("/compare?jobs=" + a + "&jobs=" + b + "&metric=hamming_loss")
+	jobsShown := doc.Find(`[data-testid="compare-job"]`)
+	if jobsShown.Length() != 2 {
+		t.Fatalf("%d jobs compared", jobsShown.Length())
+	}
+	// Plots of one kind share their axes.
+	var ranges []string
+	jobsShown.Each(func(i int, sec *goquery.Selection) {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(sec.Find(`figure[id^="curves-"]`).AttrOr("data-meta", "")), &m); err != nil {
+			t.Fatalf("curves meta: %v", err)
+		}
+		ranges = append(ranges, fmt.Sprint(m["ymin"], m["ymax"]))
+	})
+	if len(ranges) != 2 || ranges[0] != ranges[1] || ranges[0] == "<nil> <nil>" {
+		t.Errorf("the curves do not share their vertical axis: %v", ranges)
+	}
+	if n := doc.Find(`figure[id^="projection-"]`).Length(); n != 3 {
+		t.Errorf("%d projections, want 3", n)
+	}
+	if n := doc.Find(`figure[id^="spectrum-"]`).Length(); n != 3 {
+		t.Errorf("%d spectra, want 3", n)
+	}
+	doc = s.page("/compare?jobs=nope")
+	if !strings.Contains(doc.Find(".error").Text(), "nope") {
+		t.Error("an unknown job is not reported")
+	}
+}

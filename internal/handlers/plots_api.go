@@ -1,0 +1,118 @@
+package handlers
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"path"
+	"strings"
+
+	"github.com/go-chi/chi/v5"
+
+	"mldr/internal/jobs"
+	"mldr/internal/plots"
+)
+
+// apiJobPlot serves one of a job's plots as SVG or PNG.
+func (h *handler) apiJobPlot(w http.ResponseWriter, r *http.Request) {
+	name, format, ok := plotFile(chi.URLParam(r, "file"))
+	if !ok {
+		h.fail(w, r, notFound("plots are NAME.svg or NAME.png"))
+		return
+	}
+	id := chi.URLParam(r, "id")
+	res, err := h.jobs.Results(id)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	if res.Job.Status != jobs.Succeeded {
+		h.fail(w, r, &httpError{status: http.StatusConflict, msg: fmt.Sprintf("job %s has %s; its plots are there once it has succeeded", id, res.Job.Status)})
+		return
+	}
+	q := parsePlotQuery(r.URL.Query())
+	var f *plots.Figure
+	switch name {
+	case "curves":
+		if res.Metrics == nil {
+			h.fail(w, r, notFound("this job ran no evaluation, so it has no curves"))
+			return
+		}
+		if q.Metric == "" {
+			q.Metric = metricOptions(res.Metrics)[0].Value
+		}
+		f, _, err = curvesFigure(res, q.Metric, res.Job.Request.MethodIDs(), nil)
+	case "spectrum", "projection":
+		m, err2 := methodResult(res, q.Method)
+		if err2 != nil {
+			h.fail(w, r, err2)
+			return
+		}
+		if name == "spectrum" {
+			f, _, err = spectrumFigure(m, res.Job.Request.MethodIDs(), q.Log, 0)
+		} else {
+			f, _, _, err = h.projectionFigure(res, m, q, nil, nil)
+		}
+	default:
+		h.fail(w, r, notFound("a job has no plot %q; its plots are curves, spectrum and projection", name))
+		return
+	}
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	h.sendFigure(w, r, f, format, name)
+}
+
+func methodResult(res *jobs.Results, method string) (jobs.MethodResult, error) {
+	if method == "" && len(res.Methods) == 1 {
+		return res.Methods[0], nil
+	}
+	for _, m := range res.Methods {
+		if m.Method == method {
+			return m, nil
+		}
+	}
+	return jobs.MethodResult{}, badRequest("method", "add ?method= one of the job's methods %v", res.Job.Request.MethodIDs())
+}
+
+// apiDatasetPlot serves a data set's plots: labels and nmi.
+func (h *handler) apiDatasetPlot(w http.ResponseWriter, r *http.Request) {
+	name, format, ok := plotFile(chi.URLParam(r, "file"))
+	if !ok {
+		h.fail(w, r, notFound("plots are NAME.svg or NAME.png"))
+		return
+	}
+	f, _, err := h.datasetFigure(datasetFrom(r), name)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	h.sendFigure(w, r, f, format, name)
+}
+
+func plotFile(file string) (name, format string, ok bool) {
+	ext := path.Ext(file)
+	if ext != ".svg" && ext != ".png" {
+		return "", "", false
+	}
+	return strings.TrimSuffix(file, ext), ext[1:], true
+}
+
+func (h *handler) sendFigure(w http.ResponseWriter, r *http.Request, f *plots.Figure, format, name string) {
+	var buf bytes.Buffer
+	if err := f.Render(&buf, format); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	ctype := "image/svg+xml"
+	if format == "png" {
+		ctype = "image/png"
+	}
+	w.Header().Set("Content-Type", ctype)
+	w.Header().Set("Cache-Control", "no-store")
+	if r.URL.Query().Get("download") == "1" {
+		w.Header().Set("Content-Disposition", attachment(name+"."+format))
+	}
+	_, _ = buf.WriteTo(w)
+}

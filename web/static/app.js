@@ -1,0 +1,307 @@
+// MLDR Explorer: the small script the pages load. Every page works without
+// it; with it, a job's page follows the job live and shows the results
+// when they are there, plot controls redraw without a reload, plots answer
+// the pointer, the upload takes a dropped file and the analysis form shows
+// only the parameters the ticked methods take. No library, no network
+// request but to this server.
+"use strict";
+
+(function () {
+  function $(sel, root) { return (root || document).querySelector(sel); }
+  function $$(sel, root) { return Array.prototype.slice.call((root || document).querySelectorAll(sel)); }
+
+  // ---- Progressive enhancement markers ---------------------------------
+  function enhance(root) {
+    $$(".js-only", root).forEach(function (el) { el.hidden = false; });
+    $$(".js-hide", root).forEach(function (el) { el.hidden = true; });
+  }
+
+  // ---- Durations --------------------------------------------------------
+  function formatDuration(ms) {
+    if (ms < 1000) { return Math.max(0, Math.round(ms)) + " ms"; }
+    var s = ms / 1000;
+    if (s < 60) { return s.toFixed(1) + " s"; }
+    var h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), r = Math.round(s % 60);
+    return (h ? h + "h" : "") + (h || m ? m + "m" : "") + r + "s";
+  }
+
+  // ---- A job's live status ---------------------------------------------
+  var terminal = { succeeded: true, failed: true, canceled: true };
+
+  function followJob(panel) {
+    var status = panel.getAttribute("data-status");
+    var started = panel.getAttribute("data-started");
+    var finished = panel.getAttribute("data-finished");
+    var elapsed = $("[data-elapsed]", panel);
+    var timer = null;
+
+    function tick() {
+      if (!started) { elapsed.textContent = "not started yet"; return; }
+      var end = finished ? Date.parse(finished) : Date.now();
+      elapsed.textContent = formatDuration(end - Date.parse(started));
+    }
+    function startTicker() {
+      if (timer === null && !finished) { timer = window.setInterval(tick, 250); }
+    }
+    function stopTicker() {
+      if (timer !== null) { window.clearInterval(timer); timer = null; }
+      tick();
+    }
+    if (terminal[status]) { return; }
+    if (started) { startTicker(); }
+
+    var source = new EventSource(panel.getAttribute("data-events"));
+    source.onmessage = function (ev) {
+      var job;
+      try { job = JSON.parse(ev.data); } catch (e) { return; }
+      update(job);
+    };
+    source.onerror = function () {
+      // The server closes the stream once the job ends; the browser would
+      // reconnect, so stop it when the job is over.
+      if (terminal[panel.getAttribute("data-status")]) { source.close(); }
+    };
+
+    function update(job) {
+      panel.setAttribute("data-status", job.status);
+      var badge = $("[data-status-text]", panel);
+      badge.textContent = job.status;
+      badge.className = "badge status-" + job.status;
+      var bar = $("[data-progress]", panel);
+      bar.value = job.progress || 0;
+      bar.textContent = Math.round(100 * (job.progress || 0)) + "%";
+      $("[data-phase]", panel).textContent = job.phase || "";
+      $("[data-message]", panel).textContent = job.message || "";
+      if (job.started_at && !started) { started = job.started_at; startTicker(); }
+      if (!terminal[job.status]) { return; }
+      source.close();
+      $$("p.notice").forEach(function (n) { n.hidden = true; });
+      finished = job.finished_at || new Date().toISOString();
+      stopTicker();
+      var cancel = $("[data-cancel]", panel);
+      if (cancel) { cancel.remove(); }
+      if (job.error) {
+        var err = $("[data-error]", panel);
+        if (err) { err.textContent = job.error; err.hidden = false; }
+      }
+      if (job.status === "succeeded") {
+        loadResults(panel.getAttribute("data-results") + window.location.search);
+      }
+    }
+  }
+
+  // ---- Results: load, and redraw on control changes ---------------------
+  function loadResults(url, focusId) {
+    var box = $("#results");
+    if (!box) { return; }
+    box.setAttribute("aria-busy", "true");
+    fetch(url, { headers: { Accept: "text/html" } }).then(function (resp) {
+      if (!resp.ok) { throw new Error("the results could not be loaded (" + resp.status + ")"); }
+      return resp.text();
+    }).then(function (html) {
+      box.innerHTML = html;
+      box.removeAttribute("aria-busy");
+      initResults(box);
+      if (focusId) {
+        var el = document.getElementById(focusId);
+        if (el) { el.focus(); }
+      }
+    }).catch(function (e) {
+      box.removeAttribute("aria-busy");
+      var p = document.createElement("p");
+      p.className = "error";
+      p.setAttribute("role", "alert");
+      p.textContent = e.message + ". Reload the page to try again.";
+      box.prepend(p);
+    });
+  }
+
+  function initResults(root) {
+    enhance(root);
+    $$("[data-figure]", root).forEach(hoverFigure);
+    $$("form[data-plot-controls]", root).forEach(function (form) {
+      form.addEventListener("change", function (ev) {
+        var panel = $("[data-results]");
+        var base = panel ? panel.getAttribute("data-results") : null;
+        if (!base) { form.submit(); return; }
+        var qs = new URLSearchParams(new FormData(form)).toString();
+        window.history.replaceState(null, "", window.location.pathname + "?" + qs);
+        loadResults(base + "?" + qs, ev.target && ev.target.id);
+      });
+    });
+  }
+
+  // ---- Hover on plots -------------------------------------------------
+  function hoverFigure(fig) {
+    var meta;
+    try { meta = JSON.parse(fig.getAttribute("data-meta") || "null"); } catch (e) { return; }
+    var svg = $("svg", fig);
+    var tip = $(".tooltip", fig);
+    if (!meta || !svg || !tip) { return; }
+
+    function toData(px, py) {
+      var fx = (px - meta.x0) / (meta.x1 - meta.x0);
+      var fy = (meta.y1 - py) / (meta.y1 - meta.y0);
+      var x = meta.xlog ? meta.xmin * Math.pow(meta.xmax / meta.xmin, fx) : meta.xmin + fx * (meta.xmax - meta.xmin);
+      var y = meta.ylog ? meta.ymin * Math.pow(meta.ymax / meta.ymin, fy) : meta.ymin + fy * (meta.ymax - meta.ymin);
+      return { x: x, y: y, inside: fx >= 0 && fx <= 1 && fy >= 0 && fy <= 1 };
+    }
+    function toPixel(x, y) {
+      var fx = meta.xlog ? Math.log(x / meta.xmin) / Math.log(meta.xmax / meta.xmin) : (x - meta.xmin) / (meta.xmax - meta.xmin);
+      var fy = meta.ylog ? Math.log(y / meta.ymin) / Math.log(meta.ymax / meta.ymin) : (y - meta.ymin) / (meta.ymax - meta.ymin);
+      return { x: meta.x0 + fx * (meta.x1 - meta.x0), y: meta.y1 - fy * (meta.y1 - meta.y0) };
+    }
+    function num(v, digits) { return Number(v).toPrecision(digits || 3).replace(/\.?0+$/, ""); }
+    function pct(v) { return (100 * v).toFixed(1) + "%"; }
+
+    function describe(px, py) {
+      var p = toData(px, py);
+      if (!p.inside) { return null; }
+      var i, j, n;
+      switch (meta.kind) {
+        case "frequency":
+          n = meta.rows.length;
+          i = n - 1 - Math.round(p.y);
+          if (i < 0 || i >= n) { return null; }
+          return meta.rows[i] + ": " + pct(meta.values[i][0]) + " of rows" + (meta.constant && meta.constant[i] ? " (constant)" : "");
+        case "heatmap":
+          n = meta.rows.length;
+          i = n - 1 - Math.round(p.y);
+          j = Math.round(p.x);
+          if (i < 0 || i >= n || j < 0 || j >= meta.cols.length) { return null; }
+          var c = meta.constant && (meta.constant[i] || meta.constant[j]) ? " (constant label)" : "";
+          return meta.rows[i] + " × " + meta.cols[j] + ": NMI " + num(meta.values[i][j]) + c;
+        case "spectrum":
+          var k = Math.round(p.x);
+          var lines = [];
+          (meta.series || []).forEach(function (s) {
+            var at = s.x.indexOf(k);
+            if (at >= 0) { lines.push(s.name + " " + pct(s.y[at])); }
+          });
+          return lines.length ? "component " + k + ": " + lines.join(", ") : null;
+        case "curves":
+          var best = null;
+          (meta.series || []).forEach(function (s) {
+            s.x.forEach(function (x, at) {
+              var q = toPixel(x, s.y[at]);
+              var dist = Math.abs(q.x - px) + 0.25 * Math.abs(q.y - py);
+              if (best === null || dist < best.dist) { best = { dist: dist, s: s, at: at }; }
+            });
+          });
+          if (best === null || best.dist > 30) { return null; }
+          var e = best.s.err && best.s.err.length ? " ± " + num(best.s.err[best.at]) : "";
+          return best.s.name + (best.s.baseline ? "" : ", d = " + best.s.x[best.at]) + ": " + num(best.s.y[best.at], 4) + e;
+        case "scatter":
+          var near = null;
+          (meta.points || []).forEach(function (pt) {
+            var q = toPixel(pt.x, pt.y);
+            var dist = (q.x - px) * (q.x - px) + (q.y - py) * (q.y - py);
+            if (near === null || dist < near.dist) { near = { dist: dist, pt: pt }; }
+          });
+          if (near === null || near.dist > 64) { return null; }
+          var group = near.pt.g >= 0 && meta.cols ? meta.cols[near.pt.g] : "other";
+          return (near.pt.l ? near.pt.l + ": " : "") + group + " (" + num(near.pt.x) + ", " + num(near.pt.y) + ")";
+      }
+      return null;
+    }
+
+    svg.addEventListener("mousemove", function (ev) {
+      var rect = svg.getBoundingClientRect();
+      var scale = rect.width / meta.w;
+      var text = describe((ev.clientX - rect.left) / scale, (ev.clientY - rect.top) / scale);
+      if (!text) { tip.hidden = true; return; }
+      tip.textContent = text;
+      tip.hidden = false;
+      var box = fig.getBoundingClientRect();
+      var left = ev.clientX - box.left + 14;
+      if (left + tip.offsetWidth > box.width) { left = ev.clientX - box.left - tip.offsetWidth - 14; }
+      tip.style.left = Math.max(0, left) + "px";
+      tip.style.top = (ev.clientY - box.top + 14) + "px";
+    });
+    svg.addEventListener("mouseleave", function () { tip.hidden = true; });
+  }
+
+  // ---- Upload: drop a file ----------------------------------------------
+  function dropzone(zone) {
+    var input = $("input[type=file]", zone);
+    if (!input) { return; }
+    ["dragenter", "dragover"].forEach(function (t) {
+      zone.addEventListener(t, function (ev) { ev.preventDefault(); zone.classList.add("dragging"); });
+    });
+    ["dragleave", "drop"].forEach(function (t) {
+      zone.addEventListener(t, function () { zone.classList.remove("dragging"); });
+    });
+    zone.addEventListener("drop", function (ev) {
+      ev.preventDefault();
+      if (ev.dataTransfer && ev.dataTransfer.files.length) {
+        input.files = ev.dataTransfer.files;
+        input.dispatchEvent(new Event("change", { bubbles: true }));
+      }
+    });
+    input.addEventListener("change", function () {
+      var note = $("[data-file-name]", zone);
+      if (!note) {
+        note = document.createElement("p");
+        note.className = "hint";
+        note.setAttribute("data-file-name", "");
+        note.setAttribute("aria-live", "polite");
+        zone.appendChild(note);
+      }
+      note.textContent = input.files.length ? "Chosen: " + input.files[0].name : "";
+    });
+  }
+
+  // ---- The analysis form ------------------------------------------------
+  function analyzeForm(form) {
+    var boxes = $$("input[name=methods]", form);
+    var beta = $("#beta", form), betaOut = $("[data-beta-out]", form);
+    var split = $("#split", form), classifier = $("#classifier", form);
+    var limits = $("[data-dlimits]", form);
+
+    function refresh() {
+      var takes = {};
+      var lim = [];
+      boxes.forEach(function (b) {
+        if (!b.checked) { return; }
+        (b.getAttribute("data-takes") || "").split(" ").forEach(function (t) { if (t) { takes[t] = true; } });
+        var m = parseInt(b.getAttribute("data-maxdim"), 10);
+        if (m > 0) { lim.push(b.value + " " + m); }
+      });
+      var mode = ($("input[name=dim_mode]:checked", form) || {}).value || "thr";
+      $$("[data-param]", form).forEach(function (el) {
+        var shown = el.getAttribute("data-param").split(" ").some(function (p) { return takes[p]; });
+        var dim = el.getAttribute("data-dim");
+        if (dim && takes.thr && dim !== mode) { shown = false; }
+        if (dim === "d" && !takes.thr && takes.d) { shown = true; }
+        el.hidden = !shown;
+      });
+      if (limits) { limits.textContent = lim.length ? "At most: " + lim.join(", ") + "." : "Tick a method."; }
+      var evaluating = classifier && classifier.value !== "none";
+      $$("[data-eval]", form).forEach(function (el) { el.hidden = !evaluating; });
+      var kind = split ? split.value : "";
+      var tf = $("[data-split=holdout]", form), fo = $("[data-split=kfold]", form);
+      if (tf) { tf.hidden = !evaluating || kind !== "holdout"; }
+      if (fo) { fo.hidden = !evaluating || kind !== "kfold"; }
+    }
+    form.addEventListener("change", refresh);
+    if (beta && betaOut) {
+      beta.addEventListener("input", function () { betaOut.textContent = beta.value; });
+    }
+    refresh();
+  }
+
+  function init() {
+    enhance(document);
+    $$("[data-events]").forEach(followJob);
+    var results = $("#results");
+    if (results) { initResults(results); } else { $$("[data-figure]").forEach(hoverFigure); }
+    $$("[data-dropzone]").forEach(dropzone);
+    $$("form[data-analyze]").forEach(analyzeForm);
+  }
+
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", init);
+  } else {
+    init();
+  }
+})();

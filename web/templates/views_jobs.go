@@ -1,0 +1,147 @@
+package templates
+
+import "mldr/internal/dataset"
+
+// JobRow is one job in a list.
+type JobRow struct {
+	ID, Dataset, DatasetID, Methods, Status, Created, Duration, Phase string
+	Progress                                                          float64
+	Active, Done                                                      bool
+}
+
+// JobsView is the jobs page.
+type JobsView struct {
+	Page
+	Jobs   []JobRow
+	Notice string
+	Error  string
+}
+
+// AnalyzeView is the new-analysis form of a data set.
+type AnalyzeView struct {
+	Page
+	DatasetID, DatasetName string
+	Summary                dataset.Summary
+	Methods                []MethodChoice
+	Labels                 []string // for the rbf label kernel's explanation
+	Form                   AnalyzeForm
+	Error                  *FormError
+}
+
+// MethodChoice is one method in the form.
+type MethodChoice struct {
+	ID, Name, Summary, Paper, Space string
+	Takes                           string // space-separated parameter names
+	MaxDim                          int
+	Checked, Disabled               bool
+	DisabledWhy                     string
+}
+
+// AnalyzeForm holds the form's values (as typed, to show them again).
+type AnalyzeForm struct {
+	DimMode                                            string // "d" or "thr"
+	D, Thr, Beta, Gamma, Lambda, Ridge, LabelKernel, K string
+	Classifier, SplitKind, TestFraction, Folds, Seed   string
+	GridMode, Grid, GridOf                             string
+	EvalK, EvalLambda                                  string
+	HasFolds                                           bool
+}
+
+// JobView is a job's page.
+type JobView struct {
+	Page
+	Job     JobHeader
+	Results *ResultsView // nil until the job has succeeded
+	Notice  string
+}
+
+// JobHeader is the state of a job and what it asked for.
+type JobHeader struct {
+	ID, Status, Phase, Message, Error string
+	DatasetID, DatasetName            string
+	TestDatasetName                   string
+	Methods                           []string
+	Settings                          []Setting
+	Progress                          float64
+	Created, Started, Finished        string // RFC 3339, for the elapsed-time script
+	Elapsed                           string
+	Active                            bool
+	Notes                             []string
+}
+
+// Setting is one line of a job's settings.
+type Setting struct{ Name, Value string }
+
+// ResultsView is a succeeded job's results.
+type ResultsView struct {
+	JobID   string
+	Methods []MethodView
+	// Controls of the projections (shared by every method).
+	X, Y            int
+	MaxComponent    int
+	Colour          string
+	ColourOptions   []Option
+	Log             bool
+	Metric          string
+	MetricOptions   []Option
+	Curves          *FigureView
+	Table           *MetricsTable
+	MetricsDownload string
+	Notes           []string
+}
+
+// MethodView is one method's results.
+type MethodView struct {
+	ID, Name, Paper, Space string
+	D                      int
+	Energy                 float64
+	Rank                   int
+	// Colour is the method's colour in the page's curves (CSS).
+	Colour               string
+	Spectrum, Projection *FigureView
+	Downloads            []Download
+}
+
+// FigureView is a plot inline, with its PNG and a text alternative.
+type FigureView struct {
+	ID, Title, SVG, PNG, SVGURL, Alt, Meta, Caption string
+}
+
+// Download is a result file.
+type Download struct{ Name, URL, Description string }
+
+// Option is a choice in a select.
+type Option struct{ Value, Text string }
+
+// MetricsTable is the numbers behind the metric curves: one row per method
+// and d, mean ± std over folds.
+type MetricsTable struct {
+	Metric  string
+	Columns []string // method names
+	Rows    []MetricsRow
+	Best    string // "lowest" or "highest"
+}
+
+// MetricsRow is one d.
+type MetricsRow struct {
+	D     int
+	Cells []string
+}
+
+// CompareView compares finished jobs side by side.
+type CompareView struct {
+	Page
+	Jobs    []CompareJob
+	Choices []JobRow // finished jobs to pick from
+	Metric  string
+	Options []Option
+	Error   string
+}
+
+// CompareJob is one job's column.
+type CompareJob struct {
+	ID, Title   string
+	Spectra     []*FigureView
+	Projections []*FigureView
+	Curves      *FigureView
+}
