@@ -271,10 +271,17 @@ func (r *runner) method(ctx context.Context, run MethodRun, train, test analysis
 	if dims == nil {
 		dims = []int{model.Dim}
 	}
+	limit, limitOf := model.Rank, model.RankOf
+	if len(model.Blocks) > 0 { // lda: d applies to each class variable
+		limit, limitOf = 0, "directions per class variable"
+		for _, b := range model.Blocks {
+			limit = max(limit, len(b.Values))
+		}
+	}
 	var usable []int
 	for _, d := range dims {
-		if d > model.Rank {
-			r.note("%s: d = %d is above its rank %d (%s) on some folds and was skipped", run.ID, d, model.Rank, model.RankOf)
+		if d > limit {
+			r.note("%s: d = %d is above its limit %d (%s) on some folds and was skipped", run.ID, d, limit, limitOf)
 			continue
 		}
 		usable = append(usable, d)

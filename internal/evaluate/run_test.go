@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -90,6 +91,30 @@ func runData(seed uint64, n, d, q int, classes []int) analysis.Input {
 		}
 	}
 	return analysis.Input{X: x, Y: y}
+}
+
+// TestRunLDAGridPerVariable: lda's d applies to each class variable, so a
+// grid value above the most directions any variable gives is skipped with
+// a note, not an error (its rank, the sum over variables, is larger).
+func TestRunLDAGridPerVariable(t *testing.T) {
+	data := runData(2, 120, 5, 0, []int{2, 3})
+	folds, _ := KFold(120, 2, 1)
+	res, err := Run(context.Background(), data, folds, Spec{
+		Methods: []MethodRun{{ID: "lda"}},
+		Grid:    Grid{Dims: []int{1, 2, 3}},
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ds []int
+	for _, r := range res.Rows {
+		if r.Method == "lda" && r.Fold == nil {
+			ds = append(ds, r.D)
+		}
+	}
+	if !slices.Equal(ds, []int{1, 2}) || len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "d = 3 is above its limit 2") {
+		t.Errorf("lda evaluated at d %v with notes %q; want 1 and 2, and d = 3 skipped", ds, res.Notes)
+	}
 }
 
 func TestRunStructure(t *testing.T) {
