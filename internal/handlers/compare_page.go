@@ -100,21 +100,15 @@ func (h *handler) compareJobs(v *templates.CompareView, all []*jobs.Results) err
 		base := "/api/jobs/" + res.Job.ID + "/plots/"
 		if res.Metrics != nil && seen[v.Metric] > 0 {
 			f, alt, err := curvesFigure(res, v.Metric, order, spanOrNil(curveRange))
-			if err != nil {
-				return err
-			}
 			q := url.Values{"metric": {v.Metric}}
-			if cj.Curves, err = figureView("curves-"+res.Job.ID, base+"curves", q, f, alt, ""); err != nil {
+			if cj.Curves, err = figureView("curves-"+res.Job.ID, base+"curves", q, f, alt, err); err != nil {
 				return err
 			}
 		}
 		for _, m := range res.Methods {
 			f, alt, err := spectrumFigure(m, order, false, 0)
-			if err != nil {
-				return err
-			}
 			q := url.Values{"method": {m.Method}}
-			fv, err := figureView("spectrum-"+res.Job.ID+"-"+m.Method, base+"spectrum", q, f, alt, "")
+			fv, err := figureView("spectrum-"+res.Job.ID+"-"+m.Method, base+"spectrum", q, f, alt, err)
 			if err != nil {
 				return err
 			}
@@ -122,10 +116,7 @@ func (h *handler) compareJobs(v *templates.CompareView, all []*jobs.Results) err
 			pq := plotQuery{Method: m.Method, X: 1, Y: 2}
 			xp, yp := spanOrNil(xr), spanOrNil(yr)
 			pf, alt, _, err := h.projectionFigure(res, m, pq, xp, yp)
-			if err != nil {
-				return err
-			}
-			fv, err = figureView("projection-"+res.Job.ID+"-"+m.Method, base+"projection", pq.values("projection"), pf, alt, "")
+			fv, err = figureView("projection-"+res.Job.ID+"-"+m.Method, base+"projection", pq.values("projection"), pf, alt, err)
 			if err != nil {
 				return err
 			}

@@ -128,10 +128,7 @@ func (h *handler) datasetFigureView(r *http.Request, rec store.DatasetRecord, na
 // pageFigure renders a figure for a page; one that cannot be drawn is
 // logged and left out, the page still shows.
 func (h *handler) pageFigure(r *http.Request, id, base string, f *plots.Figure, alt string, err error) *templates.FigureView {
-	var fv *templates.FigureView
-	if err == nil {
-		fv, err = figureView(id, base, nil, f, alt, "")
-	}
+	fv, err := figureView(id, base, nil, f, alt, err)
 	if err != nil {
 		h.log.Warn("drawing a figure", "path", r.URL.Path, "figure", id, "err", err, "request_id", middleware.GetReqID(r.Context()))
 		return nil

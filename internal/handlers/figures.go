@@ -3,8 +3,10 @@ package handlers
 import (
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
+	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
@@ -64,13 +66,21 @@ func (p plotQuery) values(name string) url.Values {
 }
 
 // figureView renders a figure for a page: inline SVG, its metadata for
-// hover, links to its SVG and PNG.
-func figureView(id, base string, q url.Values, f *plots.Figure, alt, caption string) (*templates.FigureView, error) {
-	svg, err := f.InlineSVG()
-	if err != nil {
-		return nil, err
+// hover, links to its SVG and PNG. err is the error of building f: a
+// figure the data do not allow (errNoFigure, a plots.InputError) becomes a
+// note in its place; any other error is returned.
+func figureView(id, base string, q url.Values, f *plots.Figure, alt string, err error) (*templates.FigureView, error) {
+	var svg string
+	var meta []byte
+	if err == nil {
+		svg, err = f.InlineSVG()
 	}
-	meta, err := json.Marshal(f.Meta())
+	if err == nil {
+		meta, err = json.Marshal(f.Meta())
+	}
+	if msg, ok := undrawable(err); ok {
+		return &templates.FigureView{ID: id, Title: alt, Alt: alt, Note: msg}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -78,8 +88,27 @@ func figureView(id, base string, q url.Values, f *plots.Figure, alt, caption str
 	if len(q) > 0 {
 		qs = "?" + q.Encode()
 	}
-	return &templates.FigureView{ID: id, Title: alt, SVG: svg, Meta: string(meta), Alt: alt, Caption: caption,
+	return &templates.FigureView{ID: id, Title: alt, SVG: svg, Meta: string(meta), Alt: alt,
 		SVGURL: base + ".svg" + qs, PNG: base + ".png" + qs}, nil
+}
+
+// noFigure is a figure the data do not allow; the plot API answers 422.
+func noFigure(format string, args ...any) error {
+	return &httpError{status: http.StatusUnprocessableEntity, msg: fmt.Sprintf(format, args...)}
+}
+
+// undrawable tells whether err says a figure cannot be drawn from these
+// data, and why.
+func undrawable(err error) (string, bool) {
+	var he *httpError
+	var ie *plots.InputError
+	switch {
+	case errors.As(err, &he) && he.status == http.StatusUnprocessableEntity:
+		return sentence(he.msg) + ".", true
+	case errors.As(err, &ie):
+		return "This plot cannot be drawn from these results (" + ie.Error() + ").", true
+	}
+	return "", false
 }
 
 // datasetFigure makes a data set's plots: "labels" (frequencies) and
@@ -194,6 +223,9 @@ func thrOf(m jobs.MethodResult) float64 {
 // method's colour on the page (its place in order).
 func spectrumFigure(m jobs.MethodResult, order []string, log bool, yMax float64) (*plots.Figure, string, error) {
 	name := methodName(m.Method)
+	if !slices.ContainsFunc(m.Eigen.Eigenvalues, func(v float64) bool { return v > 0 }) {
+		return nil, "", noFigure("no spectrum: none of %s's eigenvalues is positive (its objective is indefinite), so they have no shares of a sum to show; its d is given, not chosen by energy", name)
+	}
 	f, err := plots.Spectrum(plots.SpectrumInput{Title: name + ": eigenvalue spectrum", Eigenvalues: m.Eigen.Eigenvalues,
 		D: m.Eigen.D, Thr: thrOf(m), Log: log, MaxComponents: 60, YMax: yMax, Color: slices.Index(order, m.Method)})
 	alt := fmt.Sprintf("Bars of the %d eigenvalues of %s as shares of their sum, with the cumulative share; d = %d keeps %.1f%%.",

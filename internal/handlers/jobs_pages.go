@@ -189,10 +189,7 @@ func (h *handler) resultsView(id string, q plotQuery) (*templates.ResultsView, e
 		}
 		q.Metric = v.Metric
 		f, alt, err := curvesFigure(res, v.Metric, res.Job.Request.MethodIDs(), nil)
-		if err != nil {
-			return nil, err
-		}
-		if v.Curves, err = figureView("curves", base+"curves", q.values("curves"), f, alt, ""); err != nil {
+		if v.Curves, err = figureView("curves", base+"curves", q.values("curves"), f, alt, err); err != nil {
 			return nil, err
 		}
 		v.Table = metricsTableView(res, v.Metric)
@@ -205,17 +202,14 @@ func (h *handler) resultsView(id string, q plotQuery) (*templates.ResultsView, e
 		mq := q
 		mq.Method = m.Method
 		f, alt, err := spectrumFigure(m, res.Job.Request.MethodIDs(), q.Log, 0)
-		if err != nil {
-			return nil, err
-		}
-		if mv.Spectrum, err = figureView("spectrum-"+m.Method, base+"spectrum", mq.values("spectrum"), f, alt, ""); err != nil {
+		if mv.Spectrum, err = figureView("spectrum-"+m.Method, base+"spectrum", mq.values("spectrum"), f, alt, err); err != nil {
 			return nil, err
 		}
 		pf, alt, opts, err := h.projectionFigure(res, m, mq, nil, nil)
-		if err != nil {
+		if _, ok := undrawable(err); err != nil && !ok {
 			return nil, err
 		}
-		if v.ColourOptions == nil {
+		if v.ColourOptions == nil && opts != nil {
 			v.ColourOptions = opts
 			if mq.Colour == "" {
 				v.Colour = opts[0].Value
@@ -223,7 +217,7 @@ func (h *handler) resultsView(id string, q plotQuery) (*templates.ResultsView, e
 				v.Colour = mq.Colour
 			}
 		}
-		if mv.Projection, err = figureView("projection-"+m.Method, base+"projection", mq.values("projection"), pf, alt, ""); err != nil {
+		if mv.Projection, err = figureView("projection-"+m.Method, base+"projection", mq.values("projection"), pf, alt, err); err != nil {
 			return nil, err
 		}
 		for _, file := range jobs.MethodFiles {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"mldr/internal/analysis"
 	"mldr/internal/jobs"
 )
 
@@ -418,5 +419,72 @@ func TestComparePage(t *testing.T) {
 	doc = s.page("/compare?jobs=nope")
 	if !strings.Contains(doc.Find(".error").Text(), "nope") {
 		t.Error("an unknown job is not reported")
+	}
+}
+
+// TestEveryMethodsResultsPage runs every method on the demo data of its
+// kind and reads its results page, its plots and its downloads: no method
+// may break the page (mds has no projection matrix, label-space methods
+// plot label codes, multi-dimensional data colour by class).
+func TestEveryMethodsResultsPage(t *testing.T) {
+	s := newJobServer(t, 2, 40, nil)
+	ml, md := s.demo("multilabel"), s.demo("multidim")
+	var mlMethods, mdMethods []string
+	for _, m := range analysis.Methods() {
+		if m.ID == "mds" {
+			continue // it cannot be evaluated: below, on its own
+		}
+		if m.MultiLabel {
+			mlMethods = append(mlMethods, m.ID)
+		}
+		if m.MultiDim {
+			mdMethods = append(mdMethods, m.ID)
+		}
+	}
+	for _, c := range []struct {
+		dataset    string
+		methods    []string
+		colour     string
+		colourText string // how the projections' text alternative says it
+		classifier string
+	}{
+		{ml, mlMethods, "label:sea", "label sea", "ridge"}, {md, mdMethods, "class:colour", "class of colour", "mlknn"},
+		{ml, []string{"mds"}, "set", "label set", "none"}, {md, []string{"mds"}, "set", "combination of classes", "none"},
+	} {
+		f := analysisForm(c.methods...)
+		f.Set("classifier", c.classifier)
+		f.Set("grid", "1, 2")
+		id := s.startAnalysis(c.dataset, f)
+		s.waitJob(id, jobs.Succeeded)
+		doc := s.page("/jobs/" + id + "?colour=" + url.QueryEscape(c.colour))
+		for _, m := range c.methods {
+			card := doc.Find(`[data-testid="method-` + m + `"]`)
+			plots := 2
+			if m == "occa" { // its eigenvalues are not positive: a note instead of a spectrum
+				plots = 1
+				if note := card.Find(`[data-testid="no-figure"]`).Text(); !strings.Contains(note, "none of OCCA's eigenvalues is positive") {
+					t.Errorf("occa's spectrum note %q", note)
+				}
+			}
+			if card.Find("figure svg").Length() != plots {
+				t.Errorf("%s: %d plots in its card, want %d", m, card.Find("figure svg").Length(), plots)
+			}
+			alt := card.Find(`figure[id="projection-`+m+`"] .plot-svg`).AttrOr("aria-label", "")
+			if !strings.Contains(alt, "coloured by "+c.colourText) {
+				t.Errorf("%s: projection %q is not coloured by %s", m, alt, c.colour)
+			}
+			card.Find(`[data-testid="downloads-` + m + `"] a`).Each(func(_ int, a *goquery.Selection) {
+				if resp, _ := s.do("GET", a.AttrOr("href", ""), "", nil); resp.StatusCode != 200 {
+					t.Errorf("%s: %s gave %d", m, a.AttrOr("href", ""), resp.StatusCode)
+				}
+			})
+		}
+		cols := len(c.methods) + 2 // d, the methods, ori
+		if c.classifier == "none" {
+			cols = 0
+		}
+		if n := len(doc.Find(`[data-testid="metrics-table"] thead th`).Nodes); n != cols {
+			t.Errorf("metrics table has %d columns for %d methods (classifier %s)", n, len(c.methods), c.classifier)
+		}
 	}
 }

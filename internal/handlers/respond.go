@@ -112,11 +112,11 @@ func (h *handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 func isAPI(r *http.Request) bool { return strings.HasPrefix(r.URL.Path, "/api/") }
 
 // sentence capitalises a message for display on its own.
-// A parameter's name keeps its case ("d must be…", not "D must be…": D is
-// the number of features).
+// A parameter's or a method's name keeps its case ("d must be…", not "D
+// must be…": D is the number of features).
 func sentence(s string) string {
 	first, _, _ := strings.Cut(s, " ")
-	if s == "" || paramNames[first] {
+	if _, method := analysis.Lookup(first); s == "" || paramNames[first] || method {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]

@@ -104,7 +104,9 @@ type MethodView struct {
 
 // FigureView is a plot inline, with its PNG and a text alternative.
 type FigureView struct {
-	ID, Title, SVG, PNG, SVGURL, Alt, Meta, Caption string
+	ID, Title, SVG, PNG, SVGURL, Alt, Meta string
+	// Note, without SVG, says why the data allow no such plot.
+	Note string
 }
 
 // Download is a result file.
