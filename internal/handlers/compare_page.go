@@ -74,7 +74,11 @@ func (h *handler) compareJobs(v *templates.CompareView, all []*jobs.Results) err
 	xr, yr := [2]float64{math.Inf(1), math.Inf(-1)}, [2]float64{math.Inf(1), math.Inf(-1)}
 	for _, res := range all {
 		for _, m := range res.Methods {
-			if p, err := h.jobs.Projected(res.Job.ID, m.Method); err == nil && m.Eigen.D >= 1 {
+			cols := []int{0, 1}
+			if m.Eigen.D < 2 {
+				cols = cols[:m.Eigen.D]
+			}
+			if p, err := h.jobs.Projected(res.Job.ID, m.Method, cols...); err == nil && len(cols) > 0 {
 				for _, c := range p.Coords {
 					xr = [2]float64{min(xr[0], c[0]), max(xr[1], c[0])}
 					if len(c) > 1 {
@@ -95,6 +99,7 @@ func (h *handler) compareJobs(v *templates.CompareView, all []*jobs.Results) err
 			}
 		}
 	}
+	data := h.datasets()
 	for _, res := range all {
 		cj := templates.CompareJob{ID: res.Job.ID, Title: fmt.Sprintf("%s on %s", strings.Join(res.Job.Request.MethodIDs(), ", "), h.jobRow(res.Job).Dataset)}
 		base := "/api/jobs/" + res.Job.ID + "/plots/"
@@ -115,7 +120,7 @@ func (h *handler) compareJobs(v *templates.CompareView, all []*jobs.Results) err
 			cj.Spectra = append(cj.Spectra, fv)
 			pq := plotQuery{Method: m.Method, X: 1, Y: 2}
 			xp, yp := spanOrNil(xr), spanOrNil(yr)
-			pf, alt, _, err := h.projectionFigure(res, m, pq, xp, yp)
+			pf, alt, _, err := h.projectionFigure(res, m, pq, data, xp, yp)
 			fv, err = figureView("projection-"+res.Job.ID+"-"+m.Method, base+"projection", pq.values("projection"), pf, alt, err)
 			if err != nil {
 				return err

@@ -233,23 +233,45 @@ func spectrumFigure(m jobs.MethodResult, order []string, log bool, yMax float64)
 	return f, alt, err
 }
 
+// datasets loads each data set once for the figures of one request.
+type datasets struct {
+	store  DatasetStore
+	loaded map[string]*dataset.Dataset
+}
+
+func (h *handler) datasets() *datasets {
+	return &datasets{store: h.store, loaded: map[string]*dataset.Dataset{}}
+}
+
+func (d *datasets) load(id string) (*dataset.Dataset, error) {
+	if ds, ok := d.loaded[id]; ok {
+		return ds, nil
+	}
+	ds, err := d.store.LoadDataset(id)
+	if err != nil {
+		return nil, err
+	}
+	d.loaded[id] = ds
+	return ds, nil
+}
+
 // labelsOf returns, for every projected row, its labels (0/1 or class
 // indices), from the training or the test data set.
-func (h *handler) labelsOf(job jobs.Job, p *jobs.Projected) (*dataset.Dataset, [][]float64, error) {
-	train, err := h.store.LoadDataset(job.Request.Dataset)
+func (d *datasets) labelsOf(job jobs.Job, p *jobs.Projected) (*dataset.Dataset, [][]float64, error) {
+	train, err := d.load(job.Request.Dataset)
 	if err != nil {
 		return nil, nil, err
 	}
 	var test *dataset.Dataset
 	if job.Request.TestDataset != "" {
-		if test, err = h.store.LoadDataset(job.Request.TestDataset); err != nil {
+		if test, err = d.load(job.Request.TestDataset); err != nil {
 			return nil, nil, err
 		}
 	}
 	out := make([][]float64, len(p.Row))
 	for i, r := range p.Row {
 		src := train
-		if p.Split[i] == "test" && test != nil {
+		if p.Split[i] == jobs.PartTest && test != nil {
 			src = test
 		}
 		out[i] = src.Y.RawRowView(r - 1)
@@ -379,16 +401,16 @@ func topGroups(keys []string, other string) ([]int, []string) {
 }
 
 // projectionFigure plots a method's projected rows on two components.
-func (h *handler) projectionFigure(res *jobs.Results, m jobs.MethodResult, q plotQuery, xr, yr *[2]float64) (*plots.Figure, string, []templates.Option, error) {
-	p, err := h.jobs.Projected(res.Job.ID, m.Method)
-	if err != nil {
-		return nil, "", nil, err
-	}
+func (h *handler) projectionFigure(res *jobs.Results, m jobs.MethodResult, q plotQuery, data *datasets, xr, yr *[2]float64) (*plots.Figure, string, []templates.Option, error) {
 	d := m.Eigen.D
 	if q.X > d || q.Y > d {
 		q.X, q.Y = 1, min(2, d)
 	}
-	ds, y, err := h.labelsOf(res.Job, p)
+	p, err := h.jobs.Projected(res.Job.ID, m.Method, q.X-1, q.Y-1)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	ds, y, err := data.labelsOf(res.Job, p)
 	if err != nil {
 		return nil, "", nil, err
 	}
@@ -408,11 +430,11 @@ func (h *handler) projectionFigure(res *jobs.Results, m jobs.MethodResult, q plo
 	in.Title = fmt.Sprintf("%s: %s on components %d and %d", methodName(m.Method), what, q.X, q.Y)
 	in.XLabel, in.YLabel = fmt.Sprintf("component %d", q.X), fmt.Sprintf("component %d", q.Y)
 	for i := range p.Row {
-		in.X = append(in.X, p.Coords[i][q.X-1])
+		in.X = append(in.X, p.Coords[i][0])
 		if d == 1 {
 			in.Y = append(in.Y, 0)
 		} else {
-			in.Y = append(in.Y, p.Coords[i][q.Y-1])
+			in.Y = append(in.Y, p.Coords[i][1])
 		}
 		in.Test = append(in.Test, p.Split[i] == "test")
 		in.Hover = append(in.Hover, fmt.Sprintf("row %d (%s)", p.Row[i], p.Split[i]))

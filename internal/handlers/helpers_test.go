@@ -19,7 +19,7 @@ import (
 
 // server is a real HTTP server over a real store in a temporary directory.
 type server struct {
-	t     *testing.T
+	t     testing.TB
 	dir   string
 	store *store.Store
 	http  *httptest.Server
@@ -55,7 +55,7 @@ type part struct {
 	name, file, body string
 }
 
-func multipartBody(t *testing.T, parts ...part) (io.Reader, string) {
+func multipartBody(t testing.TB, parts ...part) (io.Reader, string) {
 	t.Helper()
 	var buf bytes.Buffer
 	mw := multipart.NewWriter(&buf)
@@ -128,7 +128,7 @@ type apiErr struct {
 	Column string `json:"column"`
 }
 
-func decode[T any](t *testing.T, b []byte) T {
+func decode[T any](t testing.TB, b []byte) T {
 	t.Helper()
 	var v T
 	if err := json.Unmarshal(b, &v); err != nil {

@@ -28,7 +28,7 @@ type JobService interface {
 	Subscribe(id string) (<-chan jobs.Job, func(), error)
 	ResultPath(id, method, file string) (string, jobs.Job, error)
 	Results(id string) (*jobs.Results, error)
-	Projected(id, method string) (*jobs.Projected, error)
+	Projected(id, method string, cols ...int) (*jobs.Projected, error)
 	DeleteDataset(id string) error
 }
 

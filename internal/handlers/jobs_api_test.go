@@ -36,7 +36,7 @@ func (g *gate) release() {
 
 // newJobServer is a server with a real job runner; jobs wait at the gate
 // (reporting progress 0.1 first) before the real executor runs.
-func newJobServer(t *testing.T, workers, maxQueue int, g *gate) *server {
+func newJobServer(t testing.TB, workers, maxQueue int, g *gate) *server {
 	t.Helper()
 	dir := t.TempDir()
 	st, err := store.Open(store.Config{Dir: dir})

@@ -180,6 +180,7 @@ func (h *handler) resultsView(id string, q plotQuery) (*templates.ResultsView, e
 		return nil, nil
 	}
 	v := &templates.ResultsView{JobID: id, X: q.X, Y: q.Y, Log: q.Log, Notes: res.Job.Notes}
+	data := h.datasets()
 	base := "/api/jobs/" + id + "/plots/"
 	if res.Metrics != nil {
 		v.MetricOptions = metricOptions(res.Metrics)
@@ -205,7 +206,7 @@ func (h *handler) resultsView(id string, q plotQuery) (*templates.ResultsView, e
 		if mv.Spectrum, err = figureView("spectrum-"+m.Method, base+"spectrum", mq.values("spectrum"), f, alt, err); err != nil {
 			return nil, err
 		}
-		pf, alt, opts, err := h.projectionFigure(res, m, mq, nil, nil)
+		pf, alt, opts, err := h.projectionFigure(res, m, mq, data, nil, nil)
 		if _, ok := undrawable(err); err != nil && !ok {
 			return nil, err
 		}

@@ -10,7 +10,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 )
 
-func parseHTML(t *testing.T, b []byte) *goquery.Document {
+func parseHTML(t testing.TB, b []byte) *goquery.Document {
 	t.Helper()
 	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(b))
 	if err != nil {

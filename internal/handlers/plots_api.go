@@ -51,7 +51,7 @@ func (h *handler) apiJobPlot(w http.ResponseWriter, r *http.Request) {
 		if name == "spectrum" {
 			f, _, err = spectrumFigure(m, res.Job.Request.MethodIDs(), q.Log, 0)
 		} else {
-			f, _, _, err = h.projectionFigure(res, m, q, nil, nil)
+			f, _, _, err = h.projectionFigure(res, m, q, h.datasets(), nil, nil)
 		}
 	default:
 		h.fail(w, r, notFound("a job has no plot %q; its plots are curves, spectrum and projection", name))

@@ -59,6 +59,13 @@ const (
 // MethodFiles lists the files each method's directory holds.
 var MethodFiles = []string{FileProjectionCSV, FileProjectionJSON, FileProjectionNPY, FileEigenvalues, FileProjected, FileModel}
 
+// The parts a projected row belongs to (projected.csv's split column).
+const (
+	PartTrain = "train" // fitted on, evaluated on the rest
+	PartTest  = "test"  // held out, or the rows of the test data set
+	PartAll   = "all"   // cross-validation: every row, fitted on all of them
+)
+
 // plan is what a job reads and fits on.
 type plan struct {
 	train, test *dataset.Dataset
@@ -178,9 +185,9 @@ func (x *Executor) plan(req Request) (*plan, error) {
 		ys.Stack(train.Y, test.Y)
 		p.data = analysis.Input{X: &xs, Y: &ys, Classes: p.data.Classes}
 		p.splits = []evaluate.Split{evaluate.TrainTest(n, test.Rows())}
-		all("train")
+		all(PartTrain)
 		for i := range test.Rows() {
-			p.rowSplit = append(p.rowSplit, "test")
+			p.rowSplit = append(p.rowSplit, PartTest)
 			p.rowNumber = append(p.rowNumber, i+1)
 		}
 		p.fitKey = "train of test set " + testRec.SHA256
@@ -194,17 +201,17 @@ func (x *Executor) plan(req Request) (*plan, error) {
 		p.rowSplit = make([]string, n)
 		p.rowNumber = make([]int, n)
 		for _, i := range h.Train {
-			p.rowSplit[i] = "train"
+			p.rowSplit[i] = PartTrain
 		}
 		for _, i := range h.Test {
-			p.rowSplit[i] = "test"
+			p.rowSplit[i] = PartTest
 		}
 		for i := range n {
 			p.rowNumber[i] = i + 1
 		}
 		p.fitKey = fmt.Sprintf("holdout %v seed %d", s.TestFraction, s.Seed)
 	default:
-		all("all")
+		all(PartAll)
 		p.fitKey = "all"
 		switch s.Kind {
 		case SplitKFold:

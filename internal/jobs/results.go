@@ -1,7 +1,9 @@
 package jobs
 
 import (
-	"encoding/csv"
+	"bufio"
+	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"mldr/internal/analysis"
 )
@@ -68,8 +71,9 @@ type Projected struct {
 	Coords [][]float64
 }
 
-// Projected reads a method's projected rows of a succeeded job.
-func (s *Service) Projected(id, method string) (*Projected, error) {
+// Projected reads a method's projected rows of a succeeded job: of each
+// row the components cols (0-based; none: all of them).
+func (s *Service) Projected(id, method string, cols ...int) (*Projected, error) {
 	path, _, err := s.ResultPath(id, method, FileProjected)
 	if err != nil {
 		return nil, err
@@ -79,32 +83,87 @@ func (s *Service) Projected(id, method string) (*Projected, error) {
 		return nil, fmt.Errorf("reading the projected rows: %w", err)
 	}
 	defer f.Close()
-	r := csv.NewReader(f)
-	r.ReuseRecord = true
-	if _, err := r.Read(); err != nil {
-		return nil, fmt.Errorf("reading the projected rows: %w", err)
+	p, err := readProjected(bufio.NewReaderSize(f, 1<<16), cols)
+	if err != nil {
+		return nil, fmt.Errorf("reading the projected rows of job %s, %s: %w", id, method, err)
+	}
+	return p, nil
+}
+
+// readProjected parses projected.csv (row, split, then the components), as
+// the executor writes it: no quoted fields. Only the wanted components are
+// parsed; a line's bytes are not kept.
+func readProjected(in io.Reader, cols []int) (*Projected, error) {
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 0, 1<<16), 1<<26)
+	if !sc.Scan() {
+		return nil, cmp.Or(sc.Err(), io.ErrUnexpectedEOF)
+	}
+	d := bytes.Count(sc.Bytes(), []byte{','}) - 1
+	if len(cols) == 0 {
+		for k := range d {
+			cols = append(cols, k)
+		}
+	}
+	want := make(map[int][]int, len(cols)) // field → places in a row's coordinates
+	for k, c := range cols {
+		if c < 0 || c >= d {
+			return nil, fmt.Errorf("there is no component %d of %d", c+1, d)
+		}
+		want[c+2] = append(want[c+2], k)
 	}
 	p := &Projected{}
-	for {
-		rec, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			return p, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("reading the projected rows: %w", err)
-		}
-		row, err := strconv.Atoi(rec[0])
-		if err != nil {
-			return nil, fmt.Errorf("reading the projected rows: %w", err)
-		}
-		c := make([]float64, len(rec)-2)
-		for k, v := range rec[2:] {
-			if c[k], err = strconv.ParseFloat(v, 64); err != nil {
-				return nil, fmt.Errorf("reading the projected rows: %w", err)
+	for line := 2; sc.Scan(); line++ {
+		b := sc.Bytes()
+		c := make([]float64, len(cols))
+		var row int
+		var split string
+		fields := 0
+		for field := 0; ; field++ {
+			end := bytes.IndexByte(b, ',')
+			v := b
+			if end >= 0 {
+				v = b[:end]
 			}
+			var err error
+			switch {
+			case field == 0:
+				row, err = strconv.Atoi(string(v))
+			case field == 1:
+				split = splitName(string(v))
+			default:
+				for _, k := range want[field] {
+					if c[k], err = strconv.ParseFloat(string(v), 64); err != nil {
+						break
+					}
+				}
+			}
+			if err != nil {
+				return nil, fmt.Errorf("line %d, field %d: %w", line, field+1, err)
+			}
+			fields++
+			if end < 0 {
+				break
+			}
+			b = b[end+1:]
 		}
-		p.Row, p.Split, p.Coords = append(p.Row, row), append(p.Split, rec[1]), append(p.Coords, c)
+		if fields != d+2 {
+			return nil, fmt.Errorf("line %d has %d fields, want %d", line, fields, d+2)
+		}
+		p.Row, p.Split, p.Coords = append(p.Row, row), append(p.Split, split), append(p.Coords, c)
 	}
+	return p, sc.Err()
+}
+
+// splitName returns the part's name without keeping the record's line
+// alive.
+func splitName(s string) string {
+	for _, name := range []string{PartTrain, PartTest, PartAll} {
+		if s == name {
+			return name
+		}
+	}
+	return strings.Clone(s)
 }
 
 func readJSON(path string, v any) error {

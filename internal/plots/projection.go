@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -229,7 +230,7 @@ func Projection(in ProjectionInput) (*Figure, error) {
 			i := order[k]
 			return colorOf(groups[i]).style(test[i])
 		}
-		p.Add(grid, sc)
+		p.Add(grid, boxless{sc})
 		p.X.Min, p.X.Max = xr[0], xr[1]
 		p.Y.Min, p.Y.Max = yr[0], yr[1]
 
@@ -400,3 +401,12 @@ func subsample(groups []int, test []bool, limit int) []int {
 	slices.Sort(out)
 	return out
 }
+
+// boxless draws a scatter without giving the plot its glyph boxes: the
+// data range is already widened to hold every glyph, and building thousands
+// of boxes on each render cost more than drawing the points.
+type boxless struct{ s *plotter.Scatter }
+
+func (b boxless) Plot(c draw.Canvas, p *plot.Plot) { b.s.Plot(c, p) }
+
+func (b boxless) DataRange() (xmin, xmax, ymin, ymax float64) { return b.s.DataRange() }
