@@ -44,6 +44,10 @@ type Series struct {
 	Baseline bool
 }
 
+// curvesWidth is wider than the other figures: the curves stand alone
+// across the page, and their legend names methods in full.
+const curvesWidth = 640
+
 // Curves draws evaluation curves: each series a line with a marker at
 // every point, in SeriesColor(Color) with the marker shape of Color,
 // ±Err as error bars; baselines as dashed horizontal lines (with a light
@@ -209,7 +213,7 @@ func Curves(in CurvesInput) (*Figure, error) {
 		}
 		return &scene{plot: p, side: &legend{entries: entries}, meta: Meta{Kind: "curves", Series: meta}}
 	}
-	return &Figure{title: title, width: figureWidth, height: 420, build: build}, nil
+	return &Figure{title: title, width: curvesWidth, height: 380, build: build}, nil
 }
 
 // errXYs pairs points with symmetric errors for plotter.NewYErrorBars.

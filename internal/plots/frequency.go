@@ -11,8 +11,8 @@ import (
 )
 
 // figureWidth is the width of the figures that do not size themselves to
-// their data: 600 pt, shown at 800 CSS px.
-const figureWidth = 600
+// their data: 480 pt, 640 CSS px.
+const figureWidth = 480
 
 // maxNameRunes is where long label names are cut (with "…") on axes; Meta
 // keeps them whole.

@@ -501,7 +501,7 @@ func TestInlineSVG(t *testing.T) {
 		t.Error("InlineSVG has an XML declaration")
 	}
 	open := s[:strings.Index(s, ">")]
-	for _, want := range []string{`role="img"`, `aria-labelledby="`, `viewBox="0 0 600 `, `width="800"`} {
+	for _, want := range []string{`role="img"`, `aria-labelledby="`, `viewBox="0 0 480 `, `width="640"`} {
 		if !strings.Contains(open, want) {
 			t.Errorf("the <svg> tag %q has no %s", open, want)
 		}

@@ -282,7 +282,7 @@ func Projection(in ProjectionInput) (*Figure, error) {
 			},
 		}
 	}
-	return &Figure{title: title, subtitle: subtitle, width: figureWidth, height: 460, build: build}, nil
+	return &Figure{title: title, subtitle: subtitle, width: figureWidth, height: 400, build: build}, nil
 }
 
 // glyphSpec is how a group's points look.

@@ -225,5 +225,5 @@ func Spectrum(in SpectrumInput) (*Figure, error) {
 			},
 		}
 	}
-	return &Figure{title: title, subtitle: note, width: figureWidth, height: 400, build: build}, nil
+	return &Figure{title: title, subtitle: note, width: figureWidth, height: 340, build: build}, nil
 }

@@ -157,15 +157,16 @@ func luminance(c color.Color) float64 {
 	return 0.2126*lin(r) + 0.7152*lin(g) + 0.0722*lin(b)
 }
 
-// Type sizes, in points. A figure is about 600 pt wide and shown at
-// 800 CSS px, so 10 pt reads as 13 px.
+// Type sizes, in points. A figure is about 600 pt (800 CSS px) wide, but
+// pages show it in a column of about 600 px, so 1 pt reads as about 1 px:
+// the sizes are chosen for that.
 const (
-	titleSize    = 14
-	subtitleSize = 10.5
-	axisSize     = 12
-	tickSize     = 10.5
-	legendSize   = 10.5
-	noteSize     = 9
+	titleSize    = 16
+	subtitleSize = 12
+	axisSize     = 14
+	tickSize     = 12.5
+	legendSize   = 12.5
+	noteSize     = 11
 )
 
 // textStyle returns a Liberation Sans style (the sans-serif face of gonum's
