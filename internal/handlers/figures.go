@@ -303,14 +303,16 @@ func groups(ds *dataset.Dataset, y [][]float64, colour string) (group []int, leg
 	group = make([]int, len(y))
 	switch {
 	case colour == "count" && ds.Kind == dataset.MultiLabel:
+		top := 0 // the most labels a row has, so that the palette spans what is there
 		for i, row := range y {
 			n := 0
 			for _, v := range row {
 				n += int(v)
 			}
 			group[i] = min(n, maxGroups-1)
+			top = max(top, group[i])
 		}
-		for n := range maxGroups {
+		for n := range top + 1 {
 			switch {
 			case n == maxGroups-1:
 				legend = append(legend, fmt.Sprintf("%d or more labels", n))
@@ -337,7 +339,7 @@ func groups(ds *dataset.Dataset, y [][]float64, colour string) (group []int, leg
 		}
 		keys := make([]string, len(y))
 		for i, row := range y {
-			keys[i] = ds.Categories[j][int(row[j])]
+			keys[i] = ds.Labels[j] + " = " + ds.Categories[j][int(row[j])]
 		}
 		group, legend = topGroups(keys, "other classes")
 		return group, legend, false, nil

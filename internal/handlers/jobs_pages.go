@@ -77,7 +77,10 @@ func (h *handler) pageDeleteJob(w http.ResponseWriter, r *http.Request) {
 func (h *handler) jobHeader(j jobs.Job) templates.JobHeader {
 	hd := templates.JobHeader{ID: j.ID, Status: string(j.Status), Phase: j.Phase, Message: j.Message, Error: j.Error,
 		DatasetID: j.Request.Dataset, DatasetName: j.Request.Dataset, Methods: j.Request.MethodIDs(), Progress: j.Progress,
-		Created: j.CreatedAt.Format(time.RFC3339), Active: !j.Status.Terminal(), Notes: j.Notes}
+		Created: j.CreatedAt.Format(time.RFC3339), Active: !j.Status.Terminal()}
+	if j.Status != jobs.Succeeded {
+		hd.Notes = j.Notes // a succeeded job's notes stand with its results
+	}
 	if rec, err := h.store.Dataset(j.Request.Dataset); err == nil {
 		hd.DatasetName = rec.Name
 	}
