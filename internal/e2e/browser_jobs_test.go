@@ -38,8 +38,9 @@ func hover(t *testing.T, ctx context.Context, fig string, x, y float64) string {
 		const f = document.querySelector(` + strconv.Quote(fig) + `);
 		f.scrollIntoView({block: "center"});
 		const m = JSON.parse(f.dataset.meta), r = f.querySelector("svg").getBoundingClientRect(), s = r.width / m.w;
-		const px = m.x0 + (m.x1 - m.x0) * (` + ftoa(x) + ` - m.xmin) / (m.xmax - m.xmin);
-		const py = m.y1 - (m.y1 - m.y0) * (` + ftoa(y) + ` - m.ymin) / (m.ymax - m.ymin);
+		const fx = m.xlog ? Math.log(` + ftoa(x) + ` / m.xmin) / Math.log(m.xmax / m.xmin) : (` + ftoa(x) + ` - m.xmin) / (m.xmax - m.xmin);
+		const fy = m.ylog ? Math.log(` + ftoa(y) + ` / m.ymin) / Math.log(m.ymax / m.ymin) : (` + ftoa(y) + ` - m.ymin) / (m.ymax - m.ymin);
+		const px = m.x0 + (m.x1 - m.x0) * fx, py = m.y1 - (m.y1 - m.y0) * fy;
 		return [r.left + px * s, r.top + py * s];
 	})()`
 	at := eval[[]float64](t, ctx, js)
@@ -159,6 +160,10 @@ func TestBrowserAnalysis(t *testing.T) {
 	head := eval[[]string](t, ctx, `[...document.querySelectorAll('[data-testid="metrics-table"] thead th')].map(th => th.textContent)`)
 	if strings.Join(head, "|") != "d|PCA|MDDM (orthonormal directions)|CPLST|ori" {
 		t.Errorf("metrics table columns %q", head)
+	}
+	// pca's d run to 72, the label-space methods' to 6: d on a log axis.
+	if !eval[bool](t, ctx, `JSON.parse(document.querySelector('[data-testid="curves"] figure').dataset.meta).xlog === true`) {
+		t.Error("the curves of d from 1 to 72 are not on a log axis")
 	}
 	tip = hover(t, ctx, `[data-testid="curves"] figure`, 1, eval[float64](t, ctx,
 		`JSON.parse(document.querySelector('[data-testid="curves"] figure').dataset.meta).series.find(s => s.name === "CPLST").y[0]`))

@@ -100,12 +100,13 @@ func (h *handler) compareJobs(v *templates.CompareView, all []*jobs.Results) err
 		}
 	}
 	data := h.datasets()
+	daxis := dAxis("", all...) // one axis for every job's curves
 	for _, res := range all {
 		cj := templates.CompareJob{ID: res.Job.ID, Title: fmt.Sprintf("%s on %s", strings.Join(res.Job.Request.MethodIDs(), ", "), h.jobRow(res.Job).Dataset)}
 		base := "/api/jobs/" + res.Job.ID + "/plots/"
 		if res.Metrics != nil && seen[v.Metric] > 0 {
-			f, alt, err := curvesFigure(res, v.Metric, order, spanOrNil(curveRange))
-			q := url.Values{"metric": {v.Metric}}
+			f, alt, err := curvesFigure(res, v.Metric, order, daxis, spanOrNil(curveRange))
+			q := url.Values{"metric": {v.Metric}, "daxis": {daxis}}
 			if cj.Curves, err = figureView("curves-"+res.Job.ID, base+"curves", q, f, alt, err); err != nil {
 				return err
 			}

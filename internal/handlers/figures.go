@@ -29,10 +29,16 @@ type plotQuery struct {
 	Colour string
 	Log    bool
 	Metric string
+	// DAxis is the curves' d axis: "linear", "log", or "" to choose (log
+	// when the values of d span a factor of 20 or more).
+	DAxis string
 }
 
 func parsePlotQuery(q url.Values) plotQuery {
-	p := plotQuery{Method: q.Get("method"), Colour: q.Get("colour"), Log: q.Get("log") == "1", Metric: q.Get("metric")}
+	p := plotQuery{Method: q.Get("method"), Colour: q.Get("colour"), Log: q.Get("log") == "1", Metric: q.Get("metric"), DAxis: q.Get("daxis")}
+	if p.DAxis != "linear" && p.DAxis != "log" {
+		p.DAxis = ""
+	}
 	p.X, _ = strconv.Atoi(q.Get("x"))
 	p.Y, _ = strconv.Atoi(q.Get("y"))
 	if p.X < 1 {
@@ -61,6 +67,9 @@ func (p plotQuery) values(name string) url.Values {
 		}
 	case "curves":
 		v.Set("metric", p.Metric)
+		if p.DAxis != "" {
+			v.Set("daxis", p.DAxis)
+		}
 	}
 	return v
 }
@@ -496,10 +505,11 @@ func meanRows(res *jobs.Results) (methods []string, rows map[string][]evaluate.R
 
 // curvesFigure is a metric against d, one line per method, ori dashed.
 // order gives each method its colour: the method's place in it, the same
-// in every plot of a page.
-func curvesFigure(res *jobs.Results, metric string, order []string, yr *[2]float64) (*plots.Figure, string, error) {
+// in every plot of a page. daxis is "linear" or "log" (see dAxis).
+func curvesFigure(res *jobs.Results, metric string, order []string, daxis string, yr *[2]float64) (*plots.Figure, string, error) {
 	methods, rows := meanRows(res)
-	in := plots.CurvesInput{Title: strings.ReplaceAll(metric, "_", " ") + " against d", YLabel: strings.ReplaceAll(metric, "_", " "), XLabel: "d (dimension kept)", YRange: yr}
+	in := plots.CurvesInput{Title: strings.ReplaceAll(metric, "_", " ") + " against d", YLabel: strings.ReplaceAll(metric, "_", " "),
+		XLabel: "d (dimension kept)", YRange: yr, XLog: daxis == "log"}
 	bestName, bestD, best := "", 0, math.NaN()
 	lower := evaluate.LowerIsBetter(metric)
 	for _, m := range methods {
@@ -539,6 +549,30 @@ func curvesFigure(res *jobs.Results, metric string, order []string, yr *[2]float
 		alt += fmt.Sprintf(" Best: %s at d = %d (%.4g).", bestName, bestD, best)
 	}
 	return f, alt, err
+}
+
+// dAxis resolves the curves' d axis: the one asked for, else "log" when
+// the values of d of the jobs span a factor of 20 or more (label-space
+// methods at d ≤ q beside feature methods at d up to D), else "linear".
+func dAxis(asked string, all ...*jobs.Results) string {
+	if asked != "" {
+		return asked
+	}
+	lo, hi := math.Inf(1), 0.0
+	for _, res := range all {
+		if res.Metrics == nil {
+			continue
+		}
+		for _, r := range res.Metrics.Rows {
+			if r.Method != evaluate.Ori && r.D > 0 {
+				lo, hi = min(lo, float64(r.D)), max(hi, float64(r.D))
+			}
+		}
+	}
+	if hi >= 20*lo {
+		return "log"
+	}
+	return "linear"
 }
 
 // metricsTableView is the numbers behind the curves.

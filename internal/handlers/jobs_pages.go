@@ -192,7 +192,8 @@ func (h *handler) resultsView(id string, q plotQuery) (*templates.ResultsView, e
 			v.Metric = v.MetricOptions[0].Value
 		}
 		q.Metric = v.Metric
-		f, alt, err := curvesFigure(res, v.Metric, res.Job.Request.MethodIDs(), nil)
+		v.DAxis = dAxis(q.DAxis, res)
+		f, alt, err := curvesFigure(res, v.Metric, res.Job.Request.MethodIDs(), v.DAxis, nil)
 		if v.Curves, err = figureView("curves", base+"curves", q.values("curves"), f, alt, err); err != nil {
 			return nil, err
 		}

@@ -253,6 +253,15 @@ func TestJobPages(t *testing.T) {
 	if c := table.Find("tbody tr").First().Find("td").First().Text(); !strings.HasPrefix(c, "0.") {
 		t.Errorf("first cell %q", c)
 	}
+	if v := res.Find(`#daxis option[selected]`).AttrOr("value", ""); v != "linear" || curves["xlog"] != nil {
+		t.Errorf("d from 1 to 4 is on a %q axis (meta xlog %v), want linear", v, curves["xlog"])
+	}
+	logDoc := s.page("/jobs/" + jobID + "?daxis=log")
+	var logMeta map[string]any
+	json.Unmarshal([]byte(logDoc.Find(`[data-testid="curves"] figure`).AttrOr("data-meta", "")), &logMeta)
+	if logMeta["xlog"] != true || logDoc.Find(`#daxis option[selected]`).AttrOr("value", "") != "log" {
+		t.Errorf("?daxis=log gave meta xlog %v", logMeta["xlog"])
+	}
 	options := res.Find(`[data-testid="metric-select"] option`).Length()
 	if options < 10 {
 		t.Errorf("%d metrics offered", options)

@@ -41,7 +41,7 @@ func (h *handler) apiJobPlot(w http.ResponseWriter, r *http.Request) {
 		if q.Metric == "" {
 			q.Metric = metricOptions(res.Metrics)[0].Value
 		}
-		f, _, err = curvesFigure(res, q.Metric, res.Job.Request.MethodIDs(), nil)
+		f, _, err = curvesFigure(res, q.Metric, res.Job.Request.MethodIDs(), dAxis(q.DAxis, res), nil)
 	case "spectrum", "projection":
 		m, err2 := methodResult(res, q.Method)
 		if err2 != nil {

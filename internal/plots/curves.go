@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -24,6 +25,10 @@ type CurvesInput struct {
 	// YRange fixes the y axis ([min, max]), so that several figures share
 	// it; nil fits the data (error bars included).
 	YRange *[2]float64
+	// XLog draws d on a logarithmic axis (ticks at 1, 2, 5, 10, …), for
+	// grids that span label-space methods' few dimensions and feature
+	// methods' many. Every X must then be positive.
+	XLog bool
 }
 
 // Series is one curve of Curves: a metric against d for one method, say.
@@ -85,6 +90,11 @@ func Curves(in CurvesInput) (*Figure, error) {
 				return nil, err
 			}
 		}
+		for j, x := range s.X {
+			if in.XLog && x <= 0 {
+				return nil, inputErr(fmt.Sprintf("%s.X[%d]", f, j), "is %v, want a positive value on a logarithmic axis", x)
+			}
+		}
 		for j, e := range s.Err {
 			if e < 0 {
 				return nil, inputErr(fmt.Sprintf("%s.Err[%d]", f, j), "is %v, want a standard deviation ≥ 0", e)
@@ -115,14 +125,26 @@ func Curves(in CurvesInput) (*Figure, error) {
 			}
 		}
 	}
-	if xlo > xhi {
+	switch {
+	case xlo > xhi && in.XLog:
+		xlo, xhi = 1, 10
+	case xlo > xhi:
 		xlo, xhi = 0, 1
 	}
 	if xlo == xhi {
-		xlo, xhi = xlo-1, xhi+1
+		if in.XLog {
+			xlo, xhi = xlo/2, xhi*2
+		} else {
+			xlo, xhi = xlo-1, xhi+1
+		}
 	}
-	pad := 0.03 * (xhi - xlo)
-	xlo, xhi = xlo-pad, xhi+pad
+	if in.XLog {
+		pad := math.Pow(xhi/xlo, 0.03)
+		xlo, xhi = xlo/pad, xhi*pad
+	} else {
+		pad := 0.03 * (xhi - xlo)
+		xlo, xhi = xlo-pad, xhi+pad
+	}
 
 	// The y range: every value with its error bar, widened by 5% each
 	// side, unless fixed.
@@ -142,7 +164,7 @@ func Curves(in CurvesInput) (*Figure, error) {
 	if ylo == yhi {
 		ylo, yhi = ylo-1, yhi+1
 	}
-	pad = 0.05 * (yhi - ylo)
+	pad := 0.05 * (yhi - ylo)
 	ylo, yhi = ylo-pad, yhi+pad
 	if in.YRange != nil {
 		ylo, yhi = in.YRange[0], in.YRange[1]
@@ -208,7 +230,11 @@ func Curves(in CurvesInput) (*Figure, error) {
 		}
 		p.X.Min, p.X.Max = xlo, xhi
 		p.Y.Min, p.Y.Max = ylo, yhi
-		if intX {
+		switch {
+		case in.XLog:
+			p.X.Scale = plot.LogScale{}
+			p.X.Tick.Marker = logTicks125{}
+		case intX:
 			p.X.Tick.Marker = intTicks{}
 		}
 		return &scene{plot: p, side: &legend{entries: entries}, meta: Meta{Kind: "curves", Series: meta}}

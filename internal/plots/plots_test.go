@@ -158,6 +158,11 @@ func goldenCases(t *testing.T) []struct {
 	log.Log, log.Title = true, "pca eigenvalue spectrum (log)"
 	big := clusters(24170, 4)
 	big.Title = "mddmp projection, all rows"
+	wide := curvesData() // label-space methods to d = 6, pca to d = 294
+	wide.Title, wide.XLog = "Average precision, d on a log axis", true
+	for i, x := range wide.Series[1].X {
+		wide.Series[1].X[i] = 21 * x
+	}
 	return []struct {
 		name string
 		fig  *Figure
@@ -171,6 +176,7 @@ func goldenCases(t *testing.T) []struct {
 		{"projection", must(Projection(clusters(400, 4))), true},
 		{"projection_subsampled", must(Projection(big)), false},
 		{"curves", must(Curves(curvesData())), true},
+		{"curves_log", must(Curves(wide)), true},
 	}
 }
 
@@ -587,6 +593,9 @@ func TestValidation(t *testing.T) {
 		{"curves range", func() (*Figure, error) {
 			return Curves(CurvesInput{Series: []Series{okSeries}, YRange: &[2]float64{1, nan}})
 		}, "YRange[1]"},
+		{"curves log of 0", func() (*Figure, error) {
+			return Curves(CurvesInput{Series: []Series{{X: []float64{0, 1}, Y: []float64{1, 2}}}, XLog: true})
+		}, "Series[0].X[0]"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -128,3 +128,24 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 	}
 	return ts
 }
+
+// logTicks125 ticks a log axis of counts, such as d: labels at 1, 2 and 5
+// times the powers of ten (only at the powers beyond three decades), the
+// other multiples unlabelled.
+type logTicks125 struct{}
+
+// Ticks implements plot.Ticker.
+func (logTicks125) Ticks(lo, hi float64) []plot.Tick {
+	ts := logTicks{}.Ticks(lo, hi)
+	many := math.Log10(hi/lo) > 3
+	for i := range ts {
+		v := ts[i].Value
+		m := v / math.Pow(10, math.Floor(math.Log10(v)+1e-9))
+		m = math.Round(m)
+		ts[i].Label = ""
+		if m == 1 || (!many && (m == 2 || m == 5)) {
+			ts[i].Label = strconv.FormatFloat(v, 'g', -1, 64)
+		}
+	}
+	return ts
+}

@@ -77,13 +77,15 @@ type ResultsView struct {
 	JobID   string
 	Methods []MethodView
 	// Controls of the projections (shared by every method).
-	X, Y            int
-	MaxComponent    int
-	Colour          string
-	ColourOptions   []Option
-	Log             bool
-	Metric          string
-	MetricOptions   []Option
+	X, Y          int
+	MaxComponent  int
+	Colour        string
+	ColourOptions []Option
+	Log           bool
+	Metric        string
+	MetricOptions []Option
+	// DAxis is the curves' d axis: "linear" or "log".
+	DAxis           string
 	Curves          *FigureView
 	Table           *MetricsTable
 	MetricsDownload string
