@@ -253,3 +253,31 @@ func TestBrowserAnalysis(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestBrowserDropUpload drops a file on the upload form, as a user drags
+// one from their desktop, and uploads it.
+func TestBrowserDropUpload(t *testing.T) {
+	ctx := browser(t)
+	a := start(t, t.TempDir())
+	run(t, ctx, "open the home page", chromedp.Navigate(a.url+"/"), chromedp.WaitVisible(chromedp.CSS(`[data-dropzone]`)))
+	if eval[bool](t, ctx, `document.querySelector("[data-dropzone] .js-only").hidden`) {
+		t.Error("the drop hint stays hidden with JavaScript on")
+	}
+	eval[bool](t, ctx, `(() => {
+		const dt = new DataTransfer();
+		dt.items.add(new File(["a,b,label:x,label:y\n1,2,0,1\n3,4,1,1\n5,6,1,0\n"], "dropped.csv", {type: "text/csv"}));
+		const zone = document.querySelector("[data-dropzone]");
+		zone.dispatchEvent(new DragEvent("dragover", {dataTransfer: dt, bubbles: true, cancelable: true}));
+		zone.dispatchEvent(new DragEvent("drop", {dataTransfer: dt, bubbles: true, cancelable: true}));
+		return true;
+	})()`)
+	if got := text(t, ctx, `[data-file-name]`); got != "Chosen: dropped.csv" {
+		t.Errorf("after the drop the form says %q", got)
+	}
+	run(t, ctx, "upload the dropped file",
+		chromedp.Click(chromedp.CSS(`[data-testid="upload-submit"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="summary"]`)))
+	if r, l := text(t, ctx, `[data-testid="rows"]`), text(t, ctx, `[data-testid="labels"]`); r != "3" || l != "2" {
+		t.Errorf("the dropped file gave %s rows and %s labels, want 3 and 2", r, l)
+	}
+}
