@@ -34,9 +34,13 @@ func waitJS(t *testing.T, ctx context.Context, what, cond string, limit time.Dur
 // does) and returns the tooltip's text.
 func hover(t *testing.T, ctx context.Context, fig string, x, y float64) string {
 	t.Helper()
+	// Scroll first and let the page settle: a scroll moves content under
+	// the old pointer position, and the browser's own mouse event for that
+	// must come before ours.
+	eval[bool](t, ctx, `(() => { document.querySelector(`+strconv.Quote(fig)+`).scrollIntoView({block: "center"}); return true; })()`)
+	time.Sleep(300 * time.Millisecond)
 	js := `(() => {
 		const f = document.querySelector(` + strconv.Quote(fig) + `);
-		f.scrollIntoView({block: "center"});
 		const m = JSON.parse(f.dataset.meta), r = f.querySelector("svg").getBoundingClientRect(), s = r.width / m.w;
 		const fx = m.xlog ? Math.log(` + ftoa(x) + ` / m.xmin) / Math.log(m.xmax / m.xmin) : (` + ftoa(x) + ` - m.xmin) / (m.xmax - m.xmin);
 		const fy = m.ylog ? Math.log(` + ftoa(y) + ` / m.ymin) / Math.log(m.ymax / m.ymin) : (` + ftoa(y) + ` - m.ymin) / (m.ymax - m.ymin);
@@ -48,9 +52,16 @@ func hover(t *testing.T, ctx context.Context, fig string, x, y float64) string {
 		_, err := chromedp.Call(ctx, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseMoved, X: at[0], Y: at[1]})
 		return err
 	}))
-	sel := fig + " .tooltip"
-	waitJS(t, ctx, "tooltip of "+fig, `!document.querySelector(`+strconv.Quote(sel)+`).hidden`, 5*time.Second)
-	return text(t, ctx, sel)
+	read := `(() => { const t = document.querySelector(` + strconv.Quote(fig+" .tooltip") + `); return t.hidden ? null : t.textContent; })()`
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if tip := eval[*string](t, ctx, read); tip != nil {
+			return *tip
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	t.Fatalf("no tooltip on %s at (%v, %v)", fig, x, y)
+	return ""
 }
 
 func ftoa(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }

@@ -91,14 +91,20 @@
   }
 
   // ---- Results: load, and redraw on control changes ---------------------
+  var pending = null; // the results request in flight; a newer one aborts it
+
   function loadResults(url, focusId) {
     var box = $("#results");
     if (!box) { return; }
+    if (pending) { pending.abort(); }
+    var ctl = pending = new AbortController();
     box.setAttribute("aria-busy", "true");
-    fetch(url, { headers: { Accept: "text/html" } }).then(function (resp) {
+    fetch(url, { headers: { Accept: "text/html" }, signal: ctl.signal }).then(function (resp) {
       if (!resp.ok) { throw new Error("the results could not be loaded (" + resp.status + ")"); }
       return resp.text();
     }).then(function (html) {
+      if (ctl !== pending) { return; }
+      pending = null;
       box.innerHTML = html;
       box.removeAttribute("aria-busy");
       initResults(box);
@@ -107,6 +113,7 @@
         if (el) { el.focus(); }
       }
     }).catch(function (e) {
+      if (e.name === "AbortError") { return; }
       box.removeAttribute("aria-busy");
       var p = document.createElement("p");
       p.className = "error";
