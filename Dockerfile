@@ -18,7 +18,9 @@ COPY --from=build /out/webapp /webapp
 COPY --from=build --chown=65532:65532 /out/data /data
 USER 65532:65532
 # Inside a container the server must listen on every interface to be
-# reachable through the published port.
+# reachable through the published port, so it needs an access token:
+# docker run -e MLDR_TOKEN=... (or mount a file and set MLDR_TOKEN_FILE).
+# Without one it refuses to start and says why.
 ENV MLDR_ADDR=0.0.0.0:8080 \
     MLDR_DATA_DIR=/data
 EXPOSE 8080

@@ -4,10 +4,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
+	"os"
 	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"time"
+
+	"mldr/internal/auth"
 )
 
 // config is everything the server is started with.
@@ -20,7 +25,22 @@ type config struct {
 	workers     int64
 	maxQueued   int64
 	maxCells    int64
+	maxUploads  int64
+	// token, if not empty, is the access token every request needs.
+	token string
+	// Server timeouts.
+	headerTimeout, readTimeout, writeTimeout, idleTimeout time.Duration
 }
+
+// Defaults of the server timeouts. Uploads of up to a gibibyte need
+// minutes, so the body timeouts are long; the header timeout guards against
+// slow clients holding connections.
+const (
+	defaultHeaderTimeout = 10 * time.Second
+	defaultReadTimeout   = 30 * time.Minute
+	defaultWriteTimeout  = 30 * time.Minute
+	defaultIdleTimeout   = 2 * time.Minute
+)
 
 // parseConfig reads flags, falling back to the environment, then to the
 // defaults.
@@ -40,12 +60,38 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&maxUpload, "max-upload", env("MLDR_MAX_UPLOAD", "1GiB"), "largest data file accepted: bytes or with a unit, e.g. 500MB, 2GiB (env MLDR_MAX_UPLOAD)")
 	fs.StringVar(&c.logFormat, "log-format", env("MLDR_LOG_FORMAT", "text"), "log format: text or json (env MLDR_LOG_FORMAT)")
 	fs.BoolVar(&c.healthcheck, "healthcheck", false, "ask the server at -addr for /healthz and exit 0 if it is healthy")
-	var workers, maxQueued, maxCells string
+	var workers, maxQueued, maxCells, maxUploads, tokenFile string
 	fs.StringVar(&workers, "workers", env("MLDR_WORKERS", strconv.Itoa(runtime.NumCPU())), "jobs run at once (env MLDR_WORKERS)")
 	fs.StringVar(&maxQueued, "max-queued", env("MLDR_MAX_QUEUED", "100"), "jobs waiting at most; beyond, submissions get 429 (env MLDR_MAX_QUEUED)")
 	fs.StringVar(&maxCells, "max-cells", env("MLDR_MAX_CELLS", "300000000"), "rows × features a job may read; beyond, 413 (env MLDR_MAX_CELLS)")
+	fs.StringVar(&maxUploads, "max-uploads", env("MLDR_MAX_UPLOADS", "4"), "uploads (and relabellings, transforms) read at once; beyond, 429 (env MLDR_MAX_UPLOADS)")
+	fs.StringVar(&c.token, "token", getenv("MLDR_TOKEN"), "access token every request needs, at least 16 characters; without one the server listens on loopback only (env MLDR_TOKEN; prefer the environment or -token-file: arguments are visible to other users)")
+	fs.StringVar(&tokenFile, "token-file", getenv("MLDR_TOKEN_FILE"), "file whose first line is the access token (env MLDR_TOKEN_FILE)")
+	fs.DurationVar(&c.headerTimeout, "header-timeout", envDuration(getenv, "MLDR_HEADER_TIMEOUT", defaultHeaderTimeout), "time to read a request's headers (env MLDR_HEADER_TIMEOUT)")
+	fs.DurationVar(&c.readTimeout, "read-timeout", envDuration(getenv, "MLDR_READ_TIMEOUT", defaultReadTimeout), "time to read a whole request, upload included (env MLDR_READ_TIMEOUT)")
+	fs.DurationVar(&c.writeTimeout, "write-timeout", envDuration(getenv, "MLDR_WRITE_TIMEOUT", defaultWriteTimeout), "time to write an answer; event streams are exempt (env MLDR_WRITE_TIMEOUT)")
+	fs.DurationVar(&c.idleTimeout, "idle-timeout", envDuration(getenv, "MLDR_IDLE_TIMEOUT", defaultIdleTimeout), "time an idle keep-alive connection stays open (env MLDR_IDLE_TIMEOUT)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
+	}
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"-header-timeout", c.headerTimeout}, {"-read-timeout", c.readTimeout}, {"-write-timeout", c.writeTimeout}, {"-idle-timeout", c.idleTimeout}} {
+		if d.v <= 0 {
+			return c, fmt.Errorf("%s must be a positive duration such as 30s or 5m, not %v", d.name, d.v)
+		}
+	}
+	if tokenFile != "" {
+		if c.token != "" {
+			return c, fmt.Errorf("give -token or -token-file, not both")
+		}
+		b, err := os.ReadFile(tokenFile)
+		if err != nil {
+			return c, fmt.Errorf("-token-file: %w", err)
+		}
+		c.token, _, _ = strings.Cut(string(b), "\n")
+		c.token = strings.TrimSpace(c.token)
 	}
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected argument %q (flags start with -; see -help)", fs.Arg(0))
@@ -58,7 +104,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	for _, f := range []struct {
 		name, v string
 		dst     *int64
-	}{{"-workers", workers, &c.workers}, {"-max-queued", maxQueued, &c.maxQueued}, {"-max-cells", maxCells, &c.maxCells}} {
+	}{{"-workers", workers, &c.workers}, {"-max-queued", maxQueued, &c.maxQueued}, {"-max-cells", maxCells, &c.maxCells}, {"-max-uploads", maxUploads, &c.maxUploads}} {
 		v, err := strconv.ParseInt(f.v, 10, 64)
 		if err != nil || v < 1 {
 			return c, fmt.Errorf("%s must be a positive whole number, not %q", f.name, f.v)
@@ -68,7 +114,37 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	if c.logFormat != "text" && c.logFormat != "json" {
 		return c, fmt.Errorf("-log-format must be text or json, not %q", c.logFormat)
 	}
+	if c.token != "" && len(c.token) < auth.MinTokenLength {
+		return c, auth.ErrShortToken
+	}
+	if c.token == "" && !c.healthcheck && !loopback(c.addr) {
+		return c, fmt.Errorf("-addr %s would let anyone who can reach this machine in: without an access token (-token, -token-file or MLDR_TOKEN) the server listens on loopback only, e.g. 127.0.0.1:8080", c.addr)
+	}
 	return c, nil
+}
+
+// loopback reports whether addr (HOST:PORT) listens on this machine only.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// envDuration reads a duration from the environment, or gives def.
+func envDuration(getenv func(string) string, key string, def time.Duration) time.Duration {
+	if v := getenv(key); v != "" {
+		if d, err := time.ParseDuration(v); err == nil {
+			return d
+		}
+		return -1 // refused below with the flag's name
+	}
+	return def
 }
 
 // parseBytes reads "1048576", "500MB", "1GiB", "2g" (k, m, g alone mean the

@@ -22,6 +22,7 @@ import (
 	"syscall"
 	"time"
 
+	"mldr/internal/auth"
 	"mldr/internal/handlers"
 	"mldr/internal/jobs"
 	"mldr/internal/store"
@@ -36,15 +37,12 @@ func main() {
 	}
 }
 
-// Server timeouts. Uploads of up to a gibibyte need minutes, so the body
-// timeouts are long; the header timeout guards against slow clients.
+// Shutdown: requests in flight get shutdownTimeout, running jobs
+// jobDrainTimeout; a session cookie lasts sessionTTL.
 const (
-	readHeaderTimeout = 10 * time.Second
-	readTimeout       = 30 * time.Minute
-	writeTimeout      = 30 * time.Minute
-	idleTimeout       = 2 * time.Minute
-	shutdownTimeout   = 15 * time.Second
-	jobDrainTimeout   = 10 * time.Second
+	shutdownTimeout = 15 * time.Second
+	jobDrainTimeout = 10 * time.Second
+	sessionTTL      = 7 * 24 * time.Hour
 )
 
 // run starts the server and blocks until ctx is done, then shuts down
@@ -58,6 +56,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return checkHealth(ctx, cfg.addr)
 	}
 	log := newLogger(stderr, cfg.logFormat)
+	var guard *auth.Guard
+	access := "loopback only, no access token (set MLDR_TOKEN or -token-file to share the server)"
+	if cfg.token != "" {
+		if guard, err = auth.New(cfg.token, sessionTTL, nil); err != nil {
+			return err
+		}
+		access = "access token required (bearer for the API, login form for the pages)"
+	}
 	st, err := store.Open(store.Config{Dir: cfg.dataDir, Logger: log})
 	if err != nil {
 		return err
@@ -87,16 +93,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return fmt.Errorf("listening on %s: %w", cfg.addr, err)
 	}
 	srv := &http.Server{
-		Handler:           handlers.New(handlers.Config{Store: st, Jobs: svc, Logger: log, MaxUpload: cfg.maxUpload, Version: version()}),
-		ReadHeaderTimeout: readHeaderTimeout,
-		ReadTimeout:       readTimeout,
-		WriteTimeout:      writeTimeout,
-		IdleTimeout:       idleTimeout,
+		Handler: handlers.New(handlers.Config{Store: st, Jobs: svc, Logger: log, MaxUpload: cfg.maxUpload, Version: version(),
+			Guard: guard, MaxUploads: int(cfg.maxUploads)}),
+		ReadHeaderTimeout: cfg.headerTimeout,
+		ReadTimeout:       cfg.readTimeout,
+		WriteTimeout:      cfg.writeTimeout,
+		IdleTimeout:       cfg.idleTimeout,
+		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	dir, _ := filepath.Abs(cfg.dataDir)
 	log.Info("MLDR Explorer is running", "url", "http://"+ln.Addr().String()+"/", "data_dir", dir,
-		"max_upload", store.FormatBytes(cfg.maxUpload), "workers", cfg.workers, "version", version())
+		"max_upload", store.FormatBytes(cfg.maxUpload), "workers", cfg.workers, "access", access, "version", version())
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	if ready != nil {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -34,7 +36,7 @@ func TestParseBytes(t *testing.T) {
 }
 
 func TestParseConfig(t *testing.T) {
-	env := map[string]string{"MLDR_ADDR": "0.0.0.0:9000", "MLDR_MAX_UPLOAD": "10MB"}
+	env := map[string]string{"MLDR_ADDR": "0.0.0.0:9000", "MLDR_MAX_UPLOAD": "10MB", "MLDR_TOKEN": "a-token-of-20-chars."}
 	getenv := func(k string) string { return env[k] }
 	c, err := parseConfig(nil, getenv, io.Discard)
 	if err != nil || c.addr != "0.0.0.0:9000" || c.maxUpload != 10e6 || c.dataDir != "uploads" {
@@ -48,10 +50,47 @@ func TestParseConfig(t *testing.T) {
 	if err != nil || c.addr != "127.0.0.1:8080" || c.maxUpload != 1<<30 {
 		t.Errorf("defaults: got %+v, %v; want 127.0.0.1:8080 and 1 GiB", c, err)
 	}
-	for _, args := range [][]string{{"-max-upload", "big"}, {"-log-format", "xml"}, {"stray"}, {"-nope"}} {
+	for _, args := range [][]string{{"-max-upload", "big"}, {"-log-format", "xml"}, {"stray"}, {"-nope"}, {"-max-uploads", "0"},
+		{"-read-timeout", "0s"}, {"-idle-timeout", "soon"}, {"-token", "short"}} {
 		if _, err := parseConfig(args, getenv, io.Discard); err == nil {
 			t.Errorf("parseConfig(%q): got no error", args)
 		}
+	}
+}
+
+// Without a token the server listens on this machine only; with one it may
+// listen anywhere.
+func TestAccessConfig(t *testing.T) {
+	none := func(string) string { return "" }
+	for addr, ok := range map[string]bool{
+		"127.0.0.1:8080": true, "127.0.0.2:1": true, "[::1]:8080": true, "localhost:8080": true,
+		"0.0.0.0:8080": false, ":8080": false, "[::]:8080": false, "192.168.1.10:8080": false, "example.org:80": false,
+	} {
+		_, err := parseConfig([]string{"-addr", addr}, none, io.Discard)
+		if (err == nil) != ok {
+			t.Errorf("-addr %s without a token: error %v, want ok = %v", addr, err, ok)
+		}
+		if _, err := parseConfig([]string{"-addr", addr, "-token", "0123456789abcdef"}, none, io.Discard); err != nil {
+			t.Errorf("-addr %s with a token: %v", addr, err)
+		}
+	}
+	file := filepath.Join(t.TempDir(), "token")
+	os.WriteFile(file, []byte("  from-a-file-0123456789  \nsecond line\n"), 0o600)
+	c, err := parseConfig([]string{"-token-file", file, "-addr", ":1"}, none, io.Discard)
+	if err != nil || c.token != "from-a-file-0123456789" {
+		t.Errorf("-token-file: got %q, %v", c.token, err)
+	}
+	if _, err := parseConfig([]string{"-token-file", file, "-token", "0123456789abcdef"}, none, io.Discard); err == nil {
+		t.Error("-token and -token-file together: no error")
+	}
+	if _, err := parseConfig([]string{"-token-file", filepath.Join(t.TempDir(), "missing")}, none, io.Discard); err == nil {
+		t.Error("a missing -token-file: no error")
+	}
+	c, err = parseConfig(nil, func(k string) string {
+		return map[string]string{"MLDR_READ_TIMEOUT": "90s", "MLDR_MAX_UPLOADS": "7"}[k]
+	}, io.Discard)
+	if err != nil || c.readTimeout != 90*time.Second || c.maxUploads != 7 || c.headerTimeout != defaultHeaderTimeout {
+		t.Errorf("limits from the environment: %+v, %v", c, err)
 	}
 }
 

@@ -292,3 +292,41 @@ func TestBrowserDropUpload(t *testing.T) {
 		t.Errorf("the dropped file gave %s rows and %s labels, want 3 and 2", r, l)
 	}
 }
+
+// TestBrowserLogin is a shared server: the browser is sent to the login
+// form, a wrong token is refused beside the field, the right one leads
+// back to the page asked for, the session cookie is out of the script's
+// reach, and logging out ends it.
+func TestBrowserLogin(t *testing.T) {
+	ctx := browser(t)
+	const token = "a-lab-token-0123456789"
+	a := start(t, t.TempDir(), "-token", token)
+	run(t, ctx, "open the jobs page", chromedp.Navigate(a.url+"/jobs"), chromedp.WaitVisible(chromedp.CSS(`[data-testid="login-form"]`)))
+	shot(t, ctx, "20-login")
+	if next := eval[string](t, ctx, `document.querySelector('input[name=next]').value`); next != "/jobs" {
+		t.Errorf("the login form returns to %q, want /jobs", next)
+	}
+	run(t, ctx, "a wrong token",
+		chromedp.SendKeys(chromedp.CSS(`#token`), "not-the-token"),
+		chromedp.Click(chromedp.CSS(`[data-testid="login-submit"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#login-error`)))
+	if got := text(t, ctx, `#login-error`); !strings.Contains(got, "not this server's access token") {
+		t.Errorf("wrong token: %q", got)
+	}
+	if eval[string](t, ctx, `document.querySelector('#token').getAttribute('aria-invalid')`) != "true" {
+		t.Error("the token field is not marked invalid")
+	}
+	run(t, ctx, "the right token",
+		chromedp.SendKeys(chromedp.CSS(`#token`), token),
+		chromedp.Click(chromedp.CSS(`[data-testid="login-submit"]`)))
+	waitURL(t, ctx, "/jobs")
+	if h := text(t, ctx, `h1`); h != "Jobs" {
+		t.Errorf("after logging in the page is %q", h)
+	}
+	if c := eval[string](t, ctx, `document.cookie`); c != "" {
+		t.Errorf("the script can read cookies %q; the session must be HttpOnly", c)
+	}
+	shot(t, ctx, "21-logged-in")
+	run(t, ctx, "log out", chromedp.Click(chromedp.CSS(`[data-testid="logout"]`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid="login-form"]`)))
+	run(t, ctx, "the jobs page again", chromedp.Navigate(a.url+"/jobs"), chromedp.WaitVisible(chromedp.CSS(`[data-testid="login-form"]`)))
+}

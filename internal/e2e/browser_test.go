@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
 
@@ -44,14 +45,25 @@ func browser(t *testing.T) context.Context {
 		cancelA()
 		t.Fatalf("starting chromium: %v", err)
 	}
+	// Every page records what its Content-Security-Policy blocked; shot
+	// checks that nothing was.
+	if _, err := chromedp.Call(bctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
+		Source: `window.cspViolations = []; document.addEventListener("securitypolicyviolation", e => window.cspViolations.push(e.violatedDirective + " " + e.blockedURI));`,
+	}); err != nil {
+		t.Fatalf("watching for CSP violations: %v", err)
+	}
 	ctx, cancelC := context.WithTimeout(bctx, 2*time.Minute)
 	t.Cleanup(func() { cancelC(); cancelB(); cancelA() })
 	return ctx
 }
 
-// shot keeps a full-page screenshot when MLDR_SCREENSHOTS names a directory.
+// shot checks that the page broke none of its security policy, and keeps
+// a full-page screenshot when MLDR_SCREENSHOTS names a directory.
 func shot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
+	if v := eval[[]string](t, ctx, `window.cspViolations || ["the violation recorder did not run"]`); len(v) > 0 {
+		t.Errorf("%s: the Content-Security-Policy blocked %q", name, v)
+	}
 	dir := os.Getenv("MLDR_SCREENSHOTS")
 	if dir == "" {
 		return

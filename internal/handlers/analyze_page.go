@@ -70,7 +70,7 @@ func (h *handler) analyzeView(rec store.DatasetRecord, form templates.AnalyzeFor
 func (h *handler) pageSubmitAnalysis(w http.ResponseWriter, r *http.Request) {
 	rec := datasetFrom(r)
 	if err := r.ParseForm(); err != nil {
-		h.fail(w, r, badRequest("", "the form could not be read: %v", err))
+		h.fail(w, r, unreadableForm(err))
 		return
 	}
 	f := r.PostForm

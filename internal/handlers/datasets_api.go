@@ -90,7 +90,7 @@ func (h *handler) apiCreateDataset(w http.ResponseWriter, r *http.Request) {
 // createDemo stores the demo set the form's "demo" field names.
 func (h *handler) createDemo(r *http.Request) (store.DatasetRecord, error) {
 	if err := r.ParseForm(); err != nil {
-		return store.DatasetRecord{}, badRequest("demo", "the form could not be read: %v", err)
+		return store.DatasetRecord{}, unreadableForm(err)
 	}
 	id := r.PostForm.Get("demo")
 	if id == "" {

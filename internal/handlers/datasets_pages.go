@@ -143,7 +143,9 @@ func (h *handler) pageDataset(w http.ResponseWriter, r *http.Request) {
 func (h *handler) pageRelabel(w http.ResponseWriter, r *http.Request) {
 	rec := datasetFrom(r)
 	err := r.ParseForm()
-	if err == nil {
+	if err != nil {
+		err = unreadableForm(err)
+	} else {
 		_, err = h.store.Relabel(r.Context(), rec.ID, r.PostForm["labels"], dataset.Kind(r.PostForm.Get("kind")))
 	}
 	if err == nil {

@@ -153,5 +153,15 @@ func (h *handler) render(w http.ResponseWriter, r *http.Request, status int, c t
 }
 
 func (h *handler) page(title, nav string) templates.Page {
-	return templates.Page{Title: title, Nav: nav, Version: h.version}
+	return templates.Page{Title: title, Nav: nav, Version: h.version, Guarded: h.guard != nil}
+}
+
+// unreadableForm is the refusal of a form body that does not parse: 413
+// when it is too large, else 400.
+func unreadableForm(err error) error {
+	var mb *http.MaxBytesError
+	if errors.As(err, &mb) {
+		return err
+	}
+	return badRequest("", "the form could not be read: %v", err)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
 
+	"mldr/internal/auth"
 	"mldr/internal/dataset"
 	"mldr/internal/store"
 )
@@ -41,6 +42,12 @@ type Config struct {
 	MaxUpload int64
 	// Version is the software version shown on pages and in manifests.
 	Version string
+	// Guard, if not nil, requires the access token on every request but
+	// the health check, the static files and the login form.
+	Guard *auth.Guard
+	// MaxUploads is how many requests that read a data file (uploads,
+	// relabelling, transform) run at once; 0 means DefaultMaxUploads.
+	MaxUploads int
 }
 
 // handler carries the dependencies of every route.
@@ -50,21 +57,30 @@ type handler struct {
 	log       *slog.Logger
 	maxUpload int64
 	version   string
+	guard     *auth.Guard
+	uploads   chan struct{} // a slot per upload in progress
 }
 
 // New returns the whole route table.
 func New(cfg Config) http.Handler {
-	h := &handler{store: cfg.Store, jobs: cfg.Jobs, log: cfg.Logger, maxUpload: cfg.MaxUpload, version: cfg.Version}
+	if cfg.MaxUploads <= 0 {
+		cfg.MaxUploads = DefaultMaxUploads
+	}
+	h := &handler{store: cfg.Store, jobs: cfg.Jobs, log: cfg.Logger, maxUpload: cfg.MaxUpload, version: cfg.Version,
+		guard: cfg.Guard, uploads: make(chan struct{}, cfg.MaxUploads)}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
 	r := chi.NewRouter()
-	r.Use(middleware.RequestID, h.logRequests, h.recoverPanics, middleware.GetHead)
+	r.Use(middleware.RequestID, h.logRequests, h.recoverPanics, securityHeaders, h.crossOrigin, h.requireAccess, middleware.GetHead)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) { h.fail(w, r, errNoRoute) })
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) { h.fail(w, r, errMethod) })
 
 	r.Get("/healthz", h.healthz)
 	r.Handle("/static/*", http.StripPrefix("/static/", staticFiles()))
+	r.Get("/login", h.pageLogin)
+	r.With(h.limitBody(formLimit)).Post("/login", h.submitLogin)
+	r.With(h.limitBody(formLimit)).Post("/logout", h.logout)
 
 	r.Route("/api", func(r chi.Router) {
 		if h.jobs != nil {
@@ -76,7 +92,7 @@ func New(cfg Config) http.Handler {
 					r.Delete("/", h.apiDeleteJob)
 					r.Get("/events", h.apiJobEvents)
 					r.With(h.limitBody(formLimit)).Post("/cancel", h.apiCancelJob)
-					r.With(h.limitBody(h.uploadLimit())).Post("/transform", h.apiTransform)
+					r.With(h.limitBody(h.uploadLimit()), h.limitUploads).Post("/transform", h.apiTransform)
 					r.Get("/plots/{file}", h.apiJobPlot)
 					r.Get("/{file}", h.apiJobResult)
 				})
@@ -84,13 +100,13 @@ func New(cfg Config) http.Handler {
 		}
 		r.Route("/datasets", func(r chi.Router) {
 			r.Get("/", h.apiListDatasets)
-			r.With(h.limitBody(h.uploadLimit())).Post("/", h.apiCreateDataset)
+			r.With(h.limitBody(h.uploadLimit()), h.limitUploads).Post("/", h.apiCreateDataset)
 			r.With(h.limitBody(formLimit)).Post("/demo", h.apiCreateDemo)
 			r.Route("/{id}", func(r chi.Router) {
 				r.Use(h.loadDataset)
 				r.Get("/", h.apiGetDataset)
 				r.Delete("/", h.apiDeleteDataset)
-				r.With(h.limitBody(formLimit)).Put("/labels", h.apiRelabel)
+				r.With(h.limitBody(formLimit), h.limitUploads).Put("/labels", h.apiRelabel)
 				r.Get("/nmi.json", h.apiNMI)
 				r.Get("/plots/{file}", h.apiDatasetPlot)
 				r.Get("/data.csv", h.downloadData)
@@ -101,7 +117,7 @@ func New(cfg Config) http.Handler {
 
 	r.Get("/", h.pageHome)
 	r.Route("/datasets", func(r chi.Router) {
-		r.With(h.limitBody(h.uploadLimit())).Post("/", h.pageUpload)
+		r.With(h.limitBody(h.uploadLimit()), h.limitUploads).Post("/", h.pageUpload)
 		r.With(h.limitBody(formLimit)).Post("/demo", h.pageDemo)
 		r.Route("/{id}", func(r chi.Router) {
 			r.Use(h.loadDataset)
@@ -110,7 +126,7 @@ func New(cfg Config) http.Handler {
 				r.Get("/analyze", h.pageAnalyze)
 				r.With(h.limitBody(formLimit)).Post("/analyze", h.pageSubmitAnalysis)
 			}
-			r.With(h.limitBody(formLimit)).Post("/labels", h.pageRelabel)
+			r.With(h.limitBody(formLimit), h.limitUploads).Post("/labels", h.pageRelabel)
 			r.With(h.limitBody(formLimit)).Post("/delete", h.pageDelete)
 		})
 	})

@@ -14,6 +14,18 @@ type Page struct {
 	Title   string
 	Nav     string // the active navigation entry: "datasets"
 	Version string
+	// Guarded is true when the server needs an access token: the pages
+	// offer to log out.
+	Guarded bool
+}
+
+// LoginView is the login page of a guarded server.
+type LoginView struct {
+	Page
+	// Next is where to go once logged in (a local path).
+	Next string
+	// Error says why the last attempt failed.
+	Error string
 }
 
 // FormError is a refused form, shown beside the form. Line and Column locate

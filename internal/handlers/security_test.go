@@ -1,0 +1,320 @@
+package handlers_test
+
+import (
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"mldr/internal/auth"
+	"mldr/internal/dataset"
+	"mldr/internal/handlers"
+	"mldr/internal/store"
+)
+
+const testToken = "correct-horse-battery-staple"
+
+// newConfiguredServer is a real server over a real store with cfg (Store
+// is filled in).
+func newConfiguredServer(t *testing.T, cfg handlers.Config) *server {
+	t.Helper()
+	dir := t.TempDir()
+	st, err := store.Open(store.Config{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Store = st
+	if cfg.MaxUpload == 0 {
+		cfg.MaxUpload = 1 << 20
+	}
+	s := &server{t: t, dir: dir, store: st, max: cfg.MaxUpload}
+	s.http = httptest.NewServer(handlers.New(cfg))
+	t.Cleanup(s.close)
+	return s
+}
+
+func TestSecurityHeaders(t *testing.T) {
+	s := newServer(t, t.TempDir(), 1<<20)
+	for _, path := range []string{"/", "/api/datasets", "/static/style.css", "/static/app.js", "/nope", "/api/nope", "/healthz"} {
+		resp, _ := s.do("GET", path, "", nil)
+		h := resp.Header
+		csp := h.Get("Content-Security-Policy")
+		for _, want := range []string{"script-src 'self'", "frame-ancestors 'none'", "default-src 'self'", "object-src 'none'"} {
+			if !strings.Contains(csp, want) {
+				t.Errorf("%s: Content-Security-Policy %q lacks %s", path, csp, want)
+			}
+		}
+		if strings.Contains(strings.SplitN(csp[strings.Index(csp, "script-src"):], ";", 2)[0], "unsafe") {
+			t.Errorf("%s: scripts may run inline: %q", path, csp)
+		}
+		if h.Get("X-Content-Type-Options") != "nosniff" || h.Get("Referrer-Policy") == "" || h.Get("X-Frame-Options") != "DENY" {
+			t.Errorf("%s: headers %v", path, h)
+		}
+	}
+	// No page has an inline script or event handler for the policy to break
+	// (the browser tests also watch for violations).
+	for _, path := range []string{"/", "/login"} {
+		_, body := s.do("GET", path, "", nil)
+		doc := parseHTML(t, body)
+		if n := doc.Find("script:not([src])").Length(); n != 0 {
+			t.Errorf("%s has %d inline scripts", path, n)
+		}
+		if strings.Contains(string(body), " onclick=") || strings.Contains(string(body), " onload=") {
+			t.Errorf("%s has inline event handlers", path)
+		}
+	}
+}
+
+// Requests that change something and come from another site's page are
+// refused; the same from this site's pages, scripts and curl pass.
+func TestCrossSiteRequestsRefused(t *testing.T) {
+	s := newServer(t, t.TempDir(), 1<<20)
+	before := s.snapshot()
+	for _, c := range []struct {
+		name    string
+		headers map[string]string
+	}{
+		{"Sec-Fetch-Site cross-site", map[string]string{"Sec-Fetch-Site": "cross-site"}},
+		{"Sec-Fetch-Site same-site", map[string]string{"Sec-Fetch-Site": "same-site"}},
+		{"foreign Origin", map[string]string{"Origin": "http://evil.example"}},
+	} {
+		for _, path := range []string{"/api/datasets/demo?demo=multilabel", "/datasets/demo"} {
+			resp, body := s.send("POST", path, c.headers, strings.NewReader("demo=multilabel"))
+			if resp.StatusCode != http.StatusForbidden || !strings.Contains(string(body), "another site") {
+				t.Errorf("%s, POST %s: %d %.120s", c.name, path, resp.StatusCode, body)
+			}
+		}
+	}
+	if after := s.snapshot(); after != before {
+		t.Errorf("refused cross-site requests changed the store")
+	}
+	for _, headers := range []map[string]string{
+		nil, // curl, scripts
+		{"Sec-Fetch-Site": "same-origin"},
+		{"Sec-Fetch-Site": "none"}, // typed in the address bar
+		{"Origin": s.http.URL},
+	} {
+		headers2 := map[string]string{"Content-Type": "application/x-www-form-urlencoded"}
+		for k, v := range headers {
+			headers2[k] = v
+		}
+		if resp, body := s.send("POST", "/api/datasets/demo?demo=multilabel", headers2, nil); resp.StatusCode != http.StatusCreated {
+			t.Errorf("headers %v: %d %.120s", headers, resp.StatusCode, body)
+		}
+	}
+	// Reading is never refused.
+	if resp, _ := s.send("GET", "/api/datasets", map[string]string{"Sec-Fetch-Site": "cross-site"}, nil); resp.StatusCode != 200 {
+		t.Errorf("a cross-site GET: %d", resp.StatusCode)
+	}
+}
+
+func TestAccessToken(t *testing.T) {
+	guard, err := auth.New(testToken, time.Hour, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newConfiguredServer(t, handlers.Config{Guard: guard, Version: "test"})
+	bearer := map[string]string{"Authorization": "Bearer " + testToken}
+
+	// Open without the token: health, static files, the login form.
+	for _, path := range []string{"/healthz", "/static/style.css", "/static/app.js", "/login"} {
+		if resp, _ := s.send("GET", path, nil, nil); resp.StatusCode != 200 {
+			t.Errorf("GET %s without a token: %d", path, resp.StatusCode)
+		}
+	}
+	// The API wants the bearer token.
+	for _, h := range []map[string]string{nil, {"Authorization": "Bearer wrong-token-but-long-enough"}, {"Authorization": "Basic " + testToken}} {
+		resp, body := s.send("GET", "/api/datasets", h, nil)
+		if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(resp.Header.Get("WWW-Authenticate"), "Bearer") ||
+			!strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") || !strings.Contains(string(body), "access token") {
+			t.Errorf("GET /api/datasets with %v: %d %s %s", h, resp.StatusCode, resp.Header, body)
+		}
+	}
+	if resp, _ := s.send("GET", "/api/datasets", bearer, nil); resp.StatusCode != 200 {
+		t.Errorf("with the token: %d", resp.StatusCode)
+	}
+	if resp, _ := s.send("POST", "/api/datasets/demo?demo=multilabel", bearer, nil); resp.StatusCode != 201 {
+		t.Errorf("a demo with the token: %d", resp.StatusCode)
+	}
+	// Pages send the browser to the login form, and back after it.
+	resp, _ := s.send("GET", "/jobs?x=1", nil, nil)
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/login?next="+url.QueryEscape("/jobs?x=1") {
+		t.Fatalf("a page without a session: %d %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	form := func(tok, next string) io.Reader {
+		return strings.NewReader(url.Values{"token": {tok}, "next": {next}}.Encode())
+	}
+	ctype := map[string]string{"Content-Type": "application/x-www-form-urlencoded"}
+	resp, body := s.send("POST", "/login", ctype, form("nope", "/jobs"))
+	if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(string(body), "not this server") || len(resp.Cookies()) != 0 {
+		t.Errorf("a wrong token: %d %v", resp.StatusCode, resp.Cookies())
+	}
+	everyInputLabelled(t, parseHTML(t, body))
+	resp, _ = s.send("POST", "/login", ctype, form(testToken, "/jobs?x=1"))
+	cookies := resp.Cookies()
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/jobs?x=1" || len(cookies) != 1 {
+		t.Fatalf("logging in: %d %q %v", resp.StatusCode, resp.Header.Get("Location"), cookies)
+	}
+	c := cookies[0]
+	if c.Name != auth.CookieName || !c.HttpOnly || c.SameSite != http.SameSiteStrictMode || !c.Secure {
+		t.Errorf("session cookie %+v: want HttpOnly, SameSite=Strict and Secure (127.0.0.1 is a secure context)", c)
+	}
+	session := map[string]string{"Cookie": c.Name + "=" + c.Value}
+	for _, path := range []string{"/", "/api/datasets"} {
+		if resp, _ := s.send("GET", path, session, nil); resp.StatusCode != 200 {
+			t.Errorf("GET %s with the session: %d", path, resp.StatusCode)
+		}
+	}
+	_, body = s.send("GET", "/", session, nil)
+	if parseHTML(t, body).Find(`[data-testid="logout"]`).Length() != 1 {
+		t.Error("a guarded page offers no log out")
+	}
+	// A session cookie does not excuse a wrong bearer token.
+	if resp, _ := s.send("GET", "/api/datasets", map[string]string{"Cookie": session["Cookie"], "Authorization": "Bearer wrong"}, nil); resp.StatusCode != 401 {
+		t.Errorf("a wrong bearer with a session: %d", resp.StatusCode)
+	}
+	// The login form sends nobody to another site.
+	for _, next := range []string{"//evil.example/x", "https://evil.example", "/\\evil.example", "javascript:alert(1)"} {
+		resp, _ := s.send("POST", "/login", ctype, form(testToken, next))
+		if loc := resp.Header.Get("Location"); loc != "/" {
+			t.Errorf("next %q: sent to %q", next, loc)
+		}
+	}
+	// Logging out ends the session in the browser.
+	resp, _ = s.send("POST", "/logout", session, nil)
+	if resp.StatusCode != http.StatusSeeOther || len(resp.Cookies()) != 1 || resp.Cookies()[0].MaxAge >= 0 {
+		t.Errorf("logout: %d %v", resp.StatusCode, resp.Cookies())
+	}
+}
+
+// Wrong tokens from one client get it 429 for a while; others go on.
+func TestAccessTokenThrottle(t *testing.T) {
+	guard, _ := auth.New(testToken, time.Hour, nil)
+	s := newConfiguredServer(t, handlers.Config{Guard: guard})
+	for range 10 {
+		s.send("GET", "/api/datasets", map[string]string{"Authorization": "Bearer wrong-wrong-wrong"}, nil)
+	}
+	resp, _ := s.send("GET", "/api/datasets", map[string]string{"Authorization": "Bearer " + testToken}, nil)
+	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" {
+		t.Errorf("after 10 wrong tokens: %d, Retry-After %q", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+	resp, body := s.send("POST", "/login", map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, strings.NewReader("token="+testToken))
+	if resp.StatusCode != http.StatusTooManyRequests || !strings.Contains(string(body), "wait a minute") {
+		t.Errorf("the login form after 10 wrong tokens: %d", resp.StatusCode)
+	}
+}
+
+// No more uploads run at once than allowed; the next get 429 at once.
+func TestUploadLimit(t *testing.T) {
+	s := newConfiguredServer(t, handlers.Config{MaxUploads: 1, Version: "test"})
+	pr, pw := io.Pipe()
+	body, ctype := multipartBody(t, part{name: "file", file: "a.csv", body: smallCSV})
+	first := make(chan int, 1)
+	go func() {
+		req, _ := http.NewRequest("POST", s.http.URL+"/api/datasets", pr)
+		req.Header.Set("Content-Type", ctype)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			first <- 0
+			return
+		}
+		resp.Body.Close()
+		first <- resp.StatusCode
+	}()
+	// The first upload holds the only slot while its body trickles in.
+	head := make([]byte, 10)
+	n, _ := body.Read(head)
+	pw.Write(head[:n])
+	deadline := time.Now().Add(10 * time.Second)
+	var got *http.Response
+	for time.Now().Before(deadline) {
+		b, ct := multipartBody(t, part{name: "file", file: "b.csv", body: smallCSV})
+		resp, respBody := s.send("POST", "/api/datasets", map[string]string{"Content-Type": ct}, b)
+		if resp.StatusCode == http.StatusTooManyRequests {
+			got = resp
+			if !strings.Contains(string(respBody), "1 uploads are in progress") {
+				t.Errorf("the 429 says %s", respBody)
+			}
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got == nil || got.Header.Get("Retry-After") == "" {
+		t.Fatalf("a second upload while one runs was not refused with 429 and Retry-After: %v", got)
+	}
+	io.Copy(pw, body)
+	pw.Close()
+	if code := <-first; code != http.StatusCreated {
+		t.Errorf("the first upload: %d", code)
+	}
+	b, ct := multipartBody(t, part{name: "file", file: "c.csv", body: smallCSV})
+	if resp, body := s.send("POST", "/api/datasets", map[string]string{"Content-Type": ct}, b); resp.StatusCode != http.StatusCreated {
+		t.Errorf("an upload once the slot is free: %d %s", resp.StatusCode, body)
+	}
+}
+
+// failingStore is a store whose listing panics and whose loading fails
+// with an error that names internals.
+type failingStore struct{ *store.Store }
+
+func (failingStore) Datasets() ([]store.DatasetRecord, error) {
+	panic("the listing exploded at /secret/path")
+}
+
+func (failingStore) LoadDataset(string) (*dataset.Dataset, error) {
+	return nil, errors.New("open /secret/path/data-1.bin: input/output error")
+}
+
+// A panic or an unexpected error becomes a 500 with a request id; its
+// details stay in the log; the server goes on.
+func TestServerErrorsHideInternals(t *testing.T) {
+	dir := t.TempDir()
+	st, err := store.Open(store.Config{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs strings.Builder
+	s := &server{t: t, dir: dir, store: st, max: 1 << 20}
+	s.http = httptest.NewServer(handlers.New(handlers.Config{Store: failingStore{st}, MaxUpload: 1 << 20,
+		Logger: slog.New(slog.NewTextHandler(&logs, nil))}))
+	t.Cleanup(s.close)
+	_, body := s.do("POST", "/api/datasets/demo?demo=multilabel", "", nil)
+	id := decode[apiDataset](t, body).ID
+	for _, path := range []string{"/", "/api/datasets", "/api/datasets/" + id + "/data.csv", "/api/datasets/" + id + "/nmi.json"} {
+		resp, body := s.do("GET", path, "", nil)
+		if resp.StatusCode != 500 || !strings.Contains(string(body), "request id") {
+			t.Errorf("GET %s: %d %s", path, resp.StatusCode, body)
+		}
+		for _, leak := range []string{"/secret/path", "exploded", "goroutine", ".go:"} {
+			if strings.Contains(string(body), leak) {
+				t.Errorf("GET %s shows %q: %s", path, leak, body)
+			}
+		}
+	}
+	if !strings.Contains(logs.String(), "exploded") || !strings.Contains(logs.String(), "goroutine") {
+		t.Error("the panic and its stack are not in the log")
+	}
+	if resp, _ := s.do("GET", "/api/datasets/"+id, "", nil); resp.StatusCode != 200 {
+		t.Errorf("after the failures the server answers %d", resp.StatusCode)
+	}
+}
+
+// Nothing from a URL reaches the file system unchecked.
+func TestPathsFromURLs(t *testing.T) {
+	s := newServer(t, t.TempDir(), 1<<20)
+	for _, path := range []string{
+		"/api/datasets/..%2f..%2fmeta.db", "/api/datasets/../../meta.db/source", "/datasets/%2e%2e/source",
+		"/api/datasets/AAAAAAAAAAAAAAAA", "/api/datasets/aaaaaaaaaaaaaaa1/data.csv",
+		"/static/../go.mod", "/static/", "/static/%2e%2e/embed.go", "/static/embed.go",
+	} {
+		resp, body := s.do("GET", path, "", nil)
+		if resp.StatusCode != http.StatusNotFound && resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("GET %s: %d %.80s", path, resp.StatusCode, body)
+		}
+	}
+}
