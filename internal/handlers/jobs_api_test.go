@@ -215,8 +215,8 @@ func TestJobsAPIWhileRunning(t *testing.T) {
 	id := first["id"].(string)
 	s.waitJob(id, jobs.Running)
 	_, second := s.submit(job) // queued behind it
-	if resp, body := s.submit(job); resp.StatusCode != http.StatusTooManyRequests {
-		t.Errorf("a full queue: got %d %v, want 429", resp.StatusCode, body)
+	if resp, body := s.submit(job); resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" {
+		t.Errorf("a full queue: got %d %v (Retry-After %q), want 429 with Retry-After", resp.StatusCode, body, resp.Header.Get("Retry-After"))
 	}
 	if resp, _ := s.do("GET", "/api/jobs/"+id+"/projection.csv", "", nil); resp.StatusCode != http.StatusConflict {
 		t.Errorf("results of a running job: got %d, want 409", resp.StatusCode)

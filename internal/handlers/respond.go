@@ -91,6 +91,9 @@ func classify(err error, requestID string) (int, apiError) {
 func (h *handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	rid := middleware.GetReqID(r.Context())
 	status, body := classify(err, rid)
+	if status == http.StatusTooManyRequests && w.Header().Get("Retry-After") == "" {
+		w.Header().Set("Retry-After", "10") // a full job queue drains in seconds to minutes
+	}
 	if status >= 500 {
 		h.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "request_id", rid, "err", err)
 	} else {

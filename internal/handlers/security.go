@@ -172,7 +172,7 @@ func (h *handler) limitUploads(next http.Handler) http.Handler {
 			defer func() { <-h.uploads }()
 			next.ServeHTTP(w, r)
 		default:
-			w.Header().Set("Retry-After", "2")
+			w.Header().Set("Retry-After", "1")
 			h.fail(w, r, &httpError{status: http.StatusTooManyRequests,
 				msg: fmt.Sprintf("%d uploads are in progress, the most this server reads at once; try again in a moment", cap(h.uploads))})
 		}
