@@ -85,6 +85,7 @@ func (s *Store) Import(ctx context.Context, up Upload) (DatasetRecord, error) {
 // until CreateDataset moves them into place or Discard removes them; Open
 // removes any that a crash left behind.
 type Staged struct {
+	fs       FS
 	dir      string
 	fileName string
 	size     int64
@@ -96,15 +97,15 @@ type Staged struct {
 
 // Stage starts receiving an upload.
 func (s *Store) Stage() (*Staged, error) {
-	dir, err := os.MkdirTemp(s.path("tmp"), "upload-")
+	dir, err := s.fs.MkdirTemp(s.path("tmp"), "upload-")
 	if err != nil {
 		return nil, fmt.Errorf("creating a staging directory: %w", err)
 	}
-	return &Staged{dir: dir}, nil
+	return &Staged{fs: s.fs, dir: dir}, nil
 }
 
 // Discard removes what was received; after CreateDataset it does nothing.
-func (st *Staged) Discard() { os.RemoveAll(st.dir) }
+func (st *Staged) Discard() { st.fs.RemoveAll(st.dir) }
 
 // Received reports whether the data file has arrived.
 func (st *Staged) Received() bool { return st.received }
@@ -119,12 +120,15 @@ func (st *Staged) ReceiveSource(ctx context.Context, fileName string, r io.Reade
 	}
 	h := sha256.New()
 	path := filepath.Join(st.dir, sourceFile)
-	size, err := spool(ctx, path, r, limit, h)
+	size, err := spool(ctx, st.fs, path, r, limit, h)
 	if err != nil {
 		return err
 	}
 	if size == 0 && fileName == "" {
-		return os.Remove(path)
+		if err := st.fs.Remove(path); err != nil {
+			return fmt.Errorf("removing an empty file part: %w", err)
+		}
+		return nil
 	}
 	st.fileName, st.size, st.sha256, st.received = fileName, size, hex.EncodeToString(h.Sum(nil)), true
 	return nil
@@ -133,14 +137,14 @@ func (st *Staged) ReceiveSource(ctx context.Context, fileName string, r io.Reade
 // ReceiveXML copies and reads a Mulan XML label file.
 func (st *Staged) ReceiveXML(ctx context.Context, r io.Reader) error {
 	path := filepath.Join(st.dir, xmlFile)
-	if _, err := spool(ctx, path, r, maxXMLBytes); err != nil {
+	if _, err := spool(ctx, st.fs, path, r, maxXMLBytes); err != nil {
 		var tl *TooLargeError
 		if errors.As(err, &tl) {
 			return &dataset.InputError{Field: "xml", Msg: "the label file is larger than " + FormatBytes(maxXMLBytes)}
 		}
 		return err
 	}
-	f, err := os.Open(path)
+	f, err := st.fs.Open(path)
 	if err != nil {
 		return fmt.Errorf("reading the label file: %w", err)
 	}
@@ -152,7 +156,7 @@ func (st *Staged) ReceiveXML(ctx context.Context, r io.Reader) error {
 // ReceiveFolds copies a predefined folds file (see dataset.ParseFolds); it
 // is checked against the data when CreateDataset reads them.
 func (st *Staged) ReceiveFolds(ctx context.Context, r io.Reader) error {
-	if _, err := spool(ctx, filepath.Join(st.dir, foldsFile), r, maxXMLBytes); err != nil {
+	if _, err := spool(ctx, st.fs, filepath.Join(st.dir, foldsFile), r, maxXMLBytes); err != nil {
 		var tl *TooLargeError
 		if errors.As(err, &tl) {
 			return &dataset.InputError{Field: "folds", Msg: "the folds file is larger than " + FormatBytes(maxXMLBytes)}
@@ -182,13 +186,13 @@ func (s *Store) CreateDataset(ctx context.Context, st *Staged, name string, opts
 		return DatasetRecord{}, &dataset.InputError{Field: "folds", Msg: "predefined folds number the rows of the file, " +
 			"so they cannot be used with missing=drop-rows, which leaves rows out"}
 	}
-	ds, err := loadFile(filepath.Join(st.dir, sourceFile), opts)
+	ds, err := loadFile(s.fs, filepath.Join(st.dir, sourceFile), opts)
 	if err != nil {
 		return DatasetRecord{}, err
 	}
 	nfolds := 0
 	if st.folds {
-		folds, err := readFolds(filepath.Join(st.dir, foldsFile), ds.Rows())
+		folds, err := readFolds(s.fs, filepath.Join(st.dir, foldsFile), ds.Rows())
 		if err != nil {
 			return DatasetRecord{}, err
 		}
@@ -202,29 +206,31 @@ func (s *Store) CreateDataset(ctx context.Context, st *Staged, name string, opts
 	}
 	ds.Name = rec.Name
 	rec.fill(ds)
-	if err := writeFileAtomic(filepath.Join(st.dir, rec.DataFile), func(w io.Writer) error { return dataset.WriteBinary(w, ds) }); err != nil {
+	if err := writeFileAtomic(s.fs, filepath.Join(st.dir, rec.DataFile), func(w io.Writer) error { return dataset.WriteBinary(w, ds) }); err != nil {
 		return DatasetRecord{}, fmt.Errorf("storing the data set: %w", err)
 	}
 	if err := ctx.Err(); err != nil {
 		return DatasetRecord{}, err
 	}
 	final := s.path("datasets", rec.ID)
-	if err := os.Rename(st.dir, final); err != nil {
+	if err := s.fs.Rename(st.dir, final); err != nil {
 		return DatasetRecord{}, fmt.Errorf("moving the data set into place: %w", err)
 	}
-	if err := syncDir(s.path("datasets")); err != nil {
-		os.RemoveAll(final)
-		return DatasetRecord{}, err
+	// From here the files are in place but no record names them: on any
+	// error they go (and Open removes them, should that fail too).
+	if err := syncDir(s.fs, s.path("datasets")); err != nil {
+		s.fs.RemoveAll(final)
+		return DatasetRecord{}, fmt.Errorf("moving the data set into place: %w", err)
 	}
 	if err := s.put(rec); err != nil {
-		os.RemoveAll(final)
+		s.fs.RemoveAll(final)
 		return DatasetRecord{}, err
 	}
 	return rec, nil
 }
 
-func readFolds(path string, rows int) ([]dataset.Fold, error) {
-	f, err := os.Open(path)
+func readFolds(fsys FS, path string, rows int) ([]dataset.Fold, error) {
+	f, err := fsys.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading the folds: %w", err)
 	}
@@ -238,10 +244,11 @@ func (s *Store) LoadFolds(id string) ([]dataset.Fold, error) {
 	if err != nil || rec.Folds == 0 {
 		return nil, err
 	}
-	return readFolds(s.path("datasets", id, foldsFile), rec.Summary.Rows)
+	return readFolds(s.fs, s.path("datasets", id, foldsFile), rec.Summary.Rows)
 }
 
-// OpenSource opens the file as uploaded.
+// OpenSource opens the file as uploaded. It opens it with the os package,
+// not the store's FS, since the caller serves the *os.File.
 func (s *Store) OpenSource(id string) (*os.File, DatasetRecord, error) {
 	rec, err := s.Dataset(id)
 	if err != nil {
@@ -254,8 +261,8 @@ func (s *Store) OpenSource(id string) (*os.File, DatasetRecord, error) {
 	return f, rec, nil
 }
 
-func loadFile(path string, opts dataset.Options) (*dataset.Dataset, error) {
-	f, err := os.Open(path)
+func loadFile(fsys FS, path string, opts dataset.Options) (*dataset.Dataset, error) {
+	f, err := fsys.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading the stored file: %w", err)
 	}
@@ -342,7 +349,7 @@ func (s *Store) LoadDataset(id string) (*dataset.Dataset, error) {
 		if err != nil {
 			return nil, err
 		}
-		f, err := os.Open(s.path("datasets", id, rec.DataFile))
+		f, err := s.fs.Open(s.path("datasets", id, rec.DataFile))
 		if errors.Is(err, os.ErrNotExist) && attempt == 0 {
 			continue // a relabel replaced the file between the two reads
 		}
@@ -380,7 +387,7 @@ func (s *Store) Relabel(ctx context.Context, id string, labels []string, kind da
 	if len(labels) == 0 {
 		return rec, &dataset.InputError{Field: "labels", Msg: "choose at least one label column"}
 	}
-	ds, err := loadFile(s.path("datasets", id, sourceFile), opts)
+	ds, err := loadFile(s.fs, s.path("datasets", id, sourceFile), opts)
 	if err != nil {
 		return rec, err
 	}
@@ -392,7 +399,7 @@ func (s *Store) Relabel(ctx context.Context, id string, labels []string, kind da
 	ds.Name = rec.Name
 	next.fill(ds)
 	dataPath := s.path("datasets", id, next.DataFile)
-	if err := writeFileAtomic(dataPath, func(w io.Writer) error { return dataset.WriteBinary(w, ds) }); err != nil {
+	if err := writeFileAtomic(s.fs, dataPath, func(w io.Writer) error { return dataset.WriteBinary(w, ds) }); err != nil {
 		return rec, fmt.Errorf("storing the relabelled data set: %w", err)
 	}
 	s.mu.Lock()
@@ -413,10 +420,10 @@ func (s *Store) Relabel(ctx context.Context, id string, labels []string, kind da
 		return putRecord(b, id, next)
 	})
 	if err != nil {
-		os.Remove(dataPath)
+		s.fs.Remove(dataPath)
 		return rec, err
 	}
-	if err := os.Remove(s.path("datasets", id, rec.DataFile)); err != nil {
+	if err := s.fs.Remove(s.path("datasets", id, rec.DataFile)); err != nil {
 		s.log.Warn("removing a replaced data file", "id", id, "err", err)
 	}
 	return next, nil
@@ -436,7 +443,7 @@ func (s *Store) DeleteDataset(id string) error {
 		return fmt.Errorf("deleting data set %s: %w", id, err)
 	}
 	delete(s.problems, id)
-	if err := os.RemoveAll(s.path("datasets", id)); err != nil {
+	if err := s.fs.RemoveAll(s.path("datasets", id)); err != nil {
 		// The metadata is gone; Open removes the files next time.
 		s.log.Warn("removing data set files", "id", id, "err", err)
 	}

@@ -12,6 +12,28 @@ var ErrNotFound = errors.New("not found")
 // or is in a state that forbids the change.
 var ErrConflict = errors.New("conflict")
 
+// ErrCorruptResult is wrapped by the errors for a job's result file that
+// is missing or does not match its checksum.
+var ErrCorruptResult = errors.New("corrupt result file")
+
+// CorruptResultError names the result file of a job that failed its
+// check, and why. It wraps ErrCorruptResult.
+type CorruptResultError struct {
+	Job  string // the job's id
+	File string // the file's path in the result directory, with slashes
+	// Reason says what is wrong: missing, size, hash, not listed.
+	Reason string
+}
+
+// Error names the file, the job and the reason, and says to run the job
+// again.
+func (e *CorruptResultError) Error() string {
+	return fmt.Sprintf("result file %s of job %s is corrupt (%s); run the job again", e.File, e.Job, e.Reason)
+}
+
+// Unwrap returns ErrCorruptResult.
+func (e *CorruptResultError) Unwrap() error { return ErrCorruptResult }
+
 // TooLargeError is returned when an upload exceeds its size limit.
 type TooLargeError struct {
 	Limit int64 // bytes

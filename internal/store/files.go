@@ -4,11 +4,12 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base32"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
+	"syscall"
 )
 
 // idEncoding turns 10 random bytes into 16 lowercase letters and digits.
@@ -35,44 +36,54 @@ func ValidID(s string) bool {
 	return true
 }
 
-// writeFileAtomic writes path through a temporary file in the same
-// directory: write, fsync, rename, fsync the directory. Readers see the old
-// file or the new one, never a part.
-func writeFileAtomic(path string, write func(io.Writer) error) (err error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, ".tmp-"+filepath.Base(path)+"-*")
+// writeFileAtomic writes the new file path through a temporary file in
+// the same directory: write, fsync, close, rename, fsync the directory.
+// Readers see no file or the whole file, never a part. On any error
+// nothing is left at path nor beside it, so it must not be used to replace
+// a file that must survive a failure.
+func writeFileAtomic(fsys FS, path string, write func(io.Writer) error) (err error) {
+	dir, base := filepath.Split(path)
+	f, err := fsys.CreateTemp(dir, ".tmp-"+base+"-*")
 	if err != nil {
-		return fmt.Errorf("creating a temporary file for %s: %w", filepath.Base(path), err)
+		return fmt.Errorf("creating a temporary file for %s: %w", base, err)
 	}
+	closed := false
 	defer func() {
 		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
+			if !closed {
+				f.Close()
+			}
+			fsys.Remove(f.Name())
 		}
 	}()
 	if err = write(f); err != nil {
-		return err
+		return fmt.Errorf("writing %s: %w", base, err)
 	}
 	if err = f.Sync(); err != nil {
-		return fmt.Errorf("syncing %s: %w", filepath.Base(path), err)
+		return fmt.Errorf("syncing %s: %w", base, err)
 	}
+	closed = true
 	if err = f.Close(); err != nil {
-		return fmt.Errorf("closing %s: %w", filepath.Base(path), err)
+		return fmt.Errorf("closing %s: %w", base, err)
 	}
-	if err = os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("renaming %s into place: %w", filepath.Base(path), err)
+	if err = fsys.Rename(f.Name(), path); err != nil {
+		return fmt.Errorf("renaming %s into place: %w", base, err)
 	}
-	return syncDir(dir)
+	if err = syncDir(fsys, dir); err != nil {
+		fsys.Remove(path) // not durable: take it back rather than leave a file no one will commit
+		return err
+	}
+	return nil
 }
 
 // syncDir makes a rename or creation in dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
+func syncDir(fsys FS, dir string) error {
+	d, err := fsys.Open(dir)
 	if err != nil {
 		return fmt.Errorf("opening directory %s: %w", dir, err)
 	}
 	defer d.Close()
-	if err := d.Sync(); err != nil && !strings.Contains(err.Error(), "invalid argument") {
+	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {
 		return fmt.Errorf("syncing directory %s: %w", dir, err)
 	}
 	return nil
@@ -93,18 +104,24 @@ func (c ctxReader) Read(p []byte) (int, error) {
 
 // spool copies r to a new file at path, fsyncs it, and returns its size. At
 // most limit bytes are accepted (limit ≤ 0: no limit); beyond it the copy
-// stops with a *TooLargeError.
-func spool(ctx context.Context, path string, r io.Reader, limit int64, w ...io.Writer) (int64, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+// stops with a *TooLargeError. On error the file may remain, part written:
+// it is in a staging directory, which the caller discards.
+func spool(ctx context.Context, fsys FS, path string, r io.Reader, limit int64, w ...io.Writer) (n int64, err error) {
+	f, err := fsys.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 	if err != nil {
 		return 0, fmt.Errorf("creating %s: %w", filepath.Base(path), err)
 	}
-	defer f.Close()
+	closed := false
+	defer func() {
+		if err != nil && !closed {
+			f.Close()
+		}
+	}()
 	src := io.Reader(ctxReader{ctx, r})
 	if limit > 0 {
 		src = io.LimitReader(src, limit+1)
 	}
-	n, err := io.Copy(io.MultiWriter(append([]io.Writer{f}, w...)...), src)
+	n, err = io.Copy(io.MultiWriter(append([]io.Writer{f}, w...)...), src)
 	if err != nil {
 		return n, fmt.Errorf("receiving the file: %w", err)
 	}
@@ -114,5 +131,9 @@ func spool(ctx context.Context, path string, r io.Reader, limit int64, w ...io.W
 	if err := f.Sync(); err != nil {
 		return n, fmt.Errorf("syncing %s: %w", filepath.Base(path), err)
 	}
-	return n, f.Close()
+	closed = true
+	if err := f.Close(); err != nil {
+		return n, fmt.Errorf("closing %s: %w", filepath.Base(path), err)
+	}
+	return n, nil
 }

@@ -1,19 +1,29 @@
 package store
 
 import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	bolt "go.etcd.io/bbolt"
 )
 
 // Jobs are kept as opaque JSON records (the job runner owns their schema)
 // in their own bucket, and their result files under jobs/<id>/. A job's
-// results are written to a staging directory, made durable and renamed
-// into place (CommitJobResults) before the runner records the job as
+// results are written to a staging directory (StageJobResults,
+// StagedResults.WriteFile), made durable and renamed into place with their
+// checksums (CommitJobResults) before the runner records the job as
 // succeeded, so a result directory is only ever served once complete; Open
-// removes result directories that no job record names.
+// removes result directories that no job record names. Readers check a
+// file against its checksum first (VerifyJobResult).
 
 var bucketJobs = []byte("jobs")
 
@@ -61,60 +71,155 @@ func (s *Store) DeleteJob(id string) error {
 // JobDir is where a job's committed results are.
 func (s *Store) JobDir(id string) string { return s.path("jobs", id) }
 
+// StagedResults are a job's result files on their way in: written to a
+// staging directory under tmp/, each fsynced and hashed as it is written.
+// CommitJobResults moves them into place with their checksums; Discard
+// removes them. Not safe for concurrent use.
+type StagedResults struct {
+	fs   FS
+	job  string
+	dir  string
+	subs map[string]bool    // subdirectories made, relative to dir
+	sums map[string]FileSum // by path relative to dir, with slashes
+}
+
 // StageJobResults makes a staging directory for a job's results.
-func (s *Store) StageJobResults(id string) (string, error) {
-	dir, err := os.MkdirTemp(s.path("tmp"), "results-"+id+"-")
-	if err != nil {
-		return "", fmt.Errorf("creating a staging directory for job %s: %w", id, err)
+func (s *Store) StageJobResults(id string) (*StagedResults, error) {
+	if !ValidID(id) {
+		return nil, fmt.Errorf("job %q: %w", id, ErrNotFound)
 	}
-	return dir, nil
+	dir, err := s.fs.MkdirTemp(s.path("tmp"), "results-"+id+"-")
+	if err != nil {
+		return nil, fmt.Errorf("storing the results of job %s: creating a staging directory: %w", id, err)
+	}
+	return &StagedResults{fs: s.fs, job: id, dir: dir, subs: map[string]bool{}, sums: map[string]FileSum{}}, nil
 }
 
-// CommitJobResults makes the staged files durable and moves them into place
-// as the job's results, replacing any earlier ones.
-func (s *Store) CommitJobResults(id, staged string) error {
-	entries, err := os.ReadDir(staged)
+// WriteFile writes the result file rel (a path relative to the result
+// directory, with slashes, such as "pca/projected.csv") with write,
+// through a buffer, and fsyncs it. The file must not exist yet, and
+// ChecksumsFile is reserved. On error the file is removed.
+func (r *StagedResults) WriteFile(rel string, write func(io.Writer) error) (err error) {
+	clean := path.Clean(rel)
+	if rel == "" || clean != rel || path.IsAbs(rel) || strings.HasPrefix(rel, "../") || rel == ".." || rel == ChecksumsFile {
+		return fmt.Errorf("storing the results of job %s: %q is not a result file name", r.job, rel)
+	}
+	if _, dup := r.sums[rel]; dup {
+		return fmt.Errorf("storing the results of job %s: %s written twice", r.job, rel)
+	}
+	if sub := path.Dir(rel); sub != "." && !r.subs[sub] {
+		if err := r.fs.MkdirAll(filepath.Join(r.dir, filepath.FromSlash(sub)), 0o750); err != nil {
+			return fmt.Errorf("storing the results of job %s: creating %s: %w", r.job, sub, err)
+		}
+		for d := sub; d != "."; d = path.Dir(d) {
+			r.subs[d] = true
+		}
+	}
+	sum, err := writeSummed(r.fs, filepath.Join(r.dir, filepath.FromSlash(rel)), write)
 	if err != nil {
-		return fmt.Errorf("reading the results of job %s: %w", id, err)
+		return fmt.Errorf("storing the results of job %s: writing %s: %w", r.job, rel, err)
 	}
-	if err := syncTree(staged, entries); err != nil {
-		return err
-	}
-	if err := s.RemoveJobResults(id); err != nil {
-		return err
-	}
-	if err := os.Rename(staged, s.JobDir(id)); err != nil {
-		return fmt.Errorf("moving the results of job %s into place: %w", id, err)
-	}
-	return syncDir(s.path("jobs"))
+	r.sums[rel] = sum
+	return nil
 }
 
-// syncTree fsyncs the files of a directory tree (one level of
-// subdirectories, as results use) and the directories themselves.
-func syncTree(dir string, entries []os.DirEntry) error {
-	for _, e := range entries {
-		p := filepath.Join(dir, e.Name())
-		if e.IsDir() {
-			sub, err := os.ReadDir(p)
-			if err != nil {
-				return fmt.Errorf("reading %s: %w", p, err)
-			}
-			if err := syncTree(p, sub); err != nil {
-				return err
-			}
-			continue
-		}
-		f, err := os.Open(p)
+// Discard removes the staged files; after CommitJobResults it does
+// nothing.
+func (r *StagedResults) Discard() { r.fs.RemoveAll(r.dir) }
+
+// writeSummed writes a new file through a buffer, fsyncs and closes it,
+// and returns its size and SHA-256. On error the file is removed.
+func writeSummed(fsys FS, name string, write func(io.Writer) error) (sum FileSum, err error) {
+	f, err := fsys.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o640)
+	if err != nil {
+		return sum, fmt.Errorf("creating it: %w", err)
+	}
+	closed := false
+	defer func() {
 		if err != nil {
-			return fmt.Errorf("opening %s: %w", p, err)
+			if !closed {
+				f.Close()
+			}
+			fsys.Remove(name)
 		}
-		err = f.Sync()
-		f.Close()
-		if err != nil {
-			return fmt.Errorf("syncing %s: %w", p, err)
+	}()
+	h := sha256.New()
+	cw := &countWriter{w: io.MultiWriter(f, h)}
+	bw := bufio.NewWriterSize(cw, 64<<10)
+	if err := write(bw); err != nil {
+		return sum, err
+	}
+	if err := bw.Flush(); err != nil {
+		return sum, err
+	}
+	if err := f.Sync(); err != nil {
+		return sum, fmt.Errorf("syncing it: %w", err)
+	}
+	closed = true
+	if err := f.Close(); err != nil {
+		return sum, fmt.Errorf("closing it: %w", err)
+	}
+	return FileSum{Size: cw.n, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
+}
+
+// countWriter counts the bytes written through it.
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// CommitJobResults writes the staged results' checksums (ChecksumsFile,
+// last), makes the staging directory durable and moves it into place as
+// the job's results, replacing any earlier ones. On error nothing of the
+// new results is left under jobs/ (the staged files are the caller's to
+// Discard).
+func (s *Store) CommitJobResults(r *StagedResults) error {
+	if err := s.commitJobResults(r); err != nil {
+		return fmt.Errorf("storing the results of job %s: %w", r.job, err)
+	}
+	return nil
+}
+
+func (s *Store) commitJobResults(r *StagedResults) error {
+	sums := Checksums{Algorithm: "sha256", Files: r.sums}
+	if err := writeFileAtomic(s.fs, filepath.Join(r.dir, ChecksumsFile), func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(sums)
+	}); err != nil {
+		return err
+	}
+	subs := make([]string, 0, len(r.subs))
+	for d := range r.subs {
+		subs = append(subs, d)
+	}
+	slices.Sort(subs)
+	for _, d := range subs {
+		if err := syncDir(s.fs, filepath.Join(r.dir, filepath.FromSlash(d))); err != nil {
+			return err
 		}
 	}
-	return syncDir(dir)
+	// writeFileAtomic synced r.dir after its rename.
+	if err := s.RemoveJobResults(r.job); err != nil {
+		return err
+	}
+	final := s.JobDir(r.job)
+	if err := s.fs.Rename(r.dir, final); err != nil {
+		return fmt.Errorf("moving them into place: %w", err)
+	}
+	if err := syncDir(s.fs, s.path("jobs")); err != nil {
+		// Not durable: take them back, or a job recorded as failed would
+		// have results.
+		s.fs.RemoveAll(final)
+		return fmt.Errorf("moving them into place: %w", err)
+	}
+	return nil
 }
 
 // RemoveJobResults removes a job's result files, if any.
@@ -122,7 +227,8 @@ func (s *Store) RemoveJobResults(id string) error {
 	if !ValidID(id) {
 		return fmt.Errorf("job %q: %w", id, ErrNotFound)
 	}
-	if err := os.RemoveAll(s.JobDir(id)); err != nil {
+	s.verified.forget(s.JobDir(id))
+	if err := s.fs.RemoveAll(s.JobDir(id)); err != nil {
 		return fmt.Errorf("removing the results of job %s: %w", id, err)
 	}
 	return nil

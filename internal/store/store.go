@@ -9,12 +9,20 @@
 //	datasets/<id>/labels.xml the Mulan label file, if one came with it
 //	datasets/<id>/data-<n>.bin  the parsed data set (dataset.WriteBinary)
 //	jobs/<id>/               a succeeded job's result files
+//	jobs/<id>/checksums.json their sizes and SHA-256, checked before a read
 //	tmp/                     staging for uploads and results in progress
 //
 // Files are written first and made durable (fsync, rename, fsync of the
 // directory), then the metadata is committed in one bbolt transaction; a
 // delete removes the metadata first. So after a crash at any moment, Open
 // finds at worst files without metadata, and removes them.
+//
+// Every file operation goes through an FS (Config.FS; the real one by
+// default), so tests can make any write, fsync or rename fail as a full
+// disk would. A failed upload, relabel or result commit leaves nothing
+// behind: no record, and no file under datasets/, jobs/ or tmp/ that was
+// not there before. Its error wraps the cause (errors.Is(err,
+// syscall.ENOSPC) for a full disk).
 //
 // bbolt was chosen as the embedded store because it is pure Go (no cgo, so
 // the two-command start and the static container image keep working), keeps
@@ -26,7 +34,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -42,11 +49,16 @@ type Config struct {
 	Logger *slog.Logger
 	// Now gives timestamps; nil means time.Now.
 	Now func() time.Time
+	// FS is the file system the data directory is on; nil means OSFS, the
+	// real one. Tests pass one that fails chosen operations (package
+	// faultfs). The metadata file is bbolt's and does not go through it.
+	FS FS
 }
 
 // Store is the data directory. Its methods are safe for concurrent use.
 type Store struct {
 	dir string
+	fs  FS
 	db  *bolt.DB
 	log *slog.Logger
 	now func() time.Time
@@ -54,6 +66,7 @@ type Store struct {
 	mu       sync.Mutex        // serialises changes that touch files and metadata together
 	relabel  sync.Mutex        // one relabel at a time: each writes the next data file
 	problems map[string]string // id → problem found by Open (stored files missing)
+	verified *verifiedFiles    // result files whose checksums matched
 }
 
 var bucketDatasets = []byte("datasets")
@@ -62,7 +75,10 @@ var bucketDatasets = []byte("datasets")
 // staging files are removed, files that have no metadata are removed, and
 // records whose files are missing are reported by Problem.
 func Open(cfg Config) (*Store, error) {
-	s := &Store{dir: cfg.Dir, log: cfg.Logger, now: cfg.Now, problems: map[string]string{}}
+	s := &Store{dir: cfg.Dir, fs: cfg.FS, log: cfg.Logger, now: cfg.Now, problems: map[string]string{}, verified: newVerifiedFiles()}
+	if s.fs == nil {
+		s.fs = OSFS{}
+	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -70,7 +86,7 @@ func Open(cfg Config) (*Store, error) {
 		s.now = time.Now
 	}
 	for _, d := range []string{s.dir, s.path("datasets"), s.path("jobs"), s.path("tmp")} {
-		if err := os.MkdirAll(d, 0o750); err != nil {
+		if err := s.fs.MkdirAll(d, 0o750); err != nil {
 			return nil, fmt.Errorf("creating the data directory: %w", err)
 		}
 	}
@@ -116,13 +132,13 @@ func (s *Store) path(elem ...string) string {
 
 // recover brings files and metadata back in line after a crash.
 func (s *Store) recover() error {
-	staged, err := os.ReadDir(s.path("tmp"))
+	staged, err := s.fs.ReadDir(s.path("tmp"))
 	if err != nil {
 		return fmt.Errorf("reading the staging directory: %w", err)
 	}
 	for _, e := range staged {
 		s.log.Info("recovery: removing an unfinished upload", "path", e.Name())
-		if err := os.RemoveAll(s.path("tmp", e.Name())); err != nil {
+		if err := s.fs.RemoveAll(s.path("tmp", e.Name())); err != nil {
 			return fmt.Errorf("removing an unfinished upload: %w", err)
 		}
 	}
@@ -134,7 +150,7 @@ func (s *Store) recover() error {
 	for _, r := range recs {
 		known[r.ID] = r
 	}
-	dirs, err := os.ReadDir(s.path("datasets"))
+	dirs, err := s.fs.ReadDir(s.path("datasets"))
 	if err != nil {
 		return fmt.Errorf("reading the data set directory: %w", err)
 	}
@@ -142,7 +158,7 @@ func (s *Store) recover() error {
 		rec, ok := known[e.Name()]
 		if !ok {
 			s.log.Info("recovery: removing files of a data set that was never committed", "id", e.Name())
-			if err := os.RemoveAll(s.path("datasets", e.Name())); err != nil {
+			if err := s.fs.RemoveAll(s.path("datasets", e.Name())); err != nil {
 				return fmt.Errorf("removing an uncommitted data set: %w", err)
 			}
 			continue
@@ -155,20 +171,20 @@ func (s *Store) recover() error {
 	if err != nil {
 		return err
 	}
-	resultDirs, err := os.ReadDir(s.path("jobs"))
+	resultDirs, err := s.fs.ReadDir(s.path("jobs"))
 	if err != nil {
 		return fmt.Errorf("reading the results directory: %w", err)
 	}
 	for _, e := range resultDirs {
 		if _, ok := jobs[e.Name()]; !ok {
 			s.log.Info("recovery: removing results of a job that no longer exists", "id", e.Name())
-			if err := os.RemoveAll(s.path("jobs", e.Name())); err != nil {
+			if err := s.fs.RemoveAll(s.path("jobs", e.Name())); err != nil {
 				return fmt.Errorf("removing orphaned results: %w", err)
 			}
 		}
 	}
 	for _, r := range recs {
-		if _, err := os.Stat(s.path("datasets", r.ID, r.DataFile)); err != nil {
+		if _, err := s.fs.Stat(s.path("datasets", r.ID, r.DataFile)); err != nil {
 			s.problems[r.ID] = "its stored files are missing or unreadable; delete it and upload it again"
 			s.log.Error("recovery: data set files missing", "id", r.ID, "err", err)
 		}
@@ -178,7 +194,7 @@ func (s *Store) recover() error {
 
 // removeStaleDataFiles removes data files a crashed relabel left behind.
 func (s *Store) removeStaleDataFiles(rec DatasetRecord) error {
-	files, err := os.ReadDir(s.path("datasets", rec.ID))
+	files, err := s.fs.ReadDir(s.path("datasets", rec.ID))
 	if err != nil {
 		return fmt.Errorf("reading data set %s: %w", rec.ID, err)
 	}
@@ -188,7 +204,7 @@ func (s *Store) removeStaleDataFiles(rec DatasetRecord) error {
 			continue
 		}
 		s.log.Info("recovery: removing a stale file", "id", rec.ID, "file", n)
-		if err := os.Remove(s.path("datasets", rec.ID, n)); err != nil {
+		if err := s.fs.Remove(s.path("datasets", rec.ID, n)); err != nil {
 			return fmt.Errorf("removing a stale file of data set %s: %w", rec.ID, err)
 		}
 	}
