@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -26,8 +27,8 @@ type Store interface {
 	DatasetLookup
 	LoadDataset(id string) (*dataset.Dataset, error)
 	LoadFolds(id string) ([]dataset.Fold, error)
-	StageJobResults(id string) (string, error)
-	CommitJobResults(id, staged string) error
+	StageJobResults(id string) (*store.StagedResults, error)
+	CommitJobResults(staged *store.StagedResults) error
 	RemoveJobResults(id string) error
 	JobDir(id string) string
 }
@@ -80,8 +81,10 @@ type plan struct {
 
 // Execute does a job: the result models are fitted (on the training rows
 // of a holdout or test set, else on all rows) and written, then the
-// evaluation runs. Files are written to a staging directory and moved into
-// place only when all are complete.
+// evaluation runs. Files are written through the store to a staging
+// directory and moved into place, with their checksums, only when all are
+// complete; on any error (a full disk among them: the error then says so
+// and wraps syscall.ENOSPC) nothing of them is left.
 func (x *Executor) Execute(ctx context.Context, job Job, report Report) ([]string, error) {
 	req := job.Request
 	report(0.01, "loading", "reading the data")
@@ -94,9 +97,9 @@ func (x *Executor) Execute(ctx context.Context, job Job, report Report) ([]strin
 	}
 	staged, err := x.store.StageJobResults(job.ID)
 	if err != nil {
-		return nil, err
+		return nil, diskFull(err)
 	}
-	defer os.RemoveAll(staged) // nothing left once committed
+	defer staged.Discard() // nothing left once committed
 	var notes []string
 	ids := req.MethodIDs()
 	evalShare := 0.0
@@ -119,8 +122,8 @@ func (x *Executor) Execute(ctx context.Context, job Job, report Report) ([]strin
 			notes = append(notes, note)
 		}
 		notes = append(notes, m.Notes...)
-		if err := x.writeMethod(filepath.Join(staged, id), job, m, p); err != nil {
-			return notes, err
+		if err := x.writeMethod(staged, id, job, m, p); err != nil {
+			return notes, diskFull(err)
 		}
 	}
 	if evalShare > 0 {
@@ -141,15 +144,24 @@ func (x *Executor) Execute(ctx context.Context, job Job, report Report) ([]strin
 			return notes, fmt.Errorf("evaluation: %w", err)
 		}
 		notes = append(notes, res.Notes...)
-		if err := writeJSON(filepath.Join(staged, FileMetrics), MetricsFile{Classifier: spec.Options, Split: *req.Split, Rows: res.Rows, Notes: res.Notes}); err != nil {
-			return notes, err
+		if err := writeJSON(staged, FileMetrics, MetricsFile{Classifier: spec.Options, Split: *req.Split, Rows: res.Rows, Notes: res.Notes}); err != nil {
+			return notes, diskFull(err)
 		}
 	}
 	if err := ctx.Err(); err != nil {
 		return notes, err
 	}
 	report(0.96, "saving", "writing the results")
-	return notes, x.store.CommitJobResults(job.ID, staged)
+	return notes, diskFull(x.store.CommitJobResults(staged))
+}
+
+// diskFull says plainly that the disk is full when err comes from one
+// (syscall.ENOSPC), keeping err wrapped.
+func diskFull(err error) error {
+	if errors.Is(err, syscall.ENOSPC) {
+		return fmt.Errorf("the disk of the data directory is full, so the results were not stored: %w", err)
+	}
+	return err
 }
 
 // plan loads the data and chooses the splits.
@@ -255,40 +267,39 @@ func (x *Executor) fit(ctx context.Context, job Job, id string, in analysis.Inpu
 	return model, "", nil
 }
 
-// writeMethod writes a method's result files into dir.
-func (x *Executor) writeMethod(dir string, job Job, m *analysis.Model, p *plan) error {
-	if err := os.MkdirAll(dir, 0o750); err != nil {
-		return fmt.Errorf("creating the results directory: %w", err)
-	}
+// writeMethod writes a method's result files into its directory of the
+// staged results.
+func (x *Executor) writeMethod(staged *store.StagedResults, method string, job Job, m *analysis.Model, p *plan) error {
+	dir := func(file string) string { return method + "/" + file }
 	rowNames := p.train.Features
 	if m.Space == analysis.LabelSpace {
 		rowNames = p.train.Labels
 	}
 	proj := m.P()
 	if proj != nil {
-		if err := writeFile(filepath.Join(dir, FileProjectionCSV), func(w io.Writer) error {
+		if err := staged.WriteFile(dir(FileProjectionCSV), func(w io.Writer) error {
 			return export.WriteMatrixCSV(w, rowNames, export.ComponentNames(m.Dim), "name", proj)
 		}); err != nil {
 			return err
 		}
-		if err := writeFile(filepath.Join(dir, FileProjectionNPY), func(w io.Writer) error { return export.WriteNPY(w, proj) }); err != nil {
+		if err := staged.WriteFile(dir(FileProjectionNPY), func(w io.Writer) error { return export.WriteNPY(w, proj) }); err != nil {
 			return err
 		}
-		if err := writeJSON(filepath.Join(dir, FileProjectionJSON), projectionFile{Rows: rowNames, Columns: export.ComponentNames(m.Dim), Matrix: export.Rows(proj)}); err != nil {
+		if err := writeJSON(staged, dir(FileProjectionJSON), projectionFile{Rows: rowNames, Columns: export.ComponentNames(m.Dim), Matrix: export.Rows(proj)}); err != nil {
 			return err
 		}
 	}
-	if err := writeJSON(filepath.Join(dir, FileEigenvalues), EigenFile{Eigenvalues: m.Eigenvalues, D: m.Dim, Energy: m.Energy, Rank: m.Rank, RankOf: m.RankOf}); err != nil {
+	if err := writeJSON(staged, dir(FileEigenvalues), EigenFile{Eigenvalues: m.Eigenvalues, D: m.Dim, Energy: m.Energy, Rank: m.Rank, RankOf: m.RankOf}); err != nil {
 		return err
 	}
 	projected, err := projectedRows(m, p)
 	if err != nil {
 		return err
 	}
-	if err := writeFile(filepath.Join(dir, FileProjected), func(w io.Writer) error { return writeProjected(w, p, projected, m.Dim) }); err != nil {
+	if err := staged.WriteFile(dir(FileProjected), func(w io.Writer) error { return writeProjected(w, p, projected, m.Dim) }); err != nil {
 		return err
 	}
-	return writeJSON(filepath.Join(dir, FileModel), x.manifest(job, m, p, rowNames, proj))
+	return writeJSON(staged, dir(FileModel), x.manifest(job, m, p, rowNames, proj))
 }
 
 // projectedRows are the reduced rows of every row of the data: features
@@ -465,23 +476,9 @@ func (m *Manifest) Transform(x *mat.Dense) (*mat.Dense, error) {
 	return analysis.Project(x, m.Means, p), nil
 }
 
-func writeFile(path string, write func(io.Writer) error) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("creating %s: %w", filepath.Base(path), err)
-	}
-	if err := write(f); err != nil {
-		f.Close()
-		return fmt.Errorf("writing %s: %w", filepath.Base(path), err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", filepath.Base(path), err)
-	}
-	return nil
-}
-
-func writeJSON(path string, v any) error {
-	return writeFile(path, func(w io.Writer) error {
+// writeJSON writes v, indented, as the staged result file rel.
+func writeJSON(staged *store.StagedResults, rel string, v any) error {
+	return staged.WriteFile(rel, func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(v)

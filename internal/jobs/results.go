@@ -31,7 +31,8 @@ type Results struct {
 	Metrics *MetricsFile
 }
 
-// Results reads a succeeded job's result files.
+// Results reads a succeeded job's result files, each checked against the
+// job's checksums first (see ResultPath for the errors).
 func (s *Service) Results(id string) (*Results, error) {
 	j, err := s.Get(id)
 	if err != nil {
@@ -40,21 +41,31 @@ func (s *Service) Results(id string) (*Results, error) {
 	if j.Status != Succeeded {
 		return &Results{Job: j}, nil
 	}
-	dir := s.store.JobDir(id)
 	res := &Results{Job: j}
 	for _, m := range j.Request.MethodIDs() {
-		mf, err := ReadManifest(filepath.Join(dir, m))
+		if _, err := s.resultFile(id, m+"/"+FileModel); err != nil {
+			return nil, err
+		}
+		mf, err := ReadManifest(filepath.Join(s.store.JobDir(id), m))
 		if err != nil {
 			return nil, fmt.Errorf("job %s, %s: %w", id, m, err)
 		}
 		mr := MethodResult{Method: m, Manifest: mf}
-		if err := readJSON(filepath.Join(dir, m, FileEigenvalues), &mr.Eigen); err != nil {
+		eigen, err := s.resultFile(id, m+"/"+FileEigenvalues)
+		if err != nil {
+			return nil, err
+		}
+		if err := readJSON(eigen, &mr.Eigen); err != nil {
 			return nil, fmt.Errorf("job %s, %s: %w", id, m, err)
 		}
 		res.Methods = append(res.Methods, mr)
 	}
+	metricsPath, err := s.resultFile(id, FileMetrics)
+	if err != nil {
+		return nil, err
+	}
 	var metrics MetricsFile
-	switch err := readJSON(filepath.Join(dir, FileMetrics), &metrics); {
+	switch err := readJSON(metricsPath, &metrics); {
 	case err == nil:
 		res.Metrics = &metrics
 	case !errors.Is(err, os.ErrNotExist):
@@ -72,7 +83,8 @@ type Projected struct {
 }
 
 // Projected reads a method's projected rows of a succeeded job: of each
-// row the components cols (0-based; none: all of them).
+// row the components cols (0-based; none: all of them). The file is
+// checked against the job's checksums first (see ResultPath).
 func (s *Service) Projected(id, method string, cols ...int) (*Projected, error) {
 	path, _, err := s.ResultPath(id, method, FileProjected)
 	if err != nil {

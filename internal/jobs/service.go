@@ -22,6 +22,10 @@ type Service struct {
 type ServiceStore interface {
 	DatasetLookup
 	JobDir(id string) string
+	// VerifyJobResult checks a committed result file (its path in the
+	// result directory, with slashes) against the job's checksums; see
+	// store.Store.VerifyJobResult.
+	VerifyJobResult(id, rel string) error
 	DeleteDataset(id string) error
 }
 
@@ -40,9 +44,29 @@ func (s *Service) Submit(req Request) (Job, error) {
 	return s.Runner.Submit(store.NewID(), req)
 }
 
-// ResultPath finds a result file of a succeeded job. method may be empty
+// Rerun queues a new job with the request of a finished one (succeeded,
+// failed or canceled), validated again against the data as they are now.
+// A job not yet finished is a conflict (*RequestError with 409); an unknown
+// one ErrNotFound.
+func (s *Service) Rerun(id string) (Job, error) {
+	j, err := s.Get(id)
+	if err != nil {
+		return Job{}, err
+	}
+	if !j.Status.Terminal() {
+		return Job{}, &RequestError{Status: http.StatusConflict, Msg: fmt.Sprintf("job %s has %s; it can be run again once it has finished", id, j.Status)}
+	}
+	return s.Submit(j.Request)
+}
+
+// ResultPath finds a result file of a succeeded job and checks it against
+// the job's checksums before the caller reads it. method may be empty
 // when the job has one method; file is a name of MethodFiles or
-// FileMetrics.
+// FileMetrics. A file that fails the check gives an error wrapping
+// store.ErrCorruptResult (a *store.CorruptResultError naming it); a file
+// the job did not write (mds has no projection) is not checked, and the
+// caller meets its absence. Results written before checksums existed are
+// returned unchecked.
 func (s *Service) ResultPath(id, method, file string) (string, Job, error) {
 	j, err := s.Get(id)
 	if err != nil {
@@ -55,7 +79,8 @@ func (s *Service) ResultPath(id, method, file string) (string, Job, error) {
 		if j.Request.Evaluate == nil || j.Request.Evaluate.Classifier == "none" {
 			return "", j, &RequestError{Status: http.StatusNotFound, Msg: "this job ran no evaluation, so it has no metrics"}
 		}
-		return filepath.Join(s.store.JobDir(id), FileMetrics), j, nil
+		p, err := s.resultFile(id, FileMetrics)
+		return p, j, err
 	}
 	if !slices.Contains(MethodFiles, file) {
 		return "", j, &RequestError{Status: http.StatusNotFound, Msg: fmt.Sprintf("a job has no result %q", file)}
@@ -69,7 +94,18 @@ func (s *Service) ResultPath(id, method, file string) (string, Job, error) {
 	case !slices.Contains(ids, method):
 		return "", j, &RequestError{Status: http.StatusNotFound, Field: "method", Msg: fmt.Sprintf("this job did not run %q; it ran %v", method, ids)}
 	}
-	return filepath.Join(s.store.JobDir(id), method, file), j, nil
+	p, err := s.resultFile(id, method+"/"+file)
+	return p, j, err
+}
+
+// resultFile checks a succeeded job's result file rel (its path in the
+// result directory, with slashes) against the job's checksums and returns
+// its path.
+func (s *Service) resultFile(id, rel string) (string, error) {
+	if err := s.store.VerifyJobResult(id, rel); err != nil {
+		return "", err
+	}
+	return filepath.Join(s.store.JobDir(id), filepath.FromSlash(rel)), nil
 }
 
 // DeleteDataset deletes a data set no job uses; otherwise it refuses with
