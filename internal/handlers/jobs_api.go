@@ -24,6 +24,7 @@ type JobService interface {
 	Get(id string) (jobs.Job, error)
 	List() []jobs.Job
 	Cancel(id string) (jobs.Job, error)
+	Rerun(id string) (jobs.Job, error)
 	Delete(id string) error
 	Subscribe(id string) (<-chan jobs.Job, func(), error)
 	ResultPath(id, method, file string) (string, jobs.Job, error)
@@ -94,6 +95,19 @@ func (h *handler) apiCancelJob(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusAccepted, j)
+}
+
+// apiRerunJob queues a new job with the request of a finished one.
+func (h *handler) apiRerunJob(w http.ResponseWriter, r *http.Request) {
+	id := chi.URLParam(r, "id")
+	j, err := h.jobs.Rerun(id)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	h.log.Info("job queued again", "id", j.ID, "from", id, "methods", j.Request.MethodIDs(), "dataset", j.Request.Dataset)
+	w.Header().Set("Location", "/api/jobs/"+j.ID)
+	writeJSON(w, http.StatusAccepted, map[string]any{"id": j.ID, "status": j.Status})
 }
 
 func (h *handler) apiDeleteJob(w http.ResponseWriter, r *http.Request) {

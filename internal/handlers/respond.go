@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"syscall"
 
 	"github.com/a-h/templ"
 	"github.com/go-chi/chi/v5/middleware"
@@ -58,6 +59,7 @@ func classify(err error, requestID string) (int, apiError) {
 		ie *dataset.InputError
 		tl *store.TooLargeError
 		mb *http.MaxBytesError
+		cr *store.CorruptResultError
 	)
 	if status, field, ok := jobs.Status(err); ok {
 		return status, apiError{Error: err.Error(), Field: field}
@@ -77,6 +79,10 @@ func classify(err error, requestID string) (int, apiError) {
 		return http.StatusConflict, apiError{Error: err.Error()}
 	case errors.Is(err, dataset.ErrCorrupt):
 		return http.StatusInternalServerError, apiError{Error: "the stored data of this data set are corrupt; delete it and upload the file again", RequestID: requestID}
+	case errors.As(err, &cr):
+		return http.StatusInternalServerError, apiError{Error: fmt.Sprintf("result file %s of job %s is corrupt; run the job again", cr.File, cr.Job), RequestID: requestID}
+	case errors.Is(err, syscall.ENOSPC):
+		return http.StatusInsufficientStorage, apiError{Error: "the disk of the data directory is full; nothing was stored", RequestID: requestID}
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return 499, apiError{Error: "the request was canceled"}
 	}
