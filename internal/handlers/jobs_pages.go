@@ -66,6 +66,16 @@ func (h *handler) pageCancelJob(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, "/jobs/"+id+"?notice=canceled", http.StatusSeeOther)
 }
 
+// pageRerunJob runs a finished job's request again, as a new job.
+func (h *handler) pageRerunJob(w http.ResponseWriter, r *http.Request) {
+	j, err := h.jobs.Rerun(chi.URLParam(r, "id"))
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	http.Redirect(w, r, "/jobs/"+j.ID+"?notice=started", http.StatusSeeOther)
+}
+
 func (h *handler) pageDeleteJob(w http.ResponseWriter, r *http.Request) {
 	if err := h.jobs.Delete(chi.URLParam(r, "id")); err != nil {
 		h.fail(w, r, err)

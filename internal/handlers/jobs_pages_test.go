@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 
@@ -352,6 +353,13 @@ func TestJobPageWhileRunning(t *testing.T) {
 	id := s.demo("multilabel")
 	jobID := s.startAnalysis(id, analysisForm("pca"))
 	s.waitJob(jobID, jobs.Running)
+	// Running comes a moment before the gate's report of progress 0.1.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		_, b := s.do("GET", "/api/jobs/"+jobID, "", nil)
+		if decode[jobs.Job](t, b).Progress == 0.1 || time.Now().After(deadline) {
+			break
+		}
+	}
 	doc := s.page("/jobs/" + jobID)
 	panel := doc.Find(`[data-testid="job-status"]`)
 	if panel.AttrOr("data-events", "") != "/api/jobs/"+jobID+"/events" || panel.AttrOr("data-started", "") == "" {
@@ -385,6 +393,17 @@ func TestJobPageWhileRunning(t *testing.T) {
 	if doc.Find(`[data-status-text]`).Text() != "canceled" || doc.Find(`[data-testid="cancel"]`).Length() != 0 {
 		t.Error("a canceled job's page still offers to cancel")
 	}
+	// It can be run again, as a new job.
+	if doc.Find(`form[action="/jobs/`+jobID+`/rerun"] [data-testid="rerun"]`).Length() != 1 {
+		t.Fatal("a canceled job offers no rerun")
+	}
+	g.release()
+	resp, _ = s.postForm("/jobs/"+jobID+"/rerun", nil)
+	loc := resp.Header.Get("Location")
+	if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(loc, "/jobs/") || strings.Contains(loc, jobID) {
+		t.Fatalf("rerun: %d %q", resp.StatusCode, loc)
+	}
+	s.waitJob(strings.TrimSuffix(strings.TrimPrefix(loc, "/jobs/"), "?notice=started"), jobs.Succeeded)
 }
 
 func TestComparePage(t *testing.T) {

@@ -92,6 +92,7 @@ func New(cfg Config) http.Handler {
 					r.Delete("/", h.apiDeleteJob)
 					r.Get("/events", h.apiJobEvents)
 					r.With(h.limitBody(formLimit)).Post("/cancel", h.apiCancelJob)
+					r.With(h.limitBody(formLimit)).Post("/rerun", h.apiRerunJob)
 					r.With(h.limitBody(h.uploadLimit()), h.limitUploads).Post("/transform", h.apiTransform)
 					r.Get("/plots/{file}", h.apiJobPlot)
 					r.Get("/{file}", h.apiJobResult)
@@ -139,6 +140,7 @@ func New(cfg Config) http.Handler {
 				r.Get("/results", h.pageJobResults)
 				r.With(h.limitBody(formLimit)).Post("/cancel", h.pageCancelJob)
 				r.With(h.limitBody(formLimit)).Post("/delete", h.pageDeleteJob)
+				r.With(h.limitBody(formLimit)).Post("/rerun", h.pageRerunJob)
 			})
 		})
 	}

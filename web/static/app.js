@@ -80,6 +80,7 @@
       stopTicker();
       var cancel = $("[data-cancel]", panel);
       if (cancel) { cancel.remove(); }
+      // A finished job can be run again: the page offers it after a reload.
       if (job.error) {
         var err = $("[data-error]", panel);
         if (err) { err.textContent = job.error; err.hidden = false; }
