@@ -25,6 +25,7 @@ type config struct {
 	workers     int64
 	maxQueued   int64
 	maxCells    int64
+	maxPairwise int64
 	maxUploads  int64
 	// token, if not empty, is the access token every request needs.
 	token string
@@ -60,10 +61,11 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&maxUpload, "max-upload", env("MLDR_MAX_UPLOAD", "1GiB"), "largest data file accepted: bytes or with a unit, e.g. 500MB, 2GiB (env MLDR_MAX_UPLOAD)")
 	fs.StringVar(&c.logFormat, "log-format", env("MLDR_LOG_FORMAT", "text"), "log format: text or json (env MLDR_LOG_FORMAT)")
 	fs.BoolVar(&c.healthcheck, "healthcheck", false, "ask the server at -addr for /healthz and exit 0 if it is healthy")
-	var workers, maxQueued, maxCells, maxUploads, tokenFile string
+	var workers, maxQueued, maxCells, maxPairwise, maxUploads, tokenFile string
 	fs.StringVar(&workers, "workers", env("MLDR_WORKERS", strconv.Itoa(runtime.NumCPU())), "jobs run at once (env MLDR_WORKERS)")
 	fs.StringVar(&maxQueued, "max-queued", env("MLDR_MAX_QUEUED", "100"), "jobs waiting at most; beyond, submissions get 429 (env MLDR_MAX_QUEUED)")
 	fs.StringVar(&maxCells, "max-cells", env("MLDR_MAX_CELLS", "300000000"), "rows × features a job may read; beyond, 413 (env MLDR_MAX_CELLS)")
+	fs.StringVar(&maxPairwise, "max-pairwise-rows", env("MLDR_MAX_PAIRWISE_ROWS", "20000"), "rows a method that compares every pair of rows may fit on; it lowers each method's own cap (lpp 20000, kcplst 8000), never raises it; beyond, 422 (env MLDR_MAX_PAIRWISE_ROWS)")
 	fs.StringVar(&maxUploads, "max-uploads", env("MLDR_MAX_UPLOADS", "4"), "uploads (and relabellings, transforms) read at once; beyond, 429 (env MLDR_MAX_UPLOADS)")
 	fs.StringVar(&c.token, "token", getenv("MLDR_TOKEN"), "access token every request needs, at least 16 characters; without one the server listens on loopback only (env MLDR_TOKEN; prefer the environment or -token-file: arguments are visible to other users)")
 	fs.StringVar(&tokenFile, "token-file", getenv("MLDR_TOKEN_FILE"), "file whose first line is the access token (env MLDR_TOKEN_FILE)")
@@ -104,7 +106,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	for _, f := range []struct {
 		name, v string
 		dst     *int64
-	}{{"-workers", workers, &c.workers}, {"-max-queued", maxQueued, &c.maxQueued}, {"-max-cells", maxCells, &c.maxCells}, {"-max-uploads", maxUploads, &c.maxUploads}} {
+	}{{"-workers", workers, &c.workers}, {"-max-queued", maxQueued, &c.maxQueued}, {"-max-cells", maxCells, &c.maxCells}, {"-max-pairwise-rows", maxPairwise, &c.maxPairwise}, {"-max-uploads", maxUploads, &c.maxUploads}} {
 		v, err := strconv.ParseInt(f.v, 10, 64)
 		if err != nil || v < 1 {
 			return c, fmt.Errorf("%s must be a positive whole number, not %q", f.name, f.v)

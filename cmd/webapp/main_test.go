@@ -47,10 +47,10 @@ func TestParseConfig(t *testing.T) {
 		t.Errorf("flags over the environment: got %+v, %v", c, err)
 	}
 	c, err = parseConfig(nil, func(string) string { return "" }, io.Discard)
-	if err != nil || c.addr != "127.0.0.1:8080" || c.maxUpload != 1<<30 {
-		t.Errorf("defaults: got %+v, %v; want 127.0.0.1:8080 and 1 GiB", c, err)
+	if err != nil || c.addr != "127.0.0.1:8080" || c.maxUpload != 1<<30 || c.maxPairwise != 20000 {
+		t.Errorf("defaults: got %+v, %v; want 127.0.0.1:8080, 1 GiB and 20000 pairwise rows", c, err)
 	}
-	for _, args := range [][]string{{"-max-upload", "big"}, {"-log-format", "xml"}, {"stray"}, {"-nope"}, {"-max-uploads", "0"},
+	for _, args := range [][]string{{"-max-upload", "big"}, {"-log-format", "xml"}, {"stray"}, {"-nope"}, {"-max-uploads", "0"}, {"-max-pairwise-rows", "-1"},
 		{"-read-timeout", "0s"}, {"-idle-timeout", "soon"}, {"-token", "short"}} {
 		if _, err := parseConfig(args, getenv, io.Discard); err == nil {
 			t.Errorf("parseConfig(%q): got no error", args)

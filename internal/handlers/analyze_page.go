@@ -47,7 +47,9 @@ func (h *handler) analyzeView(rec store.DatasetRecord, form templates.AnalyzeFor
 			checked = []string{"pca", "sdem"}
 		}
 	}
+	lim := h.jobs.Limits()
 	for _, m := range analysis.Methods() {
+		most := lim.PairwiseRows(m)
 		c := templates.MethodChoice{ID: m.ID, Name: m.Name, Summary: m.Summary, Paper: m.Paper, Space: string(m.Space),
 			Takes: strings.Join(m.Takes, " "), MaxDim: analysis.MaxDim(m.ID, analysis.Params{}, shape), Checked: slices.Contains(checked, m.ID)}
 		switch {
@@ -55,8 +57,8 @@ func (h *handler) analyzeView(rec store.DatasetRecord, form templates.AnalyzeFor
 			c.Disabled, c.DisabledWhy = true, "Needs multi-label data."
 		case !multiDim && !m.MultiLabel:
 			c.Disabled, c.DisabledWhy = true, "Needs multi-dimensional data."
-		case m.MaxN > 0 && rec.Summary.Rows > m.MaxN:
-			c.Disabled, c.DisabledWhy = true, fmt.Sprintf("At most %d rows: %s.", m.MaxN, m.MaxNWhy)
+		case most > 0 && rec.Summary.Rows > most:
+			c.Disabled, c.DisabledWhy = true, fmt.Sprintf("At most %d rows: %s.", most, m.MaxNWhy)
 		}
 		if c.Disabled {
 			c.Checked = false

@@ -31,6 +31,7 @@ type JobService interface {
 	Results(id string) (*jobs.Results, error)
 	Projected(id, method string, cols ...int) (*jobs.Projected, error)
 	DeleteDataset(id string) error
+	Limits() jobs.Limits
 }
 
 // maxJobBody bounds the JSON body of POST /api/jobs.

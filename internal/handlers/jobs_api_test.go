@@ -38,6 +38,12 @@ func (g *gate) release() {
 // (reporting progress 0.1 first) before the real executor runs.
 func newJobServer(t testing.TB, workers, maxQueue int, g *gate) *server {
 	t.Helper()
+	return newJobServerLimited(t, workers, maxQueue, g, jobs.Limits{MaxCells: 1 << 30})
+}
+
+// newJobServerLimited is newJobServer with the jobs service's limits.
+func newJobServerLimited(t testing.TB, workers, maxQueue int, g *gate, lim jobs.Limits) *server {
+	t.Helper()
 	dir := t.TempDir()
 	st, err := store.Open(store.Config{Dir: dir})
 	if err != nil {
@@ -59,7 +65,7 @@ func newJobServer(t testing.TB, workers, maxQueue int, g *gate) *server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := jobs.NewService(runner, st, jobs.Limits{MaxCells: 1 << 30})
+	svc := jobs.NewService(runner, st, lim)
 	s := &server{t: t, dir: dir, store: st, max: 1 << 30}
 	s.http = httptest.NewServer(handlers.New(handlers.Config{Store: st, Jobs: svc, MaxUpload: 1 << 30, Version: "test"}))
 	t.Cleanup(func() {

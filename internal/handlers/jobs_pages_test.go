@@ -121,6 +121,27 @@ func TestDatasetPageFigures(t *testing.T) {
 	}
 }
 
+// The server's limit on pairwise methods shows on the form, before anyone
+// submits, and the API refuses such a job naming the flag.
+func TestPairwiseLimit(t *testing.T) {
+	s := newJobServerLimited(t, 1, 10, nil, jobs.Limits{MaxPairwiseRows: 10})
+	ml := s.demo("multilabel")
+	form := s.page("/datasets/" + ml + "/analyze").Find(`form[data-testid="analyze-form"]`)
+	for _, id := range []string{"lpp", "kcplst"} {
+		in := form.Find(`input[value=` + id + `]`)
+		if _, dis := in.Attr("disabled"); !dis || !strings.Contains(in.Parent().Text(), "At most 10 rows") {
+			t.Errorf("%s is offered beyond the limit: %q", id, in.Parent().Text())
+		}
+	}
+	if _, dis := form.Find(`input[value=pca]`).Attr("disabled"); dis {
+		t.Error("pca is disabled by the pairwise limit")
+	}
+	resp, body := s.do("POST", "/api/jobs", "application/json", strings.NewReader(`{"dataset":"`+ml+`","method":"lpp"}`))
+	if code := resp.StatusCode; code != http.StatusUnprocessableEntity || !strings.Contains(string(body), "-max-pairwise-rows") {
+		t.Errorf("lpp beyond the limit: %d %s", resp.StatusCode, body)
+	}
+}
+
 func TestAnalyzePage(t *testing.T) {
 	s := newJobServer(t, 1, 10, nil)
 	ml := s.demo("multilabel")

@@ -88,6 +88,20 @@ type Limits struct {
 	// MaxCells bounds rows × features of the data a job reads (training and
 	// test set together); 0: no limit.
 	MaxCells int64
+	// MaxPairwiseRows bounds the rows a method with pairwise structure
+	// (analysis.Method.MaxN > 0: lpp, kcplst) fits on. It can lower each
+	// method's own cap, never raise it; 0: the methods' own caps.
+	MaxPairwiseRows int
+}
+
+// PairwiseRows is the most rows method m fits on under these limits: the
+// smaller of m.MaxN and MaxPairwiseRows; 0 for a method without pairwise
+// structure (no limit).
+func (l Limits) PairwiseRows(m analysis.Method) int {
+	if m.MaxN > 0 && l.MaxPairwiseRows > 0 && l.MaxPairwiseRows < m.MaxN {
+		return l.MaxPairwiseRows
+	}
+	return m.MaxN
 }
 
 // MethodIDs returns the request's methods, whichever field gave them.
@@ -187,7 +201,7 @@ func (r *Request) Validate(ds DatasetLookup, lim Limits) error {
 	if err := r.checkSplit(train, ids); err != nil {
 		return err
 	}
-	return r.checkParams(ids, train)
+	return r.checkParams(ids, train, lim)
 }
 
 func lookup(ds DatasetLookup, field, id string) (store.DatasetRecord, error) {
@@ -227,7 +241,7 @@ func shapeOf(rec store.DatasetRecord, rows int) analysis.Shape {
 
 // checkParams checks every parameter: with one method it must take each;
 // with several, each must be taken by at least one, and goes to those.
-func (r *Request) checkParams(ids []string, train store.DatasetRecord) error {
+func (r *Request) checkParams(ids []string, train store.DatasetRecord, lim Limits) error {
 	for _, g := range r.Params.Given() {
 		taken := false
 		for _, id := range ids {
@@ -249,6 +263,10 @@ func (r *Request) checkParams(ids []string, train store.DatasetRecord) error {
 		m, _ := analysis.Lookup(id)
 		if err := analysis.Check(id, r.Params.Only(m.Takes), shapeOf(train, fitRows)); err != nil {
 			return paramError(err)
+		}
+		if most := lim.PairwiseRows(m); most < m.MaxN && fitRows > most {
+			return reqErr(http.StatusUnprocessableEntity, "method", "%s compares every pair of rows, and this server lets it fit at most %d rows "+
+				"(the -max-pairwise-rows limit); these data give it %d. Use a sample of the rows, or a method without pairwise structure", id, most, fitRows)
 		}
 	}
 	return nil

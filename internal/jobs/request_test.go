@@ -76,12 +76,16 @@ func TestValidate(t *testing.T) {
 		{"test set of other columns", Request{Dataset: "ml", TestDataset: "wide", Method: "pca"}, 422, "test_dataset"},
 		{"test set and a split", Request{Dataset: "ml", TestDataset: "ml2", Method: "pca", Split: &Split{Kind: SplitKFold}}, 400, "split"},
 		{"too many cells", Request{Dataset: "ml", Method: "pca"}, 413, "dataset"},
+		{"too many rows for a pairwise method", Request{Dataset: "ml", Methods: []string{"pca", "lpp"}}, 422, "method"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			lim := Limits{}
-			if tc.name == "too many cells" {
+			switch tc.name {
+			case "too many cells":
 				lim.MaxCells = 1999
+			case "too many rows for a pairwise method":
+				lim.MaxPairwiseRows = 50
 			}
 			req := tc.req
 			req.Normalize()
@@ -103,7 +107,7 @@ func TestValidate(t *testing.T) {
 		{Dataset: "ml", Method: "mds", Params: analysis.Params{D: 2}},
 	} {
 		ok.Normalize()
-		if err := ok.Validate(ds, Limits{MaxCells: 1 << 30}); err != nil {
+		if err := ok.Validate(ds, Limits{MaxCells: 1 << 30, MaxPairwiseRows: 50}); err != nil {
 			t.Errorf("%+v: %v", ok, err)
 		}
 	}
@@ -129,4 +133,29 @@ func TestNormalize(t *testing.T) {
 		t.Errorf("kfold defaults: got %+v", r.Split)
 	}
 	_ = http.StatusOK
+}
+
+// The server's limit on pairwise methods lowers each method's own cap and
+// never raises it, and leaves other methods alone.
+func TestPairwiseRows(t *testing.T) {
+	lpp, _ := analysis.Lookup("lpp")
+	kcplst, _ := analysis.Lookup("kcplst")
+	pca, _ := analysis.Lookup("pca")
+	tests := []struct {
+		m    analysis.Method
+		lim  int
+		want int
+	}{
+		{lpp, 0, lpp.MaxN},
+		{lpp, 1000, 1000},
+		{lpp, lpp.MaxN * 10, lpp.MaxN},
+		{kcplst, 10000, kcplst.MaxN},
+		{kcplst, 5000, 5000},
+		{pca, 1000, 0},
+	}
+	for _, tc := range tests {
+		if got := (Limits{MaxPairwiseRows: tc.lim}).PairwiseRows(tc.m); got != tc.want {
+			t.Errorf("%s under %d: got %d, want %d", tc.m.ID, tc.lim, got, tc.want)
+		}
+	}
 }

@@ -34,6 +34,9 @@ func NewService(r *Runner, st ServiceStore, lim Limits) *Service {
 	return &Service{Runner: r, store: st, limits: lim}
 }
 
+// Limits returns the limits every request is validated against.
+func (s *Service) Limits() Limits { return s.limits }
+
 // Submit fills in the request's defaults, validates it whole and queues
 // it. Refusals are *RequestError; a full queue is ErrQueueFull.
 func (s *Service) Submit(req Request) (Job, error) {
