@@ -1,9 +1,12 @@
 package handlers_test
 
 import (
+	"bufio"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -212,24 +215,21 @@ func TestAccessTokenThrottle(t *testing.T) {
 // No more uploads run at once than allowed; the next get 429 at once.
 func TestUploadLimit(t *testing.T) {
 	s := newConfiguredServer(t, handlers.Config{MaxUploads: 1, Version: "test"})
-	pr, pw := io.Pipe()
 	body, ctype := multipartBody(t, part{name: "file", file: "a.csv", body: smallCSV})
-	first := make(chan int, 1)
-	go func() {
-		req, _ := http.NewRequest("POST", s.http.URL+"/api/datasets", pr)
-		req.Header.Set("Content-Type", ctype)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			first <- 0
-			return
-		}
-		resp.Body.Close()
-		first <- resp.StatusCode
-	}()
-	// The first upload holds the only slot while its body trickles in.
-	head := make([]byte, 10)
-	n, _ := body.Read(head)
-	pw.Write(head[:n])
+	all, err := io.ReadAll(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first upload holds the only slot while its body trickles in. It
+	// is written by hand on a connection of its own, so that its headers
+	// surely reach the server (a client may buffer them with the body).
+	conn, err := net.Dial("tcp", strings.TrimPrefix(s.http.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "POST /api/datasets HTTP/1.1\r\nHost: test\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n", ctype, len(all))
+	conn.Write(all[:10])
 	deadline := time.Now().Add(10 * time.Second)
 	var got *http.Response
 	for time.Now().Before(deadline) {
@@ -247,10 +247,14 @@ func TestUploadLimit(t *testing.T) {
 	if got == nil || got.Header.Get("Retry-After") == "" {
 		t.Fatalf("a second upload while one runs was not refused with 429 and Retry-After: %v", got)
 	}
-	io.Copy(pw, body)
-	pw.Close()
-	if code := <-first; code != http.StatusCreated {
-		t.Errorf("the first upload: %d", code)
+	conn.Write(all[10:])
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("the first upload: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		t.Errorf("the first upload: %d", resp.StatusCode)
 	}
 	b, ct := multipartBody(t, part{name: "file", file: "c.csv", body: smallCSV})
 	if resp, body := s.send("POST", "/api/datasets", map[string]string{"Content-Type": ct}, b); resp.StatusCode != http.StatusCreated {
