@@ -210,6 +210,9 @@ func lppGraph(nn *knn.Neighbours, gamma float64) *sparseRows {
 	return w
 }
 
+// lppBlockRows is the rows lppMatrices handles at once.
+const lppBlockRows = 256
+
 // lppMatrices forms A = XcᵀWXc and B = XcᵀD_WXc (both D×D) in blocks of
 // rows, never W·Xc whole: for each block, A += Xc_blockᵀ·(W·Xc)_block, the
 // sparse rows of W·Xc costing O(k·D) each, and B += SᵀS with S the block's
@@ -219,10 +222,10 @@ func lppMatrices(ctx context.Context, xc *mat.Dense, w *sparseRows, st stage) (a
 	xr := xc.RawMatrix()
 	acc := mat.NewDense(d, d, nil)
 	b = mat.NewSymDense(d, nil)
-	wx := make([]float64, blockRows*d)
-	sx := make([]float64, blockRows*d)
-	for i0 := 0; i0 < n; i0 += blockRows {
-		rows := min(blockRows, n-i0)
+	wx := make([]float64, lppBlockRows*d)
+	sx := make([]float64, lppBlockRows*d)
+	for i0 := 0; i0 < n; i0 += lppBlockRows {
+		rows := min(lppBlockRows, n-i0)
 		for r := range rows {
 			i := i0 + r
 			src := xr.Data[i*xr.Stride : i*xr.Stride+d]

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"gonum.org/v1/gonum/mat"
+
+	"mldr/internal/linalg"
 )
 
 // Space says what a method projects.
@@ -164,17 +166,25 @@ func codeLabels(y mat.Matrix, coding string) mat.Matrix {
 // 1·(pᵀmean)ᵀ. Models project with it; so must anything that applies a
 // stored projection, to give the same numbers to the last bit.
 func Project(x mat.Matrix, mean []float64, p *mat.Dense) *mat.Dense {
-	var out mat.Dense
-	out.Mul(x, p)
+	rx, ok := x.(mat.RawMatrixer)
+	if !ok {
+		rx = mat.DenseCopyOf(x)
+	}
+	n, _ := x.Dims()
+	_, c := p.Dims()
+	out := mat.NewDense(n, c, nil)
+	if err := linalg.Mul(rx.RawMatrix(), p.RawMatrix(), out.RawMatrix()); err != nil {
+		panic(err) // the shapes are the caller's: a mismatch is a bug, as in mat.Dense.Mul
+	}
 	var shift mat.VecDense
 	shift.MulVec(p.T(), mat.NewVecDense(len(mean), mean))
-	n, d := out.Dims()
 	for i := range n {
-		for j := range d {
-			out.Set(i, j, out.At(i, j)-shift.AtVec(j))
+		row := out.RawRowView(i)
+		for j := range row {
+			row[j] -= shift.AtVec(j)
 		}
 	}
-	return &out
+	return out
 }
 
 // rankOf counts the eigenvalues above rankTol·λ₁ (positive ones only).

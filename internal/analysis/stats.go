@@ -2,10 +2,13 @@ package analysis
 
 import (
 	"context"
+	"runtime"
+	"sync"
 
-	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
+
+	"mldr/internal/linalg"
 )
 
 // statsSpec says which sufficient statistics a method needs.
@@ -29,103 +32,60 @@ type stats struct {
 	wgram     *mat.SymDense // Xcᵀ·diag(w)·Xc (D×D)
 }
 
-// blockRows is how many rows the pass centres and folds in at once: large
-// enough for the matrix kernels to run at speed, small enough to check the
-// context often.
-const blockRows = 256
+// blockRows is how many rows a pass handles between two checks of the
+// context: few enough to stop soon when canceled.
+const blockRows = 4096
 
-// computeStats makes two passes over X: the first for the column means, the
-// second over centred blocks of rows, which keeps XcᵀXc accurate when the
-// means are large next to the spread (no XᵀX − N·μμᵀ cancellation). The
-// cross product with the labels costs O(nnz(L)·D): each row adds itself to
-// the columns of its non-zero labels.
+// computeStats makes one pass over X for the column means, then forms what
+// spec asks for around them: the Gram matrices with linalg.Gram, which
+// shifts every row by the means as it packs it (so XcᵀXc stays accurate
+// when the means are large next to the spread: no XᵀX − N·μμᵀ
+// cancellation), and the cross product with the labels in a pass of
+// O(nnz(L)·D): each row, centred, adds itself to the columns of its
+// non-zero labels.
 func computeStats(ctx context.Context, x *mat.Dense, spec statsSpec, st stage) (*stats, error) {
 	n, d := x.Dims()
 	raw := x.RawMatrix()
-	s := &stats{n: n, d: d, mean: make([]float64, d)}
-	// Pass 1: means, summed per block to keep rounding small.
-	block := make([]float64, d)
-	for i0 := 0; i0 < n; i0 += blockRows {
-		clear(block)
-		for i := i0; i < min(i0+blockRows, n); i++ {
-			for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+d] {
-				block[j] += v
-			}
-		}
-		for j, v := range block {
-			s.mean[j] += v
-		}
-		if err := st.checkpoint(ctx, 0.1*float64(i0)/float64(n)); err != nil {
-			return nil, err
-		}
+	s := &stats{n: n, d: d}
+	var err error
+	if s.mean, err = meansOfColumns(ctx, raw, st.sub(0, 0.1, st.name)); err != nil {
+		return nil, err
 	}
-	for j := range s.mean {
-		s.mean[j] /= float64(n)
+	// The rest of the stage is shared by the passes asked for, by cost.
+	gramCost := map[bool]float64{true: float64(d), false: 0}
+	costs := []float64{gramCost[spec.gram], gramCost[spec.weights != nil], 0}
+	if spec.labels != nil {
+		costs[2] = 1
+	}
+	total := costs[0] + costs[1] + costs[2]
+	from := 0.1
+	part := func(i int) stage {
+		f0 := from
+		from += 0.9 * costs[i] / total
+		return st.sub(f0, from, st.name)
+	}
+	gram := func(weights []float64, part stage) (*mat.SymDense, error) {
+		g := mat.NewSymDense(d, nil)
+		err := linalg.Gram(ctx, raw, s.mean, weights, g.RawSymmetric(), func(done int) error {
+			return part.checkpoint(ctx, float64(done)/float64(n))
+		})
+		return g, err
 	}
 	if spec.gram {
-		s.gram = mat.NewSymDense(d, nil)
-	}
-	if spec.weights != nil {
-		s.wgram = mat.NewSymDense(d, nil)
-	}
-	var crossT []float64 // c×D, row-major: column j of XcᵀL is crossT[j*d:(j+1)*d]
-	if spec.labels != nil {
-		crossT = make([]float64, spec.labels.cols*d)
-	}
-	buf := mat.NewDense(blockRows, d, nil)
-	var wbuf *mat.Dense
-	var wacc *mat.Dense
-	if spec.weights != nil {
-		wbuf = mat.NewDense(blockRows, d, nil)
-		wacc = mat.NewDense(d, d, nil)
-	}
-	// Pass 2: centred blocks.
-	for i0 := 0; i0 < n; i0 += blockRows {
-		rows := min(blockRows, n-i0)
-		b := buf.Slice(0, rows, 0, d).(*mat.Dense)
-		br := b.RawMatrix()
-		for r := range rows {
-			src := raw.Data[(i0+r)*raw.Stride : (i0+r)*raw.Stride+d]
-			dst := br.Data[r*br.Stride : r*br.Stride+d]
-			for j, v := range src {
-				dst[j] = v - s.mean[j]
-			}
-			if spec.labels != nil {
-				idx, val := spec.labels.row(i0 + r)
-				for k, j := range idx {
-					axpy(val[k], dst, crossT[int(j)*d:(int(j)+1)*d])
-				}
-			}
-		}
-		if spec.gram {
-			blas64.Syrk(blas.Trans, 1, br, 1, s.gram.RawSymmetric())
-		}
-		if spec.weights != nil {
-			wb := wbuf.Slice(0, rows, 0, d).(*mat.Dense)
-			wr := wb.RawMatrix()
-			for r := range rows {
-				w := spec.weights[i0+r]
-				src := br.Data[r*br.Stride : r*br.Stride+d]
-				dst := wr.Data[r*wr.Stride : r*wr.Stride+d]
-				for j, v := range src {
-					dst[j] = w * v
-				}
-			}
-			blas64.Gemm(blas.Trans, blas.NoTrans, 1, br, wr, 1, wacc.RawMatrix())
-		}
-		if err := st.checkpoint(ctx, 0.1+0.9*float64(i0+rows)/float64(n)); err != nil {
+		if s.gram, err = gram(nil, part(0)); err != nil {
 			return nil, err
 		}
 	}
 	if spec.weights != nil {
-		symmetrize(wacc, s.wgram)
+		if s.wgram, err = gram(spec.weights, part(1)); err != nil {
+			return nil, err
+		}
 	}
 	if spec.labels != nil {
-		c := spec.labels.cols
-		s.cross = mat.NewDense(d, c, nil)
-		for j := range c {
-			s.cross.SetCol(j, crossT[j*d:(j+1)*d])
+		if s.cross, err = labelCross(ctx, raw, s.mean, spec.labels, part(2)); err != nil {
+			return nil, err
 		}
+		c := spec.labels.cols
 		s.labelMean = make([]float64, c)
 		for i := range n {
 			idx, val := spec.labels.row(i)
@@ -141,6 +101,101 @@ func computeStats(ctx context.Context, x *mat.Dense, spec statsSpec, st stage) (
 		}
 	}
 	return s, nil
+}
+
+// meansOfColumns is the mean of every column of x, summed per block of rows
+// (to keep rounding small) on every core.
+func meansOfColumns(ctx context.Context, x blas64.General, st stage) ([]float64, error) {
+	n, d := x.Rows, x.Cols
+	mean := make([]float64, d)
+	err := rowBlocks(ctx, n, st, func() any { return make([]float64, 2*d) }, func(acc any, lo, hi int) {
+		sum := acc.([]float64)
+		block := sum[d:]
+		clear(block)
+		for i := lo; i < hi; i++ {
+			for j, v := range x.Data[i*x.Stride : i*x.Stride+d] {
+				block[j] += v
+			}
+		}
+		for j, v := range block {
+			sum[j] += v
+		}
+	}, func(acc any) {
+		for j, v := range acc.([]float64)[:d] {
+			mean[j] += v
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	for j := range mean {
+		mean[j] /= float64(n)
+	}
+	return mean, nil
+}
+
+// labelCross forms XcᵀL (D×c): every row, centred by mean, is added to the
+// columns of its non-zero labels, times the label's value.
+func labelCross(ctx context.Context, x blas64.General, mean []float64, l *sparseRows, st stage) (*mat.Dense, error) {
+	d, c := x.Cols, l.cols
+	crossT := make([]float64, c*d) // c×D, row-major: column j of XcᵀL is crossT[j*d:(j+1)*d]
+	err := rowBlocks(ctx, x.Rows, st, func() any { return make([]float64, c*d) }, func(acc any, lo, hi int) {
+		ct := acc.([]float64)
+		for i := lo; i < hi; i++ {
+			row := x.Data[i*x.Stride : i*x.Stride+d]
+			idx, val := l.row(i)
+			for k, j := range idx {
+				dst := ct[int(j)*d : (int(j)+1)*d]
+				v := val[k]
+				for m, xv := range row {
+					dst[m] += v * (xv - mean[m])
+				}
+			}
+		}
+	}, func(acc any) {
+		for i, v := range acc.([]float64) {
+			crossT[i] += v
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	cross := mat.NewDense(d, c, nil)
+	for j := range c {
+		cross.SetCol(j, crossT[j*d:(j+1)*d])
+	}
+	return cross, nil
+}
+
+// rowBlocks runs work over the rows 0…n−1 on every core: each goroutine
+// gets an accumulator from newAcc and blocks of rows, and once all rows are
+// done, merge folds each accumulator in, one after the other. Between
+// rounds of blocks it reports progress and stops when ctx is canceled.
+func rowBlocks(ctx context.Context, n int, st stage, newAcc func() any, work func(acc any, lo, hi int), merge func(acc any)) error {
+	workers := max(1, min(runtime.GOMAXPROCS(0), (n+blockRows-1)/blockRows))
+	accs := make([]any, workers)
+	for i := range accs {
+		accs[i] = newAcc()
+	}
+	round := workers * blockRows
+	for r0 := 0; r0 < n; r0 += round {
+		var wg sync.WaitGroup
+		for i, acc := range accs {
+			lo, hi := r0+i*blockRows, min(n, r0+(i+1)*blockRows)
+			if lo >= hi {
+				continue
+			}
+			wg.Go(func() { work(acc, lo, hi) })
+		}
+		wg.Wait()
+		if err := st.checkpoint(ctx, float64(min(n, r0+round))/float64(n)); err != nil {
+			return err
+		}
+	}
+	for _, acc := range accs {
+		merge(acc)
+	}
+	return nil
 }
 
 // centredLabelGram forms LcᵀLc = LᵀL − N·l̄l̄ᵀ from the sparse rows: the
