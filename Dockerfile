@@ -1,19 +1,24 @@
 # syntax=docker/dockerfile:1
-# MLDR Explorer: a static binary on a distroless base, running as non-root,
-# with its data directory on a volume.
+# MLDR Explorer, built with the openblas tag (its eigen-decompositions go to
+# LAPACK's dsyevd in OpenBLAS; see docs/BENCHMARKS.md), on Debian slim with
+# OpenBLAS, running as non-root, with its data directory on a volume.
 #
 #   docker build -t mldr .
 #   docker run -p 8080:8080 -v mldr-data:/data mldr
 
 FROM golang:1.26-bookworm AS build
+RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libopenblas-dev \
+ && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/webapp ./cmd/webapp \
+RUN CGO_ENABLED=1 go build -tags openblas -trimpath -ldflags="-s -w" -o /out/webapp ./cmd/webapp \
  && mkdir -p /out/data
 
-FROM gcr.io/distroless/static-debian12:nonroot
+FROM debian:bookworm-slim
+RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libopenblas0-pthread \
+ && rm -rf /var/lib/apt/lists/*
 COPY --from=build /out/webapp /webapp
 COPY --from=build --chown=65532:65532 /out/data /data
 USER 65532:65532
@@ -25,6 +30,6 @@ ENV MLDR_ADDR=0.0.0.0:8080 \
     MLDR_DATA_DIR=/data
 EXPOSE 8080
 VOLUME ["/data"]
-# The image has no shell or curl: the binary checks its own /healthz.
+# The image has no curl: the binary checks its own /healthz.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 CMD ["/webapp", "-healthcheck"]
 ENTRYPOINT ["/webapp"]

@@ -25,6 +25,7 @@ import (
 	"mldr/internal/auth"
 	"mldr/internal/handlers"
 	"mldr/internal/jobs"
+	"mldr/internal/linalg"
 	"mldr/internal/store"
 )
 
@@ -104,7 +105,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	dir, _ := filepath.Abs(cfg.dataDir)
 	log.Info("MLDR Explorer is running", "url", "http://"+ln.Addr().String()+"/", "data_dir", dir,
-		"max_upload", store.FormatBytes(cfg.maxUpload), "workers", cfg.workers, "access", access, "version", version())
+		"max_upload", store.FormatBytes(cfg.maxUpload), "workers", cfg.workers, "access", access, "linear_algebra", linalg.Backend, "version", version())
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	if ready != nil {

@@ -6,6 +6,8 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
+
+	"mldr/internal/linalg"
 )
 
 // eigenResult is a decomposition: values descending, and the matching
@@ -18,6 +20,13 @@ type eigenResult struct {
 // symEig decomposes a symmetric matrix: all eigenvalues, descending, and
 // orthonormal eigenvectors (VᵀV = I) with the sign convention.
 func symEig(a mat.Symmetric) (eigenResult, error) {
+	if native, ok := linalg.NativeSymEig(); ok {
+		vals, v, err := native(a)
+		if err != nil {
+			return eigenResult{}, invalid("", "the eigen-decomposition failed: %v", err)
+		}
+		return descending(vals, v), nil
+	}
 	var e mat.EigenSym
 	if !e.Factorize(a, true) {
 		return eigenResult{}, invalid("", "the eigen-decomposition did not converge")

@@ -139,21 +139,25 @@ func meansOfColumns(ctx context.Context, x blas64.General, st stage) ([]float64,
 func labelCross(ctx context.Context, x blas64.General, mean []float64, l *sparseRows, st stage) (*mat.Dense, error) {
 	d, c := x.Cols, l.cols
 	crossT := make([]float64, c*d) // c×D, row-major: column j of XcᵀL is crossT[j*d:(j+1)*d]
-	err := rowBlocks(ctx, x.Rows, st, func() any { return make([]float64, c*d) }, func(acc any, lo, hi int) {
+	// Each goroutine's accumulator is its c×D part of crossT, then one
+	// centred row.
+	err := rowBlocks(ctx, x.Rows, st, func() any { return make([]float64, (c+1)*d) }, func(acc any, lo, hi int) {
 		ct := acc.([]float64)
+		xc := blas64.Vector{N: d, Inc: 1, Data: ct[c*d:]}
 		for i := lo; i < hi; i++ {
-			row := x.Data[i*x.Stride : i*x.Stride+d]
 			idx, val := l.row(i)
+			if len(idx) == 0 {
+				continue
+			}
+			for m, v := range x.Data[i*x.Stride : i*x.Stride+d] {
+				xc.Data[m] = v - mean[m]
+			}
 			for k, j := range idx {
-				dst := ct[int(j)*d : (int(j)+1)*d]
-				v := val[k]
-				for m, xv := range row {
-					dst[m] += v * (xv - mean[m])
-				}
+				blas64.Axpy(val[k], xc, blas64.Vector{N: d, Inc: 1, Data: ct[int(j)*d : (int(j)+1)*d]})
 			}
 		}
 	}, func(acc any) {
-		for i, v := range acc.([]float64) {
+		for i, v := range acc.([]float64)[:c*d] {
 			crossT[i] += v
 		}
 	})

@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	"gonum.org/v1/gonum/blas/blas64"
+
+	"mldr/internal/linalg/internal/kernel"
 )
 
 // Gram is the symmetric rank-k update at the heart of every method that
@@ -97,9 +99,9 @@ const (
 	// progress and checks of the context.
 	gramRound = 16
 	// panelWidth is the columns of a packed panel (and of a tile).
-	panelWidth = 8
+	panelWidth = kernel.Width
 	// tileRows is the rows of a tile.
-	tileRows = 4
+	tileRows = kernel.Rows
 )
 
 // gramWorker owns an accumulator and the packing buffers of one goroutine.
@@ -188,7 +190,7 @@ func (w *gramWorker) tiles(k int) {
 		b := right[jp*stride:]
 		for i0 := 0; i0 < (jp+1)*panelWidth; i0 += tileRows {
 			a := w.pack[(i0/panelWidth)*stride+i0%panelWidth:]
-			kernel4x8(k, a, b, w.acc[i0*w.ld+jp*panelWidth:], w.ld)
+			kernel.Tile4x8(k, a, b, w.acc[i0*w.ld+jp*panelWidth:], w.ld)
 		}
 	}
 }

@@ -115,31 +115,6 @@ func TestGram(t *testing.T) {
 	}
 }
 
-// The assembly kernel and the portable one give the same sums.
-func TestKernels(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	for _, k := range []int{1, 2, 7, 128} {
-		a := make([]float64, k*panelWidth)
-		b := make([]float64, k*panelWidth)
-		for i := range a {
-			a[i], b[i] = rng.NormFloat64(), rng.NormFloat64()
-		}
-		ldc := 11
-		want := make([]float64, 3*ldc+panelWidth)
-		for i := range want {
-			want[i] = rng.NormFloat64()
-		}
-		got := append([]float64(nil), want...)
-		kernel4x8Go(k, a, b, want, ldc)
-		kernel4x8(k, a, b, got, ldc)
-		for i := range want {
-			if math.Abs(got[i]-want[i]) > 1e-12*(1+math.Abs(want[i])) {
-				t.Fatalf("k=%d: element %d is %g, want %g", k, i, got[i], want[i])
-			}
-		}
-	}
-}
-
 // Errors: shapes that do not fit, a canceled context, a progress error.
 func TestGramStops(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))

@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	"gonum.org/v1/gonum/blas/blas64"
+
+	"mldr/internal/linalg/internal/kernel"
 )
 
 // Mul sets c = a·b (a is N×K, b is K×M, c is N×M) with the micro-kernel of
@@ -69,8 +71,8 @@ func mulRows(a blas64.General, bp []float64, c blas64.General, k, m, panels, g0,
 			for r0 := 0; r0 < k; r0 += mulBlock {
 				kk := min(mulBlock, k-r0)
 				off := r0 * panelWidth
-				kernel4x8(kk, ap[off:], b[off:], tile, panelWidth)
-				kernel4x8(kk, ap[off+tileRows:], b[off:], tile[tileRows*panelWidth:], panelWidth)
+				kernel.Tile4x8(kk, ap[off:], b[off:], tile, panelWidth)
+				kernel.Tile4x8(kk, ap[off+tileRows:], b[off:], tile[tileRows*panelWidth:], panelWidth)
 			}
 			j0 := jp * panelWidth
 			cols := min(panelWidth, m-j0)

@@ -1,22 +1,22 @@
-package linalg
+package kernel
 
 import "golang.org/x/sys/cpu"
 
 func init() {
 	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
-		kernel4x8 = kernel4x8AVX2
+		Tile4x8 = tile4x8AVX2
 	}
 }
 
-// kernel4x8AVX2 is kernel4x8 with its slices checked, in front of the
+// tile4x8AVX2 is Tile4x8 with its slices checked, in front of the
 // assembly.
-func kernel4x8AVX2(k int, a, b, c []float64, ldc int) {
+func tile4x8AVX2(k int, a, b, c []float64, ldc int) {
 	if k == 0 {
 		return
 	}
-	_ = a[(k-1)*panelWidth+tileRows-1]
-	_ = b[k*panelWidth-1]
-	_ = c[3*ldc+panelWidth-1]
+	_ = a[(k-1)*Width+Rows-1]
+	_ = b[k*Width-1]
+	_ = c[3*ldc+Width-1]
 	kern4x8(k, &a[0], &b[0], &c[0], ldc)
 }
 

@@ -1,0 +1,72 @@
+//go:build openblas
+
+package linalg
+
+/*
+#cgo LDFLAGS: -lopenblas
+#include <stddef.h>
+
+// LAPACK's divide-and-conquer symmetric eigen-solver, as OpenBLAS exports
+// it (gfortran's calling convention: every argument by pointer, then the
+// lengths of the character arguments).
+extern void dsyevd_(const char *jobz, const char *uplo, const int *n, double *a, const int *lda,
+	double *w, double *work, const int *lwork, int *iwork, const int *liwork, int *info,
+	size_t jobz_len, size_t uplo_len);
+*/
+import "C"
+
+import (
+	"fmt"
+	"unsafe"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Backend names the implementation of the kernels: "openblas" in a build
+// with the openblas tag, where the eigen-decompositions go to LAPACK's
+// dsyevd in OpenBLAS.
+const Backend = "openblas"
+
+func init() { nativeSymEig = dsyevd }
+
+// dsyevd decomposes a with LAPACK's dsyevd: every eigenvalue, ascending,
+// and the eigenvectors as the columns of a row-major matrix.
+func dsyevd(a mat.Symmetric) ([]float64, *mat.Dense, error) {
+	n := a.SymmetricDim()
+	// a symmetric matrix is its own transpose: row-major upper is
+	// column-major lower.
+	buf := make([]float64, n*n)
+	for i := range n {
+		for j := i; j < n; j++ {
+			buf[i*n+j] = a.At(i, j)
+		}
+	}
+	w := make([]float64, n)
+	jobz, uplo := C.char('V'), C.char('L')
+	cn, lda, info := C.int(n), C.int(max(1, n)), C.int(0)
+	// A workspace query first.
+	lwork, liwork := C.int(-1), C.int(-1)
+	var wq C.double
+	var iwq C.int
+	C.dsyevd_(&jobz, &uplo, &cn, (*C.double)(unsafe.Pointer(&buf[0])), &lda, (*C.double)(unsafe.Pointer(&w[0])),
+		&wq, &lwork, &iwq, &liwork, &info, 1, 1)
+	if info != 0 {
+		return nil, nil, fmt.Errorf("dsyevd workspace query: info %d", int(info))
+	}
+	work := make([]float64, int(wq))
+	iwork := make([]C.int, int(iwq))
+	lwork, liwork = C.int(len(work)), C.int(len(iwork))
+	C.dsyevd_(&jobz, &uplo, &cn, (*C.double)(unsafe.Pointer(&buf[0])), &lda, (*C.double)(unsafe.Pointer(&w[0])),
+		(*C.double)(unsafe.Pointer(&work[0])), &lwork, &iwork[0], &liwork, &info, 1, 1)
+	if info != 0 {
+		return nil, nil, fmt.Errorf("dsyevd: info %d (the decomposition did not converge)", int(info))
+	}
+	// Column k of the column-major result is eigenvector k.
+	v := mat.NewDense(n, n, nil)
+	for k := range n {
+		for i := range n {
+			v.Set(i, k, buf[k*n+i])
+		}
+	}
+	return w, v, nil
+}
