@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"context"
+	"mldr/internal/linalg"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -37,9 +38,10 @@ func fitMLSI(ctx context.Context, in Input, p Params, st stage) (*Model, error) 
 	}
 	left := mat.NewSymDense(s.d, nil)
 	if beta < 1 {
-		var cc mat.Dense
-		cc.Mul(s.gram, s.gram)
-		symmetrize(&cc, left)
+		// C² = CᵀC is the Gram matrix of C's rows.
+		if err := linalg.Gram(ctx, mat.DenseCopyOf(s.gram).RawMatrix(), nil, nil, left.RawSymmetric(), nil); err != nil {
+			return nil, err
+		}
 		left.ScaleSym(1-beta, left)
 	}
 	if beta > 0 {
