@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -11,6 +12,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 
 	"gonum.org/v1/gonum/mat"
@@ -67,6 +69,46 @@ func dataPaths(dir string, c benchCase, seed uint64) dataFiles {
 	return f
 }
 
+// dataFile is one file of a case: where, its shape, and how to make it.
+type dataFile struct {
+	path       string
+	rows, cols int
+	make       func() mat.Matrix
+}
+
+// dataPlan lists the files of case c in dir (as dataPaths names them).
+func dataPlan(dir string, c benchCase, seed uint64) []dataFile {
+	f := dataPaths(dir, c, seed)
+	s := c.size
+	if c.work == workEigen {
+		return []dataFile{{f.A, s.d, s.d, func() mat.Matrix { return psdMatrix(seed, s.d) }}}
+	}
+	files := []dataFile{{f.X, s.n, s.d, func() mat.Matrix { return features(seed, s.n, s.d) }}}
+	if c.multiDim {
+		return append(files, dataFile{f.Y, s.n, classVars, func() mat.Matrix {
+			return classLabels(seed, s.n, s.d, latent(seed, s.n, s.d))
+		}})
+	}
+	return append(files, dataFile{f.Y, s.n, s.q, func() mat.Matrix {
+		return multiLabels(seed, s.n, s.d, s.q, latent(seed, s.n, s.d))
+	}})
+}
+
+// missingData lists the files of plan that are not in the cache.
+func missingData(plan []dataFile) ([]dataFile, error) {
+	var out []dataFile
+	for _, f := range plan {
+		ok, err := cached(f.path, f.rows, f.cols)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
 // ensureData writes the files of case c into dir unless they are there
 // already, and returns their paths. Files are written to a temporary name
 // and renamed, so a file under its final name is always complete. log
@@ -75,36 +117,11 @@ func ensureData(ctx context.Context, dir string, c benchCase, seed uint64, log i
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return dataFiles{}, fmt.Errorf("creating the data cache %s: %w", dir, err)
 	}
-	f := dataPaths(dir, c, seed)
-	s := c.size
-	type file struct {
-		path       string
-		rows, cols int
-		make       func() mat.Matrix
+	missing, err := missingData(dataPlan(dir, c, seed))
+	if err != nil {
+		return dataFiles{}, err
 	}
-	var files []file
-	if c.work == workEigen {
-		files = []file{{f.A, s.d, s.d, func() mat.Matrix { return psdMatrix(seed, s.d) }}}
-	} else {
-		files = []file{{f.X, s.n, s.d, func() mat.Matrix { return features(seed, s.n, s.d) }}}
-		if c.multiDim {
-			files = append(files, file{f.Y, s.n, classVars, func() mat.Matrix {
-				return classLabels(seed, s.n, s.d, latent(seed, s.n, s.d))
-			}})
-		} else {
-			files = append(files, file{f.Y, s.n, s.q, func() mat.Matrix {
-				return multiLabels(seed, s.n, s.d, s.q, latent(seed, s.n, s.d))
-			}})
-		}
-	}
-	for _, fl := range files {
-		ok, err := cached(fl.path, fl.rows, fl.cols)
-		if err != nil {
-			return dataFiles{}, err
-		}
-		if ok {
-			continue
-		}
+	for _, fl := range missing {
 		if err := ctx.Err(); err != nil {
 			return dataFiles{}, err
 		}
@@ -113,7 +130,55 @@ func ensureData(ctx context.Context, dir string, c benchCase, seed uint64, log i
 			return dataFiles{}, err
 		}
 	}
-	return f, nil
+	return dataPaths(dir, c, seed), nil
+}
+
+// genSpec is what a generator child is asked to make: the data of one
+// case. The parent passes it as JSON in the hidden -generate flag.
+type genSpec struct {
+	Dir      string `json:"dir"`
+	Work     string `json:"work"`
+	N        int    `json:"n"`
+	D        int    `json:"d"`
+	Q        int    `json:"q"`
+	MultiDim bool   `json:"multi_dim"`
+	Seed     uint64 `json:"seed"`
+}
+
+// runGenerator is the generator child: it writes the missing files of the
+// case raw describes, logging each to log.
+func runGenerator(ctx context.Context, raw string, log io.Writer) error {
+	var g genSpec
+	if err := json.Unmarshal([]byte(raw), &g); err != nil {
+		return fmt.Errorf("reading the generator's task: %w", err)
+	}
+	c := benchCase{work: g.Work, size: dataSize{n: g.N, d: g.D, q: g.Q}, multiDim: g.MultiDim}
+	_, err := ensureData(ctx, g.Dir, c, g.Seed, log)
+	return err
+}
+
+// provideData makes sure the files of case c are in dir and returns their
+// paths. Missing files are generated in a child process (this program with
+// -generate) so that this process never holds the data: on Linux a child
+// is started sharing its parent's memory (os/exec uses vfork), and execve
+// carries the parent's peak resident memory into the child's ru_maxrss, so
+// a parent that once held 800 MB would make every child's peak at least
+// that. The child's log goes to log.
+func provideData(ctx context.Context, self, dir string, c benchCase, seed uint64, log io.Writer) (dataFiles, error) {
+	missing, err := missingData(dataPlan(dir, c, seed))
+	if err != nil || len(missing) == 0 {
+		return dataPaths(dir, c, seed), err
+	}
+	b, err := json.Marshal(genSpec{Dir: dir, Work: c.work, N: c.size.n, D: c.size.d, Q: c.size.q, MultiDim: c.multiDim, Seed: seed})
+	if err != nil {
+		return dataFiles{}, fmt.Errorf("encoding the generator's task: %w", err)
+	}
+	cmd := exec.CommandContext(ctx, self, "-"+generateFlag, string(b))
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Run(); err != nil {
+		return dataFiles{}, fmt.Errorf("generating the data in a child process: %w", err)
+	}
+	return dataPaths(dir, c, seed), nil
 }
 
 // cached reports whether path holds a rows×cols float64 .npy file: it is

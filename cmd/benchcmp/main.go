@@ -28,7 +28,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"syscall"
@@ -71,8 +70,9 @@ type config struct {
 	seed           uint64
 	scale          float64
 	tol            float64
-	// child, when set, is a Go child's task (JSON).
-	child string
+	// child, when set, is a Go child's task (JSON); generate a generator
+	// child's (JSON).
+	child, generate string
 }
 
 // parseConfig reads the flags. -help prints the visible ones (the child
@@ -85,7 +85,7 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&methods, "methods", "all", "comma-separated works to run: mddmp, sdem, cplst, pca, mvmd, mlsi, cca, mddmf, eigen, or all")
 	fs.StringVar(&sizes, "sizes", "all", "comma-separated sizes to run: 100k (N=100000, D=1000, q=100), 20k (N=20000, D=2000, q=100), eigen (2000×2000), or all")
 	fs.IntVar(&c.reps, "reps", 3, "timed runs per work and side; the table gives their median")
-	fs.DurationVar(&c.warmupUnder, "warmup-under", 2*time.Second, "a first run shorter than this is an untimed warm-up; a longer one is the first timed run")
+	fs.DurationVar(&c.warmupUnder, "warmup-under", 5*time.Second, "a first run shorter than this is an untimed warm-up; a longer one is the first timed run")
 	fs.StringVar(&c.cacheDir, "cache", filepath.Join(os.TempDir(), "mldr-benchcmp"), "directory of the generated .npy data, reused when present (about 1.3 GB)")
 	fs.StringVar(&c.out, "out", "", "also write the report to this file")
 	fs.StringVar(&c.python, "python", "/usr/bin/python3", "Python with numpy for the reference side; empty runs the Go side only")
@@ -94,6 +94,7 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 	fs.Float64Var(&c.scale, "scale", 1, "multiply every N by this (0.05 gives a quick check of the machinery; the eigen matrix keeps its size)")
 	fs.Float64Var(&c.tol, "tol", 1e-6, "relative difference of the leading eigenvalues from which a row is a mismatch")
 	fs.StringVar(&c.child, childFlag, "", "internal: run as the Go child of this task (JSON)")
+	fs.StringVar(&c.generate, generateFlag, "", "internal: generate the data of this case (JSON)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: go run ./cmd/benchcmp [flags]\n\n"+
 			"Times the methods of internal/analysis against numpy on OpenBLAS, each in a child\n"+
@@ -101,7 +102,7 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 			"Every method gets d = %d and its defaults otherwise. A mismatch of the eigenvalues or a\n"+
 			"failed side makes the exit status 1.\n\nFlags:\n", benchD)
 		fs.VisitAll(func(f *flag.Flag) {
-			if f.Name == childFlag {
+			if f.Name == childFlag || f.Name == generateFlag {
 				return
 			}
 			def := ""
@@ -147,8 +148,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if cfg.child != "" {
+	switch {
+	case cfg.child != "":
 		return runGoChild(ctx, cfg.child, stdout)
+	case cfg.generate != "":
+		return runGenerator(ctx, cfg.generate, stderr)
 	}
 	return bench(ctx, cfg, stdout, stderr)
 }
@@ -265,11 +269,10 @@ func bench(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 	h.loadBefore = machineLoad()
 	var rows []row
 	for i, c := range cases {
-		files, err := ensureData(ctx, cfg.cacheDir, c, cfg.seed, stderr)
+		files, err := provideData(ctx, self, cfg.cacheDir, c, cfg.seed, stderr)
 		if err != nil {
 			return fmt.Errorf("%s, %s: %w", c.work, c.text(), err)
 		}
-		debug.FreeOSMemory() // the generated data are garbage now; the children should have the memory
 		t := task{Work: c.work, X: files.X, Y: files.Y, A: files.A, Classes: files.Classes, D: benchD,
 			Reps: cfg.reps, WarmupUnder: cfg.warmupUnder.Seconds(), Top: agreeTop}
 		if c.work == workEigen {
@@ -294,6 +297,7 @@ func bench(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 		rows = append(rows, r)
 	}
 	h.loadAfter = machineLoad()
+	h.parentKiB = selfPeakKiB()
 	if err := writeReport(stdout, h, rows); err != nil {
 		return fmt.Errorf("writing the report: %w", err)
 	}

@@ -40,6 +40,9 @@ type header struct {
 	seed        uint64
 	tol         float64
 	cacheDir    string
+	// parentKiB is the parent's own peak memory: the floor of the
+	// children's (0 when unknown).
+	parentKiB int64
 }
 
 // median is the middle of xs (the mean of the two middle values for an
@@ -123,8 +126,9 @@ func writeReport(w io.Writer, h header, rows []row) error {
 		b.WriteString("- numpy: not run\n")
 	}
 	fmt.Fprintf(&b, "- parameters: d = %d for every method, the defaults otherwise (β = 0.5, ridges 1, λ = 0.1, linear label kernel)\n", h.d)
-	fmt.Fprintf(&b, "- timing: median of %d timed runs in a child process per side; a first run under %s is an untimed warm-up; "+
-		"peak = the child's peak resident memory (ru_maxrss), the loaded data included\n", h.reps, h.warmupUnder)
+	fmt.Fprintf(&b, "- timing: median of %d timed runs in a child process per side; a first run under %s is an untimed warm-up\n", h.reps, h.warmupUnder)
+	fmt.Fprintf(&b, "- peak: the child's peak resident memory (ru_maxrss), the loaded data included; "+
+		"on Linux it also counts the parent's resident memory when the child started (vfork and exec), and the parent's peak was %s MiB\n", formatMiB(h.parentKiB))
 	fmt.Fprintf(&b, "- agree: largest relative difference of the leading eigenvalues (5, or all k for eigen); a mismatch is %.0g or more\n", h.tol)
 	fmt.Fprintf(&b, "- data: seed %d, cached in %s\n\n", h.seed, h.cacheDir)
 

@@ -118,7 +118,7 @@ func TestWriteReport(t *testing.T) {
 	h := header{date: time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC), cpu: "AMD EPYC", cores: 2, maxProcs: 2,
 		loadBefore: "0.10 0.20 0.30", loadAfter: "1.90 1.20 0.70", goVersion: "go1.26.8", gonum: "v0.17.0",
 		numpy: "1.24.2 (Python 3.11.2, /usr/bin/python3)", blas: "OpenBLAS 0.3.21, 2 threads",
-		d: 10, reps: 3, warmupUnder: 2 * time.Second, seed: 1, tol: 1e-6, cacheDir: "/tmp/c"}
+		d: 10, reps: 3, warmupUnder: 5 * time.Second, seed: 1, tol: 1e-6, cacheDir: "/tmp/c", parentKiB: 20 * 1024}
 	var b strings.Builder
 	if err := writeReport(&b, h, reportRows()); err != nil {
 		t.Fatal(err)
@@ -131,6 +131,8 @@ func TestWriteReport(t *testing.T) {
 		"- Go: go1.26.8, gonum v0.17.0 (pure Go)\n",
 		"- numpy: 1.24.2 (Python 3.11.2, /usr/bin/python3)\n- BLAS: OpenBLAS 0.3.21, 2 threads\n",
 		"d = 10 for every method",
+		"a first run under 5s is an untimed warm-up",
+		"the parent's peak was 20 MiB\n",
 		"| work | size | Go median s | numpy median s | Go/numpy | Go peak MiB | numpy peak MiB | agree |\n|---|---|--:|--:|--:|--:|--:|--:|\n",
 		"| pca | 100000×1000, q = 100 | 10.0 | 1.00 | 10.0 | 900 | 1700 | 3e-15 |\n",
 		"| mvmd | 20000×2000, q = 100 | 2.00 | 1.00 | 2.00 | 400 | 500 | **MISMATCH 7.5e-01** |\n",

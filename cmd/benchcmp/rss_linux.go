@@ -16,3 +16,14 @@ func peakKiB(ps *os.ProcessState) int64 {
 	}
 	return 0
 }
+
+// selfPeakKiB is this process's own peak resident set size, in KiB, 0 if
+// unknown. A child started with os/exec reports at least this much in its
+// ru_maxrss (see provideData), so it is the floor of every peak measured.
+func selfPeakKiB() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return ru.Maxrss
+}

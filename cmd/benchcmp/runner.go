@@ -10,8 +10,12 @@ import (
 	"strings"
 )
 
-// childFlag is the hidden flag with which the command runs as a Go child.
-const childFlag = "child"
+// The hidden flags with which the command runs as a Go child, or as the
+// generator of a case's data.
+const (
+	childFlag    = "child"
+	generateFlag = "generate"
+)
 
 // runChild runs name with args, decodes the childResult it prints and
 // measures its peak memory. Its standard error is kept, and its last lines

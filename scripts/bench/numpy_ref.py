@@ -213,8 +213,8 @@ def main():
     r.add_argument("--d", type=int, default=10, help="target dimension (default 10)")
     r.add_argument("--k", type=int, default=50, help="eigen: eigenpairs to keep (default 50)")
     r.add_argument("--reps", type=int, default=3, help="timed runs (default 3)")
-    r.add_argument("--warmup-under", type=float, default=2.0,
-                   help="seconds: a shorter first run is an untimed warm-up (default 2)")
+    r.add_argument("--warmup-under", type=float, default=5.0,
+                   help="seconds: a shorter first run is an untimed warm-up (default 5)")
     r.add_argument("--top", type=int, default=5, help="leading eigenvalues to print (default 5)")
     args = parser.parse_args()
 
