@@ -1,0 +1,107 @@
+package main
+
+import (
+	"io"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestSelectCases(t *testing.T) {
+	all := allCases(1)
+	for _, tc := range []struct {
+		name           string
+		methods, sizes []string
+		want           []string // work/size of the cases kept
+		wantErr        string
+	}{
+		{"everything", nil, nil, nil, ""},
+		{"one method at every size", []string{"pca"}, nil, []string{"pca/100k", "pca/20k"}, ""},
+		{"methods at one size", []string{"pca", "sdem"}, []string{"100k"}, []string{"sdem/100k", "pca/100k"}, ""},
+		{"the eigen case", []string{"eigen"}, nil, []string{"eigen/eigen"}, ""},
+		{"unknown method", []string{"lpp"}, nil, nil, `"lpp" is not benchmarked`},
+		{"unknown size", nil, []string{"1M"}, nil, `"1M" is not a size`},
+		{"nothing at that size", []string{"sdem"}, []string{"20k"}, nil, "no work"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := selectCases(all, tc.methods, tc.sizes)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("got error %v, want one containing %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.want == nil {
+				if len(got) != len(all) {
+					t.Errorf("got %d cases, want all %d", len(got), len(all))
+				}
+				return
+			}
+			var names []string
+			for _, c := range got {
+				names = append(names, c.work+"/"+c.size.name)
+			}
+			if !slices.Equal(names, tc.want) {
+				t.Errorf("got %v, want %v", names, tc.want)
+			}
+		})
+	}
+}
+
+func TestAllCases(t *testing.T) {
+	cs := allCases(1)
+	if len(cs) != 13 {
+		t.Errorf("got %d cases, want 13 (8 at 100k, 4 at 20k, eigen)", len(cs))
+	}
+	for _, c := range cs {
+		if (c.work == "sdem") != c.multiDim {
+			t.Errorf("%s: multiDim is %v", c.work, c.multiDim)
+		}
+	}
+	if got := allCases(0.05)[0].size.n; got != 5000 {
+		t.Errorf("scale 0.05: got N = %d, want 5000", got)
+	}
+}
+
+func TestParseConfig(t *testing.T) {
+	for _, tc := range []struct {
+		args    []string
+		wantErr string
+	}{
+		{[]string{"-reps", "0"}, "-reps must be at least 1"},
+		{[]string{"-scale", "2"}, "-scale must be in (0, 1]"},
+		{[]string{"-tol", "0"}, "-tol must be positive"},
+		{[]string{"extra"}, "unexpected arguments"},
+	} {
+		if _, err := parseConfig(tc.args, io.Discard); err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+			t.Errorf("%q: got %v, want an error containing %q", tc.args, err, tc.wantErr)
+		}
+	}
+	c, err := parseConfig([]string{"-methods", "pca, mddmp", "-sizes", "all"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(c.methods, []string{"pca", "mddmp"}) || c.sizes != nil || c.reps != 3 {
+		t.Errorf("got methods %q, sizes %q, reps %d; want [pca mddmp], nil, 3", c.methods, c.sizes, c.reps)
+	}
+	var help strings.Builder
+	if _, err := parseConfig([]string{"-help"}, &help); err == nil || strings.Contains(help.String(), "-"+childFlag+"\n") {
+		t.Errorf("-help: got error %v and %q, want flag.ErrHelp and no -%s flag shown", err, help.String(), childFlag)
+	}
+}
+
+func TestPythonArgs(t *testing.T) {
+	got := pythonArgs("ref.py", task{Work: "sdem", X: "x.npy", Y: "y.npy", Classes: []int{10, 10}, D: 10, Reps: 3, WarmupUnder: 2, Top: 5})
+	want := []string{"ref.py", "run", "--work", "sdem", "--d", "10", "--reps", "3", "--warmup-under", "2", "--top", "5",
+		"--x", "x.npy", "--y", "y.npy", "--classes", "10,10"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	got = pythonArgs("ref.py", task{Work: "eigen", A: "a.npy", K: 50, D: 10, Reps: 1, WarmupUnder: 0.5, Top: 50})
+	if !slices.Contains(got, "--a") || !slices.Contains(got, "--k") || slices.Contains(got, "--x") {
+		t.Errorf("eigen: got %q, want --a and --k and no --x", got)
+	}
+}
