@@ -2,7 +2,10 @@ package analysis
 
 import (
 	"math"
+	"runtime"
+	"sync"
 
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -41,16 +44,12 @@ func (in Input) validate() error {
 		return invalid("", "%d class variables but %d category counts", q, len(in.Classes))
 	}
 	raw := in.X.RawMatrix()
-	for i := range n {
-		for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+d] {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return invalid("", "feature %d of row %d is %v; the data must be finite", j+1, i+1, v)
-			}
-		}
+	if i, j, ok := firstNonFinite(raw); !ok {
+		return invalid("", "feature %d of row %d is %v; the data must be finite", j+1, i+1, raw.Data[i*raw.Stride+j])
 	}
+	yr := in.Y.RawMatrix()
 	for i := range n {
-		for j := range q {
-			v := in.Y.At(i, j)
+		for j, v := range yr.Data[i*yr.Stride : i*yr.Stride+q] {
 			if in.Classes == nil && v != 0 && v != 1 {
 				return invalid("", "label %d of row %d is %v; multi-label data hold 0 or 1", j+1, i+1, v)
 			}
@@ -60,6 +59,52 @@ func (in Input) validate() error {
 		}
 	}
 	return nil
+}
+
+// firstNonFinite finds the first NaN or infinity of x, row by row, on
+// every core: ok is false and (i, j) its place when there is one. A row is
+// summed as Σ (v − v), which is 0 when every v is finite and NaN
+// otherwise, in four independent sums; only a row that fails is searched.
+func firstNonFinite(x blas64.General) (i, j int, ok bool) {
+	n, d := x.Rows, x.Cols
+	workers := max(1, min(runtime.GOMAXPROCS(0), n/1024))
+	bad := make([]int, workers) // first bad row of each worker's range, or -1
+	var wg sync.WaitGroup
+	for w := range workers {
+		lo, hi := n*w/workers, n*(w+1)/workers
+		bad[w] = -1
+		wg.Go(func() {
+			for i := lo; i < hi; i++ {
+				row := x.Data[i*x.Stride : i*x.Stride+d]
+				var s0, s1, s2, s3 float64
+				k := 0
+				for ; k+4 <= d; k += 4 {
+					s0 += row[k] - row[k]
+					s1 += row[k+1] - row[k+1]
+					s2 += row[k+2] - row[k+2]
+					s3 += row[k+3] - row[k+3]
+				}
+				for ; k < d; k++ {
+					s0 += row[k] - row[k]
+				}
+				if s0+s1+s2+s3 != 0 {
+					bad[w] = i
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, i := range bad {
+		if i >= 0 {
+			for j, v := range x.Data[i*x.Stride : i*x.Stride+d] {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return i, j, false
+				}
+			}
+		}
+	}
+	return 0, 0, true
 }
 
 // sparseRows is an N×c matrix in compressed rows: the label matrices of

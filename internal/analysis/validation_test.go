@@ -6,6 +6,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 func TestValidation(t *testing.T) {
@@ -75,5 +77,39 @@ func TestParamsOnly(t *testing.T) {
 	mddmp, _ := Lookup("mddmp")
 	if got := p.Only(mddmp.Takes).Given(); strings.Join(got, ",") != "d,gamma,label_kernel" {
 		t.Errorf("mddmp keeps %v", got)
+	}
+}
+
+// firstNonFinite finds the first NaN or infinity in row order wherever it
+// is: in either worker's rows, in the four sums' tails, or nowhere.
+func TestFirstNonFinite(t *testing.T) {
+	tests := []struct {
+		n, d, i, j int
+		v          float64
+	}{
+		{3, 1, -1, -1, 0},
+		{5000, 7, 0, 0, math.NaN()},
+		{5000, 7, 4999, 6, math.Inf(1)},
+		{5000, 9, 2600, 8, math.Inf(-1)},
+		{2, 4, 1, 3, math.NaN()},
+	}
+	for _, tc := range tests {
+		x := mat.NewDense(tc.n, tc.d, nil)
+		for i := range tc.n {
+			for j := range tc.d {
+				x.Set(i, j, float64(i-j)*1e300)
+			}
+		}
+		if tc.i >= 0 {
+			x.Set(tc.i, tc.j, tc.v)
+			x.Set(tc.n-1, 0, math.NaN()) // a later one must not be reported instead
+			if tc.i == tc.n-1 {
+				x.Set(tc.n-1, 0, 1)
+			}
+		}
+		i, j, ok := firstNonFinite(x.RawMatrix())
+		if ok != (tc.i < 0) || (!ok && (i != tc.i || j != tc.j)) {
+			t.Errorf("%+v: got (%d, %d, %v)", tc, i, j, ok)
+		}
 	}
 }
