@@ -59,10 +59,21 @@ func mulRows(a blas64.General, bp []float64, c blas64.General, k, m, panels, g0,
 		if rows < panelWidth {
 			clear(ap)
 		}
-		for i := range rows {
-			src := a.Data[(i0+i)*a.Stride : (i0+i)*a.Stride+k]
-			for r, v := range src {
-				ap[r*panelWidth+i] = v
+		if rows == panelWidth {
+			// Written in order, read from 8 rows at once.
+			base := a.Data[i0*a.Stride:]
+			s := a.Stride
+			_ = base[7*s+k-1]
+			for r := range k {
+				dst := ap[r*panelWidth : r*panelWidth+panelWidth : r*panelWidth+panelWidth]
+				dst[0], dst[1], dst[2], dst[3] = base[r], base[s+r], base[2*s+r], base[3*s+r]
+				dst[4], dst[5], dst[6], dst[7] = base[4*s+r], base[5*s+r], base[6*s+r], base[7*s+r]
+			}
+		} else {
+			for i := range rows {
+				for r, v := range a.Data[(i0+i)*a.Stride : (i0+i)*a.Stride+k] {
+					ap[r*panelWidth+i] = v
+				}
 			}
 		}
 		for jp := range panels {
