@@ -260,7 +260,7 @@ func parseNumber(tok []byte) (v float64, ok, missing bool, err error) {
 	if len(tok) == 0 {
 		return 0, false, true, nil
 	}
-	v, err = strconv.ParseFloat(unsafe.String(unsafe.SliceData(tok), len(tok)), 64)
+	v, err = parseFloat(tok)
 	if err == nil && v-v == 0 {
 		return v, true, false, nil
 	}
