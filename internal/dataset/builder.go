@@ -93,6 +93,7 @@ type builder struct {
 	sized           bool
 
 	dropped       int // rows dropped for missing values
+	textFeatures  int // CSV feature columns that met text (toText)
 	firstDropLine int
 	imputed       int
 }
@@ -437,6 +438,7 @@ func (b *builder) toText(c *column, tok []byte, line int) {
 		t.codes = append(t.codes, t.intern([]byte(strconv.FormatFloat(v, 'g', -1, 64)), line))
 	}
 	c.text = t
+	b.textFeatures++
 }
 
 // outColumn is one column of the final X.

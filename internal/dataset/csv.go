@@ -245,6 +245,11 @@ func loadCSV(br *bufio.Reader, o Options, size int64) (*Dataset, error) {
 		return nil, err
 	}
 	b.startSizing(size, r.pos)
+	if f := newFastCSV(b, r.delim, o.chunk); f != nil {
+		if err := f.run(br, r); err != nil {
+			return nil, err
+		}
+	}
 	for {
 		b.sizeFrom(r.pos)
 		line, fields, err := r.next()
