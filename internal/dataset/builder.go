@@ -82,7 +82,7 @@ type builder struct {
 	width      int // raw feature row width
 	nlab       int
 	raw        []float64 // rows × width, row-major
-	labelCodes []int32   // rows × nlab, row-major
+	labelCodes []float64 // rows × nlab, row-major: intern codes, which labels() makes Y in place
 	rows       int
 	scratch    []float64
 	warnings   []string
@@ -372,7 +372,7 @@ func (b *builder) addRow(line int, fields [][]byte) error {
 		tok := trimSpace(fields[i])
 		switch {
 		case c.role == roleLabel:
-			b.labelCodes = append(b.labelCodes, c.text.intern(tok, line))
+			b.labelCodes = append(b.labelCodes, float64(c.text.intern(tok, line)))
 		case c.text != nil:
 			code := int32(-1)
 			if !missingToken(tok) {
@@ -516,7 +516,8 @@ func (b *builder) labels(ds *Dataset) error {
 		}
 	}
 	ds.Kind = kind
-	y := mat.NewDense(b.rows, q, nil)
+	// Y takes the codes' memory: each code is read, then its value written.
+	y := mat.NewDense(b.rows, q, slices.Clip(b.labelCodes[:b.rows*q]))
 	yd := y.RawMatrix().Data
 	var constant []string
 	for j, c := range labelCols {
@@ -536,7 +537,7 @@ func (b *builder) labels(ds *Dataset) error {
 		seen := make([]bool, 2)
 		var distinct int
 		for i := range b.rows {
-			v := m[b.labelCodes[i*q+j]]
+			v := m[int(yd[i*q+j])]
 			yd[i*q+j] = v
 			if kind == MultiLabel && !seen[int(v)] {
 				seen[int(v)] = true

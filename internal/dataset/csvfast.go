@@ -507,7 +507,7 @@ func (f *fastCSV) commitRows(c *chunk, from, to, line int) {
 				g = f.labels[j].intern(d.vals[code], line+d.first[code])
 				d.seen[code] = g
 			}
-			b.labelCodes = append(b.labelCodes, g)
+			b.labelCodes = append(b.labelCodes, float64(g))
 		}
 	}
 	if f.mean {
