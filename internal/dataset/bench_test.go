@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"mldr/internal/dataset"
 )
@@ -113,9 +114,11 @@ func BenchmarkLoadCSV(b *testing.B) {
 // each load in a fresh process (this test binary run again, see TestMain),
 // so that the process's peak resident memory (VmHWM in /proc/self/status)
 // is that of one load. Besides MB/s (wall time, the ~10 ms start of the
-// process included) it reports peak-RSS-MB, peak-RSS/X, the peak over the
-// N×D float64 feature matrix X, and peak-RSS/XY, the peak over X and the
-// N×q label matrix Y together (the data set the load returns).
+// process included) it reports cpu-s/op, the child's user and system CPU
+// time (less sensitive than wall time to other work on the machine),
+// peak-RSS-MB, peak-RSS/X, the peak over the N×D float64 feature matrix X,
+// and peak-RSS/XY, the peak over X and the N×q label matrix Y together (the
+// data set the load returns).
 func BenchmarkLoadCSVProcess(b *testing.B) {
 	for _, sz := range []struct {
 		name  string
@@ -136,6 +139,7 @@ func BenchmarkLoadCSVProcess(b *testing.B) {
 			}
 			b.SetBytes(size)
 			var peak float64
+			var cpu time.Duration
 			var x, xy int64
 			for b.Loop() {
 				cmd := exec.Command(exe)
@@ -154,7 +158,9 @@ func BenchmarkLoadCSVProcess(b *testing.B) {
 				}
 				x, xy = r.x, r.xy
 				peak = max(peak, float64(r.hwm))
+				cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 			}
+			b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
 			b.ReportMetric(peak/1e6, "peak-RSS-MB")
 			b.ReportMetric(peak/float64(x), "peak-RSS/X")
 			b.ReportMetric(peak/float64(xy), "peak-RSS/XY")
