@@ -191,6 +191,10 @@ func newFastCSV(b *builder, delim byte, chunk int) *fastCSV {
 // error, r reads the rest of the input (nothing, if all was loaded) with
 // its line and offset where the fast path left them, for the plain loop.
 func (f *fastCSV) run(br *bufio.Reader, r *csvReader) error {
+	// The fast path reads br itself and gives r the rest at the end; till
+	// then r has nothing to read (splitQuoted reads no further line of the
+	// slow lines it is given: parse made sure of it).
+	r.br = bufio.NewReaderSize(bytes.NewReader(nil), 16)
 	slots := make([]*chunk, 2*f.workers+1)
 	for i := range slots {
 		slots[i] = &chunk{done: make(chan struct{}, 1), dict: make([]labelDict, f.nlab)}
@@ -216,8 +220,7 @@ func (f *fastCSV) run(br *bufio.Reader, r *csvReader) error {
 	rest := func(data []byte) {
 		stopWorkers()
 		if len(data) == 0 && pending <= 1 && len(carry) == 0 && readErr == io.EOF {
-			r.br = bufio.NewReaderSize(bytes.NewReader(nil), 16) // all was loaded
-			return
+			return // all was loaded
 		}
 		parts := []io.Reader{bytes.NewReader(data)}
 		for k := 1; k < pending; k++ {
@@ -349,7 +352,7 @@ func (f *fastCSV) parse(c *chunk) {
 		if n := len(text); n > 0 && text[n-1] == '\r' {
 			text = text[:n-1]
 		}
-		if bytes.IndexByte(text, '"') >= 0 {
+		if bytes.IndexByte(text, '"') >= 0 && !closesQuotes(text, f.delim) {
 			c.stop, c.lines = pos, line-1
 			return
 		}
@@ -448,8 +451,9 @@ func (f *fastCSV) row(c *chunk, data []byte, pos, line int, newTok [][]byte, row
 }
 
 // commit adds c's rows to the builder in file order, the slow lines through
-// addRow. It returns -1, or the offset in c.data from which the plain loop
-// must go on; r's line and offset are advanced past what was committed.
+// csvReader.split and addRow. It returns -1, or the offset in c.data from
+// which the plain loop must go on; r's line and offset are advanced past
+// what was committed.
 func (f *fastCSV) commit(c *chunk, r *csvReader) (int, error) {
 	b := f.b
 	for j := range c.dict {
@@ -458,11 +462,17 @@ func (f *fastCSV) commit(c *chunk, r *csvReader) (int, error) {
 			d.seen = append(d.seen, -1)
 		}
 	}
+	base := r.line // the line before c's first
 	done := 0
 	for _, s := range c.slow {
-		f.commitRows(c, done, s.before, r.line)
+		f.commitRows(c, done, s.before, base)
 		done = s.before
-		if err := b.addRow(r.line+s.line, r.splitFast(c.data[s.start:s.end])); err != nil {
+		r.line = base + s.line // as the plain loop has it (splitQuoted's errors name it)
+		fields, err := r.split(c.data[s.start:s.end], r.line)
+		if err != nil {
+			return 0, err
+		}
+		if err := b.addRow(r.line, fields); err != nil {
 			return 0, err
 		}
 		if b.textFeatures > 0 {
@@ -475,13 +485,12 @@ func (f *fastCSV) commit(c *chunk, r *csvReader) (int, error) {
 			if next < len(c.data) && c.data[next] == '\n' {
 				next++
 			}
-			r.line += s.line
 			r.pos += int64(next)
 			return next, nil
 		}
 	}
-	f.commitRows(c, done, c.rows, r.line)
-	r.line += c.lines
+	f.commitRows(c, done, c.rows, base)
+	r.line = base + c.lines
 	if c.stop >= 0 {
 		r.pos += int64(c.stop)
 		return c.stop, nil
