@@ -366,34 +366,53 @@ func (f *fastCSV) parse(c *chunk) {
 
 // row parses the line at data[pos:] as a fast row, appending it to c, and
 // returns the offset of the next line; ok is false when the line is not a
-// fast row (then c is as before).
+// fast row (then c is as before). A cell is taken as csvReader.split and
+// addRow would take it: spaces and tabs around a value are trimmed; a
+// quoted field (after spaces) is its content, trimmed, unless it holds a
+// doubled quote or is not closed on the line, which are left to
+// splitQuoted; a line's "\r\n" ends it as "\n" does.
 func (f *fastCSV) row(c *chunk, data []byte, pos, line int, newTok [][]byte, rowCodes []int32) (next int, ok bool) {
 	n := len(c.vals)
 	vals := c.vals[n : n+f.width] // parse made room for every line
 	i := pos
 	last := len(f.cols) - 1
 	for k, col := range f.cols {
-		if col.kind == cellNumber {
+		q := i
+		for q < len(data) && data[q] == ' ' {
+			q++
+		}
+		switch {
+		case q < len(data) && data[q] == '"':
+			content, end, ok := quotedCell(data, q)
+			if !ok {
+				return 0, false
+			}
+			tok := trimSpace(content)
+			switch col.kind {
+			case cellNumber:
+				v, m, ok := scanCell(tok)
+				if !ok || m != len(tok) {
+					return 0, false
+				}
+				vals[col.index] = v
+			case cellLabel:
+				f.label(c, col.index, tok, newTok, rowCodes)
+			}
+			i = end
+		case col.kind == cellNumber:
 			for i < len(data) && (data[i] == ' ' || data[i] == '\t') {
 				i++
 			}
-			v, m, exact := scanNumber(data[i:])
-			if m == 0 {
+			v, m, ok := scanCell(data[i:])
+			if !ok {
 				return 0, false
-			}
-			if !exact {
-				var err error
-				v, err = strconv.ParseFloat(unsafe.String(&data[i], m), 64)
-				if err != nil || v-v != 0 {
-					return 0, false
-				}
 			}
 			vals[col.index] = v
 			i += m
 			for i < len(data) && (data[i] == ' ' || data[i] == '\t') {
 				i++
 			}
-		} else {
+		default:
 			start := i
 			for i < len(data) && data[i] != f.delim && data[i] != '\n' {
 				if data[i] == '"' {
@@ -406,13 +425,7 @@ func (f *fastCSV) row(c *chunk, data []byte, pos, line int, newTok [][]byte, row
 				if k == last && (i == len(data) || data[i] == '\n') && len(cell) > 0 && cell[len(cell)-1] == '\r' {
 					cell = cell[:len(cell)-1]
 				}
-				tok := trimSpace(cell)
-				code := c.dict[col.index].find(tok)
-				newTok[col.index] = nil
-				if code < 0 {
-					newTok[col.index] = tok
-				}
-				rowCodes[col.index] = code
+				f.label(c, col.index, trimSpace(cell), newTok, rowCodes)
 			}
 		}
 		if k < last {
@@ -448,6 +461,54 @@ func (f *fastCSV) row(c *chunk, data []byte, pos, line int, newTok [][]byte, row
 	c.codes = append(c.codes, rowCodes...)
 	c.rows++
 	return i, true
+}
+
+// scanCell reads the number at the start of s as addRow would: n is its
+// length, and ok is false when there is none or it is not finite.
+func scanCell(s []byte) (v float64, n int, ok bool) {
+	v, n, exact := scanNumber(s)
+	if n == 0 {
+		return 0, 0, false
+	}
+	if !exact {
+		var err error
+		v, err = strconv.ParseFloat(unsafe.String(&s[0], n), 64)
+		if err != nil || v-v != 0 {
+			return 0, 0, false
+		}
+	}
+	return v, n, true
+}
+
+// quotedCell reads the quoted field whose opening quote is data[q]: its
+// content, and the offset after its closing quote and the spaces after
+// it. ok is false when the field holds a doubled quote or a line break or
+// is not closed.
+func quotedCell(data []byte, q int) (content []byte, end int, ok bool) {
+	k := bytes.IndexByte(data[q+1:], '"')
+	if k < 0 {
+		return nil, 0, false
+	}
+	content = data[q+1 : q+1+k]
+	end = q + 2 + k
+	if (end < len(data) && data[end] == '"') || bytes.IndexByte(content, '\n') >= 0 {
+		return nil, 0, false
+	}
+	for end < len(data) && data[end] == ' ' {
+		end++
+	}
+	return content, end, true
+}
+
+// label codes a label cell in the chunk's dictionary of label j; a value
+// new to it is put in newTok[j], for row to check and add.
+func (f *fastCSV) label(c *chunk, j int, tok []byte, newTok [][]byte, rowCodes []int32) {
+	code := c.dict[j].find(tok)
+	newTok[j] = nil
+	if code < 0 {
+		newTok[j] = tok
+	}
+	rowCodes[j] = code
 }
 
 // commit adds c's rows to the builder in file order, the slow lines through

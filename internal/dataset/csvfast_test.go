@@ -139,6 +139,13 @@ func TestFastPathMatchesPlain(t *testing.T) {
 		{"quote after a tab", "a,b,label:y\n1,2,0\n3,\t\"4\",1\n5,6,0\n"},
 		{"quoted empty label", "a,b,label:y\n1,2,0\n3,4,\"\"\n5,6,0\n"},
 		{"quoted lines then a line break", "a,b,label:y\n\"1\",2,0\n3,\"4\",1\n5,6,\"0\n\"\n7,8,1\n"},
+		{"quoted cells", "a,b,label:y\n\"1\",\" 2 \",\"0\"\n  \"3\"  ,4, \"1\" \n5,\"6\"\t,0\n"},
+		{"quoted cells, CRLF", "id,a,label:y\r\n\"p, q\",1,\"0\"\r\n\"r\",2,\"1\" \r\n\"s\",3,\"0\"\r \r\n"},
+		{"quoted doubled quote", "id,a,label:y\n\"p \"\"q\"\"\",1,\"0\"\n\"r\",2,\"x\"\"y\"\n\"s\",3,\"0\"\n"},
+		{"quoted text in a number column", "a,b,label:y\n1,2,0\n3,\"x\",1\n\"4.5e1\",\"1e400\",0\n"},
+		{"quoted missing", "a,b,label:y\n1,2,0\n3,\"\",1\n4,\"NA\",0\n5,6,\"?\"\n"},
+		{"quoted CR", "a,b,label:y\n1,2,\"0\r\"\n3,4,1\n"},
+		{"quote closed on the next line", "a,b,label:y\n1,2,\"0\n\"\n3,4,1\n"},
 		{"unclosed quote", "a,b,label:y\n1,2,0\n3,4,\"1\n5,6,0\n"},
 		{"quoted header", "\"a\",\"b\",\"label:y\"\n1,2,0\n3,4,1\n"},
 		{"BOM", "\xEF\xBB\xBFa,b,label:y\n1,2,0\n3,4,1\n"},
@@ -245,6 +252,7 @@ func FuzzLoadCSVFastPath(f *testing.F) {
 		"id\ta\tlabel:y\tlabel:z\nP1\t1e3\t-1\t1\nP2\tNaN\t1\t-1\nP3\t\t1\t1\n",
 		"a,b,label:y\n1,x,0\n3,4,1\n4,5,0\n",
 		"a,label:y\n9007199254740993,0\n1e23,1\n \t\n0x1p-2,0\n",
+		"id,a,label:y\r\n\"p, q\", \"1\" ,\"0\"\r\n\"r\"\"\",2,\"1\"\r\n",
 	} {
 		for _, mode := range []byte{0, 0x0a, 0x16, 0x40, 0x80} {
 			f.Add([]byte(s), mode, uint16(3))
