@@ -28,8 +28,8 @@ var pow10 = [...]float64{
 // the point, form an integer m < 2^53 and the decimal exponent k has
 // |k| ≤ 22, both m and 10^|k| are float64s, so m·10^k and m/10^−k are one
 // correctly rounded IEEE operation, as strconv's own exact path does. Zero
-// is ±0 whatever the exponent. Anything else (more digits, larger
-// exponents) is left to strconv.
+// is ±0 whatever the exponent. Anything else (more than 19 digits, leading
+// zeros included; larger exponents) is left to strconv.
 func scanNumber(s []byte) (v float64, n int, exact bool) {
 	i := 0
 	neg := false
@@ -37,37 +37,29 @@ func scanNumber(s []byte) (v float64, n int, exact bool) {
 		neg = s[i] == '-'
 		i++
 	}
-	var mant uint64
-	nd := 0 // significant digits (after leading zeros) in mant
-	digits := 0
-	k := 0 // decimal exponent of mant
+	var mant uint64 // the digits, without the point; wrapped past 19
+	start := i
 	for ; i < len(s); i++ {
 		d := s[i] - '0'
 		if d > 9 {
 			break
 		}
-		digits++
-		if mant == 0 && d == 0 {
-			continue
-		}
-		nd++
-		mant = mant*10 + uint64(d) // wraps past 19 digits; then nd > 19
+		mant = mant*10 + uint64(d)
 	}
+	digits := i - start
+	k := 0 // decimal exponent of mant
 	if i < len(s) && s[i] == '.' {
 		i++
+		frac := i
 		for ; i < len(s); i++ {
 			d := s[i] - '0'
 			if d > 9 {
 				break
 			}
-			digits++
-			k--
-			if mant == 0 && d == 0 {
-				continue
-			}
-			nd++
 			mant = mant*10 + uint64(d)
 		}
+		k = frac - i
+		digits += i - frac
 	}
 	if digits == 0 {
 		return 0, 0, false
@@ -97,13 +89,18 @@ func scanNumber(s []byte) (v float64, n int, exact bool) {
 			k += e
 		}
 	}
-	if mant == 0 && nd == 0 {
+	if digits > 19 {
+		// mant may have wrapped (or the digits may be zeros): strconv
+		// decides.
+		return 0, i, false
+	}
+	if mant == 0 {
 		if neg {
 			return math.Copysign(0, -1), i, true
 		}
 		return 0, i, true
 	}
-	if nd > 19 || mant >= 1<<53 || k < -22 || k > 22 {
+	if mant >= 1<<53 || k < -22 || k > 22 {
 		return 0, i, false
 	}
 	v = float64(mant)
