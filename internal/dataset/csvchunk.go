@@ -86,18 +86,19 @@ func (d *labelDict) add(tok []byte, line int) int32 {
 }
 
 // parse reads c.data: the rows it can take into c.vals and c.codes, the
-// others into c.slow, until a line with a quote.
+// others into c.slow, until a line with a quoted field not closed on it.
+// c's dictionaries are empty (see fastCSV.read).
 func (f *fastCSV) parse(c *chunk) {
 	c.vals, c.codes, c.rows, c.slow, c.stop = c.vals[:0], c.codes[:0], 0, c.slow[:0], -1
-	for i := range c.dict {
-		c.dict[i].reset()
-	}
 	data := c.data
-	if lines := bytes.Count(data, []byte{'\n'}) + 1; cap(c.vals) < lines*f.width {
-		// Room for every line to be a row, so that the block is allocated
-		// once for the chunk (and kept for the next ones).
-		c.vals = make([]float64, 0, lines*f.width)
-		c.codes = make([]int32, 0, lines*f.nlab)
+	// Room for as many rows as the chunk can hold, so that the block is
+	// allocated once (and kept for the next chunks): a line per row, and a
+	// row has a delimiter between cells and a digit in each number.
+	minRow := len(f.cols) - 1 + f.width
+	rows := min(bytes.Count(data, []byte{'\n'})+1, len(data)/(minRow+1)+1)
+	if cap(c.vals) < rows*f.width {
+		c.vals = make([]float64, 0, rows*f.width)
+		c.codes = make([]int32, 0, rows*f.nlab)
 	}
 	line := 0
 	newTok := make([][]byte, f.nlab)
@@ -137,7 +138,10 @@ func (f *fastCSV) parse(c *chunk) {
 // splitQuoted; a line's "\r\n" ends it as "\n" does.
 func (f *fastCSV) row(c *chunk, data []byte, pos, line int, newTok [][]byte, rowCodes []int32) (next int, ok bool) {
 	n := len(c.vals)
-	vals := c.vals[n : n+f.width] // parse made room for every line
+	if cap(c.vals)-n < f.width { // parse made room: not reached
+		c.vals = append(c.vals, make([]float64, f.width)...)[:n]
+	}
+	vals := c.vals[n : n+f.width]
 	i := pos
 	last := len(f.cols) - 1
 	for k, col := range f.cols {

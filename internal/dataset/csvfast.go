@@ -57,7 +57,7 @@ type cellKind uint8
 const (
 	cellNumber cellKind = iota // a numeric feature: parsed into its slot
 	cellLabel                  // a label: coded in the chunk's dictionary
-	cellSkip                   // a dropped column: only checked for quotes
+	cellSkip                   // a dropped column: only split off
 )
 
 // fastColumn is one input column as the fast path sees it.
@@ -212,6 +212,9 @@ func (f *fastCSV) run(br *bufio.Reader, r *csvReader) error {
 // longer than it. It returns the partial line after c.data and the read
 // error: io.EOF at the end, or the reader's.
 func (f *fastCSV) read(br *bufio.Reader, c *chunk, carry []byte) ([]byte, error) {
+	for i := range c.dict {
+		c.dict[i].reset() // its values alias the text about to be replaced
+	}
 	size := max(f.chunk, 2*len(carry))
 	if cap(c.buf) < size {
 		c.buf = make([]byte, size)

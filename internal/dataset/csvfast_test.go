@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -262,4 +263,34 @@ func FuzzLoadCSVFastPath(f *testing.F) {
 		opts, failRead := fuzzOptions(mode, dataset.FormatCSV)
 		checkSameLoad(t, data, opts, failRead, 1+int(chunk%256))
 	})
+}
+
+// TestFastPathBlankLinesBounded checks that a chunk of many lines that are
+// not rows (blank ones here) under a wide header does not make the fast
+// path reserve a block row for each line.
+func TestFastPathBlankLinesBounded(t *testing.T) {
+	const cols = 2000
+	var b strings.Builder
+	for j := range cols {
+		fmt.Fprintf(&b, "f%d,", j)
+	}
+	b.WriteString("label:y\n")
+	b.WriteString(strings.Repeat("\n", 1<<20))
+	row := strings.Repeat("1,", cols)
+	b.WriteString(row + "0\n" + row + "1\n")
+	in := b.String()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	ds, err := dataset.Load(strings.NewReader(in), dataset.Options{})
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatalf("Load: got error %q, want none", err)
+	}
+	if ds.Rows() != 2 {
+		t.Fatalf("got %d rows, want 2", ds.Rows())
+	}
+	// A block row per line would be 2000 × 8 B for each of 2^20 lines.
+	if got := after.TotalAlloc - before.TotalAlloc; got > 64<<20 {
+		t.Errorf("allocated %d MB, want at most 64", got>>20)
+	}
 }
