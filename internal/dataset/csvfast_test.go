@@ -169,6 +169,7 @@ func TestFastPathMatchesPlain(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			for _, opts := range optionSets {
 				checkSameLoad(t, []byte(tc.in), opts, false, fastChunks...)
 				checkSameLoad(t, []byte(tc.in), opts, true, fastChunks...)
