@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"mldr/internal/dataset"
 )
@@ -73,11 +76,19 @@ func writeBenchCSV(path string, minBytes int64) (size int64, rows int, err error
 	return size, rows, f.Close()
 }
 
+// The benchmark sizes: a mid size that BenchmarkLoadCSV measures in
+// process, and the large size of issue 8 that only BenchmarkLoadCSVProcess
+// reaches (run it with -bench LoadCSVProcess; plain go test never does).
+const (
+	benchMidBytes   = benchMinBytes
+	benchLargeBytes = 1 << 30
+)
+
 // BenchmarkLoadCSV loads a generated CSV of over 100 MB from disk. Besides
 // MB/s it reports alloc-B/B: bytes allocated per byte of input.
 func BenchmarkLoadCSV(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "bench.csv")
-	size, rows, err := writeBenchCSV(path, benchMinBytes)
+	size, rows, err := writeBenchCSV(path, benchMidBytes)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -87,12 +98,7 @@ func BenchmarkLoadCSV(b *testing.B) {
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	for b.Loop() {
-		f, err := os.Open(path)
-		if err != nil {
-			b.Fatal(err)
-		}
-		ds, err := dataset.Load(f, dataset.Options{})
-		f.Close()
+		ds, err := loadBenchFile(path)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -102,4 +108,129 @@ func BenchmarkLoadCSV(b *testing.B) {
 	}
 	runtime.ReadMemStats(&after)
 	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/(float64(b.N)*float64(size)), "alloc-B/B")
+}
+
+// BenchmarkLoadCSVProcess loads generated CSVs of the mid and the large size,
+// each load in a fresh process (this test binary run again, see TestMain),
+// so that the process's peak resident memory (VmHWM in /proc/self/status)
+// is that of one load. Besides MB/s (wall time, the ~10 ms start of the
+// process included) it reports cpu-s/op, the child's user and system CPU
+// time (less sensitive than wall time to other work on the machine),
+// peak-RSS-MB, peak-RSS/X, the peak over the N×D float64 feature matrix X,
+// and peak-RSS/XY, the peak over X and the N×q label matrix Y together (the
+// data set the load returns).
+func BenchmarkLoadCSVProcess(b *testing.B) {
+	for _, sz := range []struct {
+		name  string
+		bytes int64
+	}{{"100MiB", benchMidBytes}, {"1GiB", benchLargeBytes}} {
+		b.Run(sz.name, func(b *testing.B) {
+			if runtime.GOOS != "linux" {
+				b.Skip("peak memory is read from /proc/self/status")
+			}
+			path := filepath.Join(b.TempDir(), "bench.csv")
+			size, rows, err := writeBenchCSV(path, sz.bytes)
+			if err != nil {
+				b.Fatal(err)
+			}
+			exe, err := os.Executable()
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(size)
+			var peak float64
+			var cpu time.Duration
+			var x, xy int64
+			for b.Loop() {
+				cmd := exec.Command(exe)
+				cmd.Env = append(os.Environ(), loadChildEnv+"="+path)
+				cmd.Stderr = os.Stderr
+				out, err := cmd.Output()
+				if err != nil {
+					b.Fatalf("child load: %v", err)
+				}
+				var r childReport
+				if _, err := fmt.Sscanf(string(out), childFormat, &r.rows, &r.cols, &r.x, &r.xy, &r.hwm); err != nil {
+					b.Fatalf("child load: got %q, want %q: %v", out, childFormat, err)
+				}
+				if r.rows != rows || r.cols != benchFeatures {
+					b.Fatalf("got %d×%d, want %d×%d", r.rows, r.cols, rows, benchFeatures)
+				}
+				x, xy = r.x, r.xy
+				peak = max(peak, float64(r.hwm))
+				cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+			}
+			b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
+			b.ReportMetric(peak/1e6, "peak-RSS-MB")
+			b.ReportMetric(peak/float64(x), "peak-RSS/X")
+			b.ReportMetric(peak/float64(xy), "peak-RSS/XY")
+		})
+	}
+}
+
+// loadChildEnv, when set to a path, makes the test binary load that CSV,
+// print a childFormat line to stdout and exit (see TestMain).
+const loadChildEnv = "MLDR_BENCH_LOAD_CHILD"
+
+// childFormat is the child's report: rows, features, the bytes of X, of X
+// and Y, and the process's peak resident bytes.
+const childFormat = "rows=%d cols=%d x=%d xy=%d hwm=%d\n"
+
+type childReport struct {
+	rows, cols int
+	x, xy, hwm int64
+}
+
+// TestMain runs the benchmark's child load when loadChildEnv is set, and
+// the tests otherwise.
+func TestMain(m *testing.M) {
+	if path := os.Getenv(loadChildEnv); path != "" {
+		if err := loadChild(path); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// loadChild loads path once and prints its childFormat report.
+func loadChild(path string) error {
+	ds, err := loadBenchFile(path)
+	if err != nil {
+		return err
+	}
+	hwm, err := peakRSS()
+	if err != nil {
+		return err
+	}
+	n, d := ds.X.Dims()
+	_, q := ds.Y.Dims()
+	_, err = fmt.Printf(childFormat, n, d, int64(n)*int64(d)*8, int64(n)*int64(d+q)*8, hwm)
+	return err
+}
+
+// peakRSS reads the process's peak resident set size (VmHWM) in bytes.
+func peakRSS() (int64, error) {
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, err
+	}
+	for line := range strings.Lines(string(status)) {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			return kb << 10, err
+		}
+	}
+	return 0, fmt.Errorf("no VmHWM in /proc/self/status")
+}
+
+// loadBenchFile loads path with the default options.
+func loadBenchFile(path string) (*dataset.Dataset, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return dataset.Load(f, dataset.Options{})
 }

@@ -76,12 +76,18 @@ func (r *csvReader) next() (int, [][]byte, error) {
 			continue
 		}
 		start := r.line
-		if bytes.IndexByte(line, '"') < 0 {
-			return start, r.splitFast(line), nil
-		}
-		f, err := r.splitQuoted(line, start)
+		f, err := r.split(line, start)
 		return start, f, err
 	}
+}
+
+// split splits the record that starts with line, on line start: by
+// splitFast when it holds no quote, else by splitQuoted.
+func (r *csvReader) split(line []byte, start int) ([][]byte, error) {
+	if bytes.IndexByte(line, '"') < 0 {
+		return r.splitFast(line), nil
+	}
+	return r.splitQuoted(line, start)
 }
 
 func (r *csvReader) splitFast(line []byte) [][]byte {
@@ -169,6 +175,47 @@ func (r *csvReader) splitQuoted(line []byte, start int) ([][]byte, error) {
 	return f, nil
 }
 
+// closesQuotes reports whether splitQuoted would split line without
+// reading another line: whether every quoted field opened on it is closed
+// on it. It follows splitQuoted step by step.
+func closesQuotes(line []byte, delim byte) bool {
+	i := 0
+	for {
+		j := i
+		for j < len(line) && line[j] == ' ' {
+			j++
+		}
+		if j < len(line) && line[j] == '"' {
+			j++
+			for {
+				k := bytes.IndexByte(line[j:], '"')
+				if k < 0 {
+					return false
+				}
+				j += k + 1
+				if j < len(line) && line[j] == '"' {
+					j++
+					continue
+				}
+				break
+			}
+			for j < len(line) && line[j] == ' ' {
+				j++
+			}
+			if j == len(line) || line[j] != delim {
+				return true // the end, or splitQuoted's error on this line
+			}
+			i = j + 1
+			continue
+		}
+		k := bytes.IndexByte(line[i:], delim)
+		if k < 0 {
+			return true
+		}
+		i += k + 1
+	}
+}
+
 // detectDelimiter picks comma, semicolon or tab: whichever occurs most often
 // outside quotes in the header line (comma on a tie).
 func detectDelimiter(header []byte) byte {
@@ -245,6 +292,11 @@ func loadCSV(br *bufio.Reader, o Options, size int64) (*Dataset, error) {
 		return nil, err
 	}
 	b.startSizing(size, r.pos)
+	if f := newFastCSV(b, r.delim, o.chunk); f != nil {
+		if err := f.run(br, r); err != nil {
+			return nil, err
+		}
+	}
 	for {
 		b.sizeFrom(r.pos)
 		line, fields, err := r.next()

@@ -2,8 +2,9 @@
 // and ARFF into a typed Dataset, checks them, summarises them, and writes them
 // back out (CSV for people, a checksummed binary form for storage).
 //
-// The loader streams: it reads its io.Reader once, line by line, and never
-// holds the text and the matrix at the same time. Every refusal is an
+// The loader streams: it reads its io.Reader once, a line or (CSV data
+// rows, parsed on every core) a chunk of lines at a time, and never holds
+// the text and the matrix at the same time. Every refusal is an
 // *InputError naming the line and column of the problem.
 package dataset
 

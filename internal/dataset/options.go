@@ -90,6 +90,9 @@ type Options struct {
 	// only, set by LoadFeatures, reads just these feature columns and no
 	// labels.
 	only []string
+	// chunk, for tests, is the CSV fast path's chunk size: 0 the default,
+	// negative not to take the fast path.
+	chunk int
 }
 
 // Validate checks the options on their own, before any file is read.

@@ -1,0 +1,13 @@
+package dataset
+
+import "io"
+
+// LoadChunked is Load with the CSV fast path's chunk size set: chunk bytes,
+// or the plain loop alone when chunk < 0.
+func LoadChunked(r io.Reader, opts Options, chunk int) (*Dataset, error) {
+	opts.chunk = chunk
+	return Load(r, opts)
+}
+
+// OnlyOptions returns the options LoadFeatures loads with.
+func OnlyOptions(names []string) Options { return Options{only: names} }

@@ -1,0 +1,124 @@
+package dataset
+
+import (
+	"math"
+	"strconv"
+	"unsafe"
+)
+
+// pow10 holds the powers of ten that float64 represents exactly.
+var pow10 = [...]float64{
+	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+}
+
+// scanNumber reads the decimal number at the start of s, as long as it
+// goes:
+//
+//	[+-]? (digits ["." digits?] | "." digits) ([eE] [+-]? digits)?
+//
+// It returns n, the number's length (0 when s does not start with one; an
+// "e" without exponent digits is not part of it), and, when exact is true,
+// v = strconv.ParseFloat(s[:n], 64), which then returns no error. strconv
+// accepts every s[:n]; when exact is false the caller must ask it for the
+// value (it may also report a range error).
+//
+// The value is exact by Clinger's fast path (W. D. Clinger, "How to read
+// floating point numbers accurately", PLDI 1990): when the digits, without
+// the point, form an integer m < 2^53 and the decimal exponent k has
+// |k| ≤ 22, both m and 10^|k| are float64s, so m·10^k and m/10^−k are one
+// correctly rounded IEEE operation, as strconv's own exact path does. Zero
+// is ±0 whatever the exponent. Anything else (more than 19 digits, leading
+// zeros included; larger exponents) is left to strconv.
+func scanNumber(s []byte) (v float64, n int, exact bool) {
+	i := 0
+	neg := false
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		neg = s[i] == '-'
+		i++
+	}
+	var mant uint64 // the digits, without the point; wrapped past 19
+	start := i
+	for ; i < len(s); i++ {
+		d := s[i] - '0'
+		if d > 9 {
+			break
+		}
+		mant = mant*10 + uint64(d)
+	}
+	digits := i - start
+	k := 0 // decimal exponent of mant
+	if i < len(s) && s[i] == '.' {
+		i++
+		frac := i
+		for ; i < len(s); i++ {
+			d := s[i] - '0'
+			if d > 9 {
+				break
+			}
+			mant = mant*10 + uint64(d)
+		}
+		k = frac - i
+		digits += i - frac
+	}
+	if digits == 0 {
+		return 0, 0, false
+	}
+	if i < len(s) && s[i]|0x20 == 'e' {
+		j := i + 1
+		eneg := false
+		if j < len(s) && (s[j] == '+' || s[j] == '-') {
+			eneg = s[j] == '-'
+			j++
+		}
+		e, start := 0, j
+		for ; j < len(s); j++ {
+			d := s[j] - '0'
+			if d > 9 {
+				break
+			}
+			if e < 10000 { // as strconv caps it; beyond is out of range anyway
+				e = e*10 + int(d)
+			}
+		}
+		if j > start {
+			i = j
+			if eneg {
+				e = -e
+			}
+			k += e
+		}
+	}
+	if digits > 19 {
+		// mant may have wrapped (or the digits may be zeros): strconv
+		// decides.
+		return 0, i, false
+	}
+	if mant == 0 {
+		if neg {
+			return math.Copysign(0, -1), i, true
+		}
+		return 0, i, true
+	}
+	if mant >= 1<<53 || k < -22 || k > 22 {
+		return 0, i, false
+	}
+	v = float64(mant)
+	if neg {
+		v = -v
+	}
+	if k >= 0 {
+		return v * pow10[k], i, true
+	}
+	return v / pow10[-k], i, true
+}
+
+// parseFloat returns what strconv.ParseFloat(string(s), 64) returns, value
+// and error, without converting s to a string, and faster for the common
+// short decimal numbers (see scanNumber).
+func parseFloat(s []byte) (float64, error) {
+	if v, n, exact := scanNumber(s); exact && n == len(s) {
+		return v, nil
+	}
+	return strconv.ParseFloat(unsafe.String(unsafe.SliceData(s), len(s)), 64)
+}
