@@ -254,13 +254,13 @@ func (t *tridiagonal) applyQT(ctx context.Context, zt []float64, nz int) error {
 	if n < 2 || nz == 0 {
 		return nil
 	}
-	bl := blas64.Implementation()
 	nr := n - 1 // number of reflectors
 	vb := make([]float64, backPanel*(n-1))
 	vbt := make([]float64, backPanel*(n-1))
 	tt := make([]float64, backPanel*backPanel)
 	w := make([]float64, nz*backPanel)
-	tmp := make([]float64, backPanel)
+	w2 := make([]float64, nz*backPanel)
+	gram := make([]float64, backPanel*backPanel)
 	last := ((nr - 1) / backPanel) * backPanel
 	for j0 := last; j0 >= 0; j0 -= backPanel {
 		if err := ctx.Err(); err != nil {
@@ -277,8 +277,10 @@ func (t *tridiagonal) applyQT(ctx context.Context, zt []float64, nz int) error {
 			row[jj] = 1
 			copy(row[jj+1:], t.a[j*n+j+2:j*n+n])
 		}
-		// The triangular factor (DLARFT, forward, column-wise).
+		// The triangular factor (DLARFT, forward, column-wise), from the
+		// Gram matrix G = V Vᵀ: T(0:i, i) = −τ_i T(0:i, 0:i) G(0:i, i).
 		tb := tt[:b*b]
+		gemmNT(b, b, m, 1, v, m, v, m, 0, gram[:b*b], b)
 		clear(tb)
 		for i := range b {
 			tau := t.tau[j0+i]
@@ -286,17 +288,12 @@ func (t *tridiagonal) applyQT(ctx context.Context, zt []float64, nz int) error {
 			if i == 0 || tau == 0 {
 				continue
 			}
-			vi := v[i*m : (i+1)*m]
-			for l := range i {
-				tmp[l] = -tau * bl.Ddot(m-i, v[l*m+i:(l+1)*m], 1, vi[i:], 1)
-			}
-			// T(0:i, i) = T(0:i, 0:i) tmp.
 			for r := range i {
 				s := 0.0
 				for l := r; l < i; l++ {
-					s += tb[r*b+l] * tmp[l]
+					s += tb[r*b+l] * gram[l*b+i]
 				}
-				tb[r*b+i] = s
+				tb[r*b+i] = -tau * s
 			}
 		}
 		vt := vbt[:m*b]
@@ -306,10 +303,12 @@ func (t *tridiagonal) applyQT(ctx context.Context, zt []float64, nz int) error {
 			}
 		}
 		ww := w[:nz*b]
+		wt := w2[:nz*b]
 		zsub := zt[j0+1:]
+		// Z ← Z − (Z V) Tᵀ Vᵀ.
 		gemm(nz, b, m, 1, zsub, n, vt, b, 0, ww, b)
-		bl.Dtrmm(blas.Right, blas.Upper, blas.Trans, blas.NonUnit, nz, b, 1, tb, b, ww, b)
-		gemm(nz, m, b, -1, ww, b, v, m, 1, zsub, n)
+		gemmNT(nz, b, b, 1, ww, b, tb, b, 0, wt, b)
+		gemm(nz, m, b, -1, wt, b, v, m, 1, zsub, n)
 	}
 	return nil
 }
