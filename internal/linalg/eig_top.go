@@ -34,10 +34,13 @@ const (
 	// vectors before each later Rayleigh–Ritz step and restart.
 	topBlocksPerCycle = 4
 
-	// topBudget bounds the columns multiplied by A, as a multiple of n:
-	// at 1·n the products cost 2n³ flops, about what the direct method
-	// spends.
-	topBudget = 1.0
+	// topDirectCost is the cost of the direct method in flops of matrix
+	// multiplication, over n³: the reduction's 4n³/3 flops run at about
+	// 40% of gemm's speed (the symmetric products are bound by memory
+	// bandwidth). A column of the iteration costs 2n² flops for its
+	// product with A and about 10n·m for the orthogonalization, projection
+	// and Rayleigh–Ritz work against a basis of m vectors.
+	topDirectCost = 3.0
 )
 
 // SymEigTop computes the k largest (algebraic) eigenvalues of the symmetric
@@ -57,7 +60,7 @@ const (
 // Accuracy check: the iteration stops when every one of the k Ritz pairs
 // satisfies ‖A v − λ v‖₂ ≤ TopTol·‖A‖, where ‖A‖ is the largest Ritz value
 // in magnitude, a lower bound of ‖A‖₂, so the test is never weaker than
-// stated. When it does not get there within a budget of about 2n³ flops,
+// stated. When it does not get there within the direct method's cost,
 // or when the convergence seen so far predicts it will not (eigenvalues
 // clustered at the k-th position relative to the spread of the spectrum,
 // as for random matrices), and directly for n < 200 or when the block
@@ -104,10 +107,10 @@ func topBlock(k int) int {
 
 // directTop is SymEig restricted to the k largest pairs: the upper triangle
 // of the n×n row-major u (scaled by scale) is reduced to tridiagonal form
-// T; its eigenvalues come from DSTERF and the k wanted eigenvectors of T
-// from inverse iteration (tridiagVectors), or, should a residual fail
-// there, from divide and conquer; only those k vectors are transformed
-// back.
+// T; its eigenvalues come from DSTERF and, for k ≤ n/8, the k wanted
+// eigenvectors of T from inverse iteration (tridiagVectors), or, for larger
+// k or should a residual fail there, from divide and conquer; only those k
+// vectors are transformed back.
 func directTop(ctx context.Context, u []float64, n, k int, scale float64) ([]float64, *mat.Dense, error) {
 	t := newTridiagonal(n)
 	t.a = u
@@ -126,7 +129,13 @@ func directTop(ctx context.Context, u []float64, n, k int, scale float64) ([]flo
 	for c := range k {
 		vals[c] = w[n-1-c]
 	}
-	yt, ok := tridiagVectors(t.d, t.e, vals)
+	// Inverse iteration costs O(n·k²) for the reorthogonalization: beyond
+	// n/8 vectors divide and conquer, O(n²) per merge, is cheaper.
+	var yt []float64
+	ok := false
+	if k <= n/8 {
+		yt, ok = tridiagVectors(t.d, t.e, vals)
+	}
 	if !ok {
 		var err error
 		if vals, yt, err = tridiagTop(ctx, t.d, t.e, k); err != nil {
@@ -164,7 +173,7 @@ func tridiagTop(ctx context.Context, d, e []float64, k int) ([]float64, []float6
 // lanczosTop runs the block Krylov–Schur iteration of SymEigTop on the full
 // symmetric n×n row-major matrix a. It returns the k largest Ritz values and
 // the k×n row-major Ritz vectors when they pass the accuracy check, nil
-// vectors when the budget ran out, and ctx.Err() if ctx is canceled.
+// vectors when it gave up, and ctx.Err() if ctx is canceled.
 //
 // The basis Q (rows of qt), the products AQ (rows of aqt) and the
 // projection H = QᵀAQ grow by blocks of b vectors, to topFirstBlocks·b at
@@ -173,13 +182,16 @@ func tridiagTop(ctx context.Context, d, e []float64, k int) ([]float64, []float6
 // the iteration continues from the part of A·(last block) orthogonal to the
 // old basis, which is the next block of the Lanczos recurrence. Before each
 // restart the largest residual is extrapolated at the rate of decrease seen
-// so far; when that predicts more columns than the budget, the iteration
-// gives up at once rather than when the budget is spent.
+// so far; when that predicts more columns than half the direct method's
+// cost, the iteration gives up at once rather than when the budget is
+// spent.
 func lanczosTop(ctx context.Context, a []float64, n, k int) ([]float64, []float64, error) {
 	b := topBlock(k)
 	keepMax := k + b/2
 	mmax := min(n, keepMax+topBlocksPerCycle*b)
-	budget := int(topBudget * float64(n))
+	// The direct method's cost in columns of this iteration (see
+	// topDirectCost).
+	direct := topDirectCost * float64(n) * float64(n) / (2*float64(n) + 10*float64(mmax))
 	qt := make([]float64, mmax*n)
 	aqt := make([]float64, mmax*n)
 	h := make([]float64, mmax*mmax)
@@ -266,14 +278,15 @@ func lanczosTop(ctx context.Context, a []float64, n, k int) ([]float64, []float6
 			return theta[:k], yt[:k*n], nil
 		}
 		worst /= normA
-		// Give up when the budget is spent, or when the convergence seen
-		// so far, extrapolated linearly, would need more than the budget.
+		// Give up when the columns spent exceed the direct method's cost,
+		// or when the convergence seen so far, extrapolated linearly,
+		// needs more than half of it (early rates are optimistic).
 		// The rate is per column multiplied by A; the first one, from a
 		// random start, is not trusted (finite termination, as on a matrix
 		// with few distinct eigenvalues, does not show in it).
 		rate := math.Pow(worst/prevWorst, 1/float64(used-prevUsed))
-		if used+b > budget || (cycle > 0 && (rate >= 0.999 ||
-			float64(used)+math.Log(TopTol/worst)/math.Log(rate) > float64(budget))) {
+		if float64(used) > direct || (cycle > 0 && (rate >= 0.999 ||
+			math.Log(TopTol/worst)/math.Log(rate) > direct/2)) {
 			return nil, nil, nil
 		}
 		prevWorst = worst
