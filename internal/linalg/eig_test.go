@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync/atomic"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -347,15 +348,20 @@ func TestSymEigErrors(t *testing.T) {
 
 // countdownCtx is a context that reports cancellation from its n-th call of
 // Err on, so that tests can stop a computation between any two of its
-// checks.
+// checks. Like every context, it is safe for concurrent use.
 type countdownCtx struct {
 	context.Context
-	n int
+	n atomic.Int64
+}
+
+func newCountdown(n int64) *countdownCtx {
+	c := &countdownCtx{Context: context.Background()}
+	c.n.Store(n)
+	return c
 }
 
 func (c *countdownCtx) Err() error {
-	c.n--
-	if c.n < 0 {
+	if c.n.Add(-1) < 0 {
 		return context.Canceled
 	}
 	return nil
@@ -378,16 +384,16 @@ func checkCancel(t *testing.T, name string, run func(ctx context.Context) error)
 		if err := run(ctx); !errors.Is(err, context.Canceled) {
 			t.Errorf("canceled before the call: got error %v, want %v", err, context.Canceled)
 		}
-		probe := &countdownCtx{Context: context.Background(), n: math.MaxInt}
+		probe := newCountdown(math.MaxInt64)
 		if err := run(probe); err != nil {
 			t.Fatalf("uncanceled run: %v", err)
 		}
-		checks := math.MaxInt - probe.n
+		checks := int(math.MaxInt64 - probe.n.Load())
 		if checks < 3 {
 			t.Fatalf("only %d checks of the context in a run", checks)
 		}
 		for stop := 0; stop < checks; stop += max(1, checks/5) {
-			if err := run(&countdownCtx{Context: context.Background(), n: stop}); !errors.Is(err, context.Canceled) {
+			if err := run(newCountdown(int64(stop))); !errors.Is(err, context.Canceled) {
 				t.Errorf("canceled at check %d of %d: got error %v, want %v", stop, checks, err, context.Canceled)
 			}
 		}
