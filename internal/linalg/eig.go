@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 
+	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/gonum"
 	"gonum.org/v1/gonum/mat"
@@ -126,7 +127,7 @@ func reduceSym(ctx context.Context, a mat.Symmetric) (*tridiagonal, float64, err
 func copyUpper(dst []float64, a mat.Symmetric) error {
 	n := a.SymmetricDim()
 	if rs, ok := a.(mat.RawSymmetricer); ok {
-		if raw := rs.RawSymmetric(); raw.Uplo == 'U' {
+		if raw := rs.RawSymmetric(); raw.Uplo == blas.Upper {
 			for i := range n {
 				copy(dst[i*n+i:(i+1)*n], raw.Data[i*raw.Stride+i:i*raw.Stride+n])
 			}
