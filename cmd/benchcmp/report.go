@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"mldr/internal/linalg"
 	"slices"
 	"strings"
 	"time"
@@ -119,7 +120,7 @@ func writeReport(w io.Writer, h header, rows []row) error {
 	fmt.Fprintf(&b, "- date: %s\n", h.date.Format("2006-01-02 15:04 MST"))
 	fmt.Fprintf(&b, "- CPU: %s, %d cores (GOMAXPROCS %d)\n", h.cpu, h.cores, h.maxProcs)
 	fmt.Fprintf(&b, "- load averages (1, 5, 15 min) before: %s; after: %s\n", h.loadBefore, h.loadAfter)
-	fmt.Fprintf(&b, "- Go: %s, gonum %s (pure Go)\n", h.goVersion, h.gonum)
+	fmt.Fprintf(&b, "- Go: %s, gonum %s, linear algebra: %s\n", h.goVersion, h.gonum, linalg.Backend)
 	if h.numpy != "" {
 		fmt.Fprintf(&b, "- numpy: %s\n- BLAS: %s\n", h.numpy, h.blas)
 	} else {

@@ -78,7 +78,7 @@ func fitCCA(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	e, err := lowRankGenEig(b, l)
+	e, err := lowRankGenEig(ctx, b, l)
 	if err != nil {
 		return nil, err
 	}

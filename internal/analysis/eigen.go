@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"context"
 	"math"
 
 	"gonum.org/v1/gonum/blas"
@@ -18,39 +19,17 @@ type eigenResult struct {
 }
 
 // symEig decomposes a symmetric matrix: all eigenvalues, descending, and
-// orthonormal eigenvectors (VᵀV = I) with the sign convention.
-func symEig(a mat.Symmetric) (eigenResult, error) {
-	if native, ok := linalg.NativeSymEig(); ok {
-		vals, v, err := native(a)
-		if err != nil {
-			return eigenResult{}, invalid("", "the eigen-decomposition failed: %v", err)
+// orthonormal eigenvectors (VᵀV = I) with the sign convention, by
+// linalg.SymEig (divide and conquer; LAPACK's dsyevd in an openblas build).
+func symEig(ctx context.Context, a mat.Symmetric) (eigenResult, error) {
+	vals, v, err := linalg.SymEig(ctx, a)
+	if err != nil {
+		if ctx.Err() != nil {
+			return eigenResult{}, ctx.Err()
 		}
-		return descending(vals, v), nil
+		return eigenResult{}, invalid("", "the eigen-decomposition failed: %v", err)
 	}
-	var e mat.EigenSym
-	if !e.Factorize(a, true) {
-		return eigenResult{}, invalid("", "the eigen-decomposition did not converge")
-	}
-	vals := e.Values(nil)
-	var v mat.Dense
-	e.VectorsTo(&v)
-	return descending(vals, &v), nil
-}
-
-// descending reverses the ascending output of EigenSym and fixes signs.
-func descending(vals []float64, v *mat.Dense) eigenResult {
-	n := len(vals)
-	r, _ := v.Dims()
-	out := mat.NewDense(r, n, nil)
-	dv := make([]float64, n)
-	for k := range n {
-		dv[k] = vals[n-1-k]
-		for i := range r {
-			out.Set(i, k, v.At(i, n-1-k))
-		}
-	}
-	fixSigns(out)
-	return eigenResult{values: dv, vectors: out}
+	return eigenResult{values: vals, vectors: v}, nil
 }
 
 // fixSigns makes the entry of largest magnitude of every column positive
@@ -86,7 +65,7 @@ func cholesky(b mat.Symmetric, param, what string) (*mat.TriDense, error) {
 
 // genEig solves the symmetric-definite problem A p = λ B p with B = LLᵀ:
 // C = L⁻¹AL⁻ᵀ is decomposed, and P = L⁻ᵀU, so that PᵀBP = I.
-func genEig(a mat.Symmetric, l *mat.TriDense) (eigenResult, error) {
+func genEig(ctx context.Context, a mat.Symmetric, l *mat.TriDense) (eigenResult, error) {
 	n := a.SymmetricDim()
 	c := mat.DenseCopyOf(a)
 	lr := l.RawTriangular()
@@ -95,7 +74,7 @@ func genEig(a mat.Symmetric, l *mat.TriDense) (eigenResult, error) {
 	blas64.Trsm(blas.Right, blas.Trans, 1, lr, cr)  // L⁻¹AL⁻ᵀ
 	sym := mat.NewSymDense(n, nil)
 	symmetrize(c, sym)
-	e, err := symEig(sym)
+	e, err := symEig(ctx, sym)
 	if err != nil {
 		return e, err
 	}
@@ -114,12 +93,12 @@ func backTransform(l *mat.TriDense, u *mat.Dense) {
 // the left singular vectors of F are the eigenvectors of S and the squared
 // singular values its eigenvalues. It returns the min(D, r) leading pairs;
 // the other D − r eigenvalues of S are zero.
-func lowRankEig(f *mat.Dense) (eigenResult, error) {
+func lowRankEig(ctx context.Context, f *mat.Dense) (eigenResult, error) {
 	d, r := f.Dims()
 	if r > d {
 		s := mat.NewSymDense(d, nil)
 		s.SymOuterK(1, f)
-		return symEig(s)
+		return symEig(ctx, s)
 	}
 	var svd mat.SVD
 	if !svd.Factorize(f, mat.SVDThinU) {
@@ -139,10 +118,10 @@ func lowRankEig(f *mat.Dense) (eigenResult, error) {
 // lowRankGenEig solves FFᵀ p = λ B p with B = LLᵀ: the left singular
 // vectors U of L⁻¹F give P = L⁻ᵀU (PᵀBP = I), the squared singular values
 // the eigenvalues.
-func lowRankGenEig(f *mat.Dense, l *mat.TriDense) (eigenResult, error) {
+func lowRankGenEig(ctx context.Context, f *mat.Dense, l *mat.TriDense) (eigenResult, error) {
 	g := mat.DenseCopyOf(f)
 	blas64.Trsm(blas.Left, blas.NoTrans, 1, l.RawTriangular(), g.RawMatrix())
-	e, err := lowRankEig(g)
+	e, err := lowRankEig(ctx, g)
 	if err != nil {
 		return e, err
 	}

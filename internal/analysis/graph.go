@@ -85,7 +85,7 @@ func fitGraph(ctx context.Context, id string, in Input, p Params, st stage, u *s
 	sym := mat.NewSymDense(s.d, nil)
 	symmetrize(&term, sym)
 	sym.AddSym(sym, s.wgram)
-	e, err := symEig(sym)
+	e, err := symEig(ctx, sym)
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +123,7 @@ func fitGEEuclidX(ctx context.Context, in Input, p Params, st stage) (*Model, er
 	symmetrize(&cc, sym)
 	sym.ScaleSym(2, sym)
 	sym.AddSym(sym, s.wgram)
-	e, err := symEig(sym)
+	e, err := symEig(ctx, sym)
 	if err != nil {
 		return nil, err
 	}

@@ -73,7 +73,7 @@ func fitLDA(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 		sw := mat.NewSymDense(s.d, nil)
 		sw.CopySym(s.gram)
 		sw.SymRankK(sw, -1, f)
-		e, limit, eps, err := discriminant(f, sw, p.Ridge)
+		e, limit, eps, err := discriminant(ctx, f, sw, p.Ridge)
 		if err != nil {
 			return nil, err
 		}
@@ -245,7 +245,7 @@ func fitMLDA(ctx context.Context, in Input, p Params, st stage) (*Model, error) 
 	right := mat.NewSymDense(s.d, nil)
 	right.CopySym(sw)
 	right.SymRankK(right, -1, within)
-	e, limit, eps, err := discriminant(f, right, p.Ridge)
+	e, limit, eps, err := discriminant(ctx, f, right, p.Ridge)
 	if err != nil {
 		return nil, err
 	}
@@ -259,7 +259,7 @@ func fitMLDA(ctx context.Context, in Input, p Params, st stage) (*Model, error) 
 // Sw is changed in place. It returns the decomposition, how many
 // directions count (at most c − 1, the rank of the centred class means) and
 // the ε used.
-func discriminant(f *mat.Dense, sw *mat.SymDense, ridge *float64) (eigenResult, int, float64, error) {
+func discriminant(ctx context.Context, f *mat.Dense, sw *mat.SymDense, ridge *float64) (eigenResult, int, float64, error) {
 	eps, err := nonNegative(ParamRidge, ridge, ldaRidgeScale*meanDiag(sw))
 	if err != nil {
 		return eigenResult{}, 0, 0, err
@@ -269,7 +269,7 @@ func discriminant(f *mat.Dense, sw *mat.SymDense, ridge *float64) (eigenResult, 
 	if err != nil {
 		return eigenResult{}, 0, 0, err
 	}
-	e, err := lowRankGenEig(f, l)
+	e, err := lowRankGenEig(ctx, f, l)
 	if err != nil {
 		return eigenResult{}, 0, 0, err
 	}

@@ -124,7 +124,7 @@ func fitLPP(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	e, err := genEig(a, l)
+	e, err := genEig(ctx, a, l)
 	if err != nil {
 		return nil, err
 	}

@@ -154,7 +154,7 @@ func fitPLST(ctx context.Context, in Input, p Params, st stage) (*Model, error) 
 	if err := st.sub(0.4, 0.9, "eigen-decomposition").checkpoint(ctx, 0); err != nil {
 		return nil, err
 	}
-	e, err := symEig(ztz)
+	e, err := symEig(ctx, ztz)
 	if err != nil {
 		return nil, err
 	}
@@ -226,7 +226,7 @@ func fitCPLST(ctx context.Context, in Input, p Params, st stage) (*Model, error)
 	if err := st.sub(0.85, 0.95, "eigen-decomposition").checkpoint(ctx, 0); err != nil {
 		return nil, err
 	}
-	e, err := symEig(h.zhz)
+	e, err := symEig(ctx, h.zhz)
 	if err != nil {
 		return nil, err
 	}
@@ -263,7 +263,7 @@ func fitOCCA(ctx context.Context, in Input, p Params, st stage) (*Model, error) 
 	a := mat.NewSymDense(h.zhz.SymmetricDim(), nil)
 	a.ScaleSym(-1, h.ztz)
 	a.AddSym(h.zhz, a)
-	e, err := symEig(a)
+	e, err := symEig(ctx, a)
 	if err != nil {
 		return nil, err
 	}
@@ -347,7 +347,7 @@ func fitKCPLST(ctx context.Context, in Input, p Params, st stage) (*Model, error
 	s := mat.NewSymDense(len(labels.mean), nil)
 	blas64.Syrk(blas.Trans, 1, z.RawMatrix(), 0, s.RawSymmetric())
 	blas64.Syrk(blas.Trans, -lambda*lambda, w.RawMatrix(), 1, s.RawSymmetric())
-	e, err := symEig(s)
+	e, err := symEig(ctx, s)
 	if err != nil {
 		return nil, err
 	}

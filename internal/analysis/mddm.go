@@ -49,7 +49,7 @@ func fitMDDMp(ctx context.Context, in Input, p Params, st stage) (*Model, error)
 			return nil, err
 		}
 		p.Gamma = Float(gamma)
-		if rbf, err = newLabelsetKernel(y, gamma); err != nil {
+		if rbf, err = newLabelsetKernel(ctx, y, gamma); err != nil {
 			return nil, err
 		}
 		labels = rbf.indicator
@@ -69,7 +69,7 @@ func fitMDDMp(ctx context.Context, in Input, p Params, st stage) (*Model, error)
 		f = new(mat.Dense)
 		f.Mul(s.cross, rbf.root)
 	}
-	e, err := lowRankEig(f)
+	e, err := lowRankEig(ctx, f)
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +108,7 @@ type labelsetKernel struct {
 	root      *mat.Dense  // G×r with root·rootᵀ = the G×G kernel
 }
 
-func newLabelsetKernel(y *sparseRows, gamma float64) (*labelsetKernel, error) {
+func newLabelsetKernel(ctx context.Context, y *sparseRows, gamma float64) (*labelsetKernel, error) {
 	group := make(map[string]int)
 	var sets [][]int32
 	ind := newSparse(y.rows, 0)
@@ -140,7 +140,7 @@ func newLabelsetKernel(y *sparseRows, gamma float64) (*labelsetKernel, error) {
 			k.SetSym(a, b, math.Exp(-gamma*float64(hamming(sets[a], sets[b]))))
 		}
 	}
-	e, err := symEig(k)
+	e, err := symEig(ctx, k)
 	if err != nil {
 		return nil, err
 	}
@@ -203,7 +203,7 @@ func fitMDDMf(ctx context.Context, in Input, p Params, st stage) (*Model, error)
 	if err != nil {
 		return nil, err
 	}
-	e, err := lowRankGenEig(s.cross, l)
+	e, err := lowRankGenEig(ctx, s.cross, l)
 	if err != nil {
 		return nil, err
 	}

@@ -57,7 +57,7 @@ func fitMLSI(ctx context.Context, in Input, p Params, st stage) (*Model, error) 
 	if err := st.checkpoint(ctx, 0.7); err != nil {
 		return nil, err
 	}
-	e, err := genEig(left, l)
+	e, err := genEig(ctx, left, l)
 	if err != nil {
 		return nil, err
 	}

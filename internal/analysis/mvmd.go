@@ -31,7 +31,7 @@ func fitMVMD(ctx context.Context, in Input, p Params, st stage) (*Model, error) 
 	var b mat.Dense
 	b.Scale(2, s.cross) // ±1 coding
 	if beta == 1 {
-		e, err := lowRankEig(&b)
+		e, err := lowRankEig(ctx, &b)
 		if err != nil {
 			return nil, err
 		}
@@ -42,7 +42,7 @@ func fitMVMD(ctx context.Context, in Input, p Params, st stage) (*Model, error) 
 	if beta > 0 {
 		g.SymRankK(g, beta, &b)
 	}
-	e, err := symEig(g)
+	e, err := symEig(ctx, g)
 	if err != nil {
 		return nil, err
 	}

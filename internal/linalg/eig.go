@@ -59,6 +59,9 @@ var (
 // if an iteration fails, and ctx.Err() if ctx is canceled; it checks ctx
 // between the panels, merges and blocks of its stages.
 func SymEig(ctx context.Context, a mat.Symmetric) (values []float64, vectors *mat.Dense, err error) {
+	if nativeSymEig != nil {
+		return nativeEig(ctx, a)
+	}
 	t, scale, err := reduceSym(ctx, a)
 	if err != nil {
 		return nil, nil, err
@@ -209,6 +212,36 @@ func columnsFromRows(zt []float64, n int, rows []int) *mat.Dense {
 		}
 	}
 	return out
+}
+
+// nativeEig is SymEig by the native solver of the build: the same checks
+// and conventions, without stops inside the decomposition.
+func nativeEig(ctx context.Context, a mat.Symmetric) ([]float64, *mat.Dense, error) {
+	n := a.SymmetricDim()
+	if n == 0 {
+		return nil, nil, ErrEmpty
+	}
+	for i := range n {
+		for j := i; j < n; j++ {
+			if v := a.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, nil, fmt.Errorf("entry (%d, %d) is %v: %w", i, j, v, ErrNotFinite)
+			}
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	asc, zt, err := nativeSymEig(a)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %v", ErrNoConvergence, err)
+	}
+	values := make([]float64, n)
+	rows := make([]int, n)
+	for c := range n {
+		rows[c] = n - 1 - c
+		values[c] = asc[n-1-c]
+	}
+	return values, columnsFromRows(zt, n, rows), ctx.Err()
 }
 
 // fixSign negates v if its entry of largest magnitude (the first one on a

@@ -30,8 +30,9 @@ const Backend = "openblas"
 func init() { nativeSymEig = dsyevd }
 
 // dsyevd decomposes a with LAPACK's dsyevd: every eigenvalue, ascending,
-// and the eigenvectors as the columns of a row-major matrix.
-func dsyevd(a mat.Symmetric) ([]float64, *mat.Dense, error) {
+// and eigenvector k as vecRows[k·n : (k+1)·n] (LAPACK's column-major
+// result as it is).
+func dsyevd(a mat.Symmetric) (values, vecRows []float64, err error) {
 	n := a.SymmetricDim()
 	// a symmetric matrix is its own transpose: row-major upper is
 	// column-major lower.
@@ -61,12 +62,5 @@ func dsyevd(a mat.Symmetric) ([]float64, *mat.Dense, error) {
 	if info != 0 {
 		return nil, nil, fmt.Errorf("dsyevd: info %d (the decomposition did not converge)", int(info))
 	}
-	// Column k of the column-major result is eigenvector k.
-	v := mat.NewDense(n, n, nil)
-	for k := range n {
-		for i := range n {
-			v.Set(i, k, buf[k*n+i])
-		}
-	}
-	return w, v, nil
+	return w, buf, nil
 }
