@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"math"
+	"mldr/internal/linalg"
 	"strings"
 	"testing"
 	"time"
@@ -128,7 +129,7 @@ func TestWriteReport(t *testing.T) {
 		"- date: 2026-01-02 03:04 UTC\n",
 		"- CPU: AMD EPYC, 2 cores (GOMAXPROCS 2)\n",
 		"- load averages (1, 5, 15 min) before: 0.10 0.20 0.30; after: 1.90 1.20 0.70\n",
-		"- Go: go1.26.8, gonum v0.17.0 (pure Go)\n",
+		"- Go: go1.26.8, gonum v0.17.0, linear algebra: " + linalg.Backend + "\n",
 		"- numpy: 1.24.2 (Python 3.11.2, /usr/bin/python3)\n- BLAS: OpenBLAS 0.3.21, 2 threads\n",
 		"d = 10 for every method",
 		"a first run under 5s is an untimed warm-up",
