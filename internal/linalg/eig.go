@@ -59,7 +59,7 @@ var (
 // if an iteration fails, and ctx.Err() if ctx is canceled; it checks ctx
 // between the panels, merges and blocks of its stages.
 func SymEig(ctx context.Context, a mat.Symmetric) (values []float64, vectors *mat.Dense, err error) {
-	if nativeSymEig != nil {
+	if nativeSymEig != nil && a.SymmetricDim() >= nativeMinOrder {
 		return nativeEig(ctx, a)
 	}
 	t, scale, err := reduceSym(ctx, a)
@@ -213,6 +213,12 @@ func columnsFromRows(zt []float64, n int, rows []int) *mat.Dense {
 	}
 	return out
 }
+
+// nativeMinOrder is the smallest matrix SymEig hands to a native solver.
+// Smaller ones are as fast in Go, and OpenBLAS's threads, once woken, spin
+// for a while and take the cores from the Go kernels that run next
+// (cplst's q×q decomposition made its next Gram matrix 20% slower).
+const nativeMinOrder = 200
 
 // nativeEig is SymEig by the native solver of the build: the same checks
 // and conventions, without stops inside the decomposition.
