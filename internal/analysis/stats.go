@@ -192,6 +192,9 @@ func rowBlocks(ctx context.Context, n int, st stage, newAcc func() any, work fun
 			wg.Go(func() { work(acc, lo, hi) })
 		}
 		wg.Wait()
+		if err := ctx.Err(); err != nil { // no progress reported once canceled
+			return err
+		}
 		if err := st.checkpoint(ctx, float64(min(n, r0+round))/float64(n)); err != nil {
 			return err
 		}

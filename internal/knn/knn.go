@@ -143,6 +143,11 @@ func searchRows(ctx context.Context, ref, query *mat.Dense, k int, self bool, pr
 	for finished := 0; err == nil && finished < blocks; {
 		select {
 		case <-done:
+			// select picks at random among ready cases: a block may be
+			// ready together with the cancellation, and is not reported.
+			if err = ctx.Err(); err != nil {
+				break
+			}
 			finished++
 			if progress != nil {
 				progress(float64(finished) / float64(blocks))

@@ -74,6 +74,9 @@ func Gram(ctx context.Context, x blas64.General, shift, weights []float64, c bla
 			}()
 		}
 		wg.Wait()
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		if progress != nil {
 			if err := progress(r1); err != nil {
 				return err
