@@ -225,19 +225,16 @@ const nativeMinOrder = 200
 func nativeEig(ctx context.Context, a mat.Symmetric) ([]float64, *mat.Dense, error) {
 	n := a.SymmetricDim()
 	if n == 0 {
-		return nil, nil, ErrEmpty
+		return nil, nil, fmt.Errorf("linalg: %w", ErrEmpty)
 	}
-	for i := range n {
-		for j := i; j < n; j++ {
-			if v := a.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, nil, fmt.Errorf("entry (%d, %d) is %v: %w", i, j, v, ErrNotFinite)
-			}
-		}
+	zt := make([]float64, n*n)
+	if err := copyUpper(zt, a); err != nil {
+		return nil, nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
-	asc, zt, err := nativeSymEig(a)
+	asc, err := nativeSymEig(zt, n)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %v", ErrNoConvergence, err)
 	}

@@ -18,8 +18,6 @@ import "C"
 import (
 	"fmt"
 	"unsafe"
-
-	"gonum.org/v1/gonum/mat"
 )
 
 // Backend names the implementation of the kernels: "openblas" in a build
@@ -29,19 +27,11 @@ const Backend = "openblas"
 
 func init() { nativeSymEig = dsyevd }
 
-// dsyevd decomposes a with LAPACK's dsyevd: every eigenvalue, ascending,
-// and eigenvector k as vecRows[k·n : (k+1)·n] (LAPACK's column-major
-// result as it is).
-func dsyevd(a mat.Symmetric) (values, vecRows []float64, err error) {
-	n := a.SymmetricDim()
-	// a symmetric matrix is its own transpose: row-major upper is
-	// column-major lower.
-	buf := make([]float64, n*n)
-	for i := range n {
-		for j := i; j < n; j++ {
-			buf[i*n+j] = a.At(i, j)
-		}
-	}
+// dsyevd decomposes the symmetric matrix whose upper triangle is in the
+// row-major n×n buf (the lower triangle of a column-major one) with
+// LAPACK's dsyevd: every eigenvalue, ascending, and eigenvector k left in
+// buf[k·n : (k+1)·n] (LAPACK's column-major result as it is).
+func dsyevd(buf []float64, n int) ([]float64, error) {
 	w := make([]float64, n)
 	jobz, uplo := C.char('V'), C.char('L')
 	cn, lda, info := C.int(n), C.int(max(1, n)), C.int(0)
@@ -52,7 +42,7 @@ func dsyevd(a mat.Symmetric) (values, vecRows []float64, err error) {
 	C.dsyevd_(&jobz, &uplo, &cn, (*C.double)(unsafe.Pointer(&buf[0])), &lda, (*C.double)(unsafe.Pointer(&w[0])),
 		&wq, &lwork, &iwq, &liwork, &info, 1, 1)
 	if info != 0 {
-		return nil, nil, fmt.Errorf("dsyevd workspace query: info %d", int(info))
+		return nil, fmt.Errorf("dsyevd workspace query: info %d", int(info))
 	}
 	work := make([]float64, int(wq))
 	iwork := make([]C.int, int(iwq))
@@ -60,7 +50,7 @@ func dsyevd(a mat.Symmetric) (values, vecRows []float64, err error) {
 	C.dsyevd_(&jobz, &uplo, &cn, (*C.double)(unsafe.Pointer(&buf[0])), &lda, (*C.double)(unsafe.Pointer(&w[0])),
 		(*C.double)(unsafe.Pointer(&work[0])), &lwork, &iwork[0], &liwork, &info, 1, 1)
 	if info != 0 {
-		return nil, nil, fmt.Errorf("dsyevd: info %d (the decomposition did not converge)", int(info))
+		return nil, fmt.Errorf("dsyevd: info %d (the decomposition did not converge)", int(info))
 	}
-	return w, buf, nil
+	return w, nil
 }
