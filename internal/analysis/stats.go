@@ -51,9 +51,15 @@ func computeStats(ctx context.Context, x *mat.Dense, spec statsSpec, st stage) (
 	if s.mean, err = meansOfColumns(ctx, raw, st.sub(0, 0.1, st.name)); err != nil {
 		return nil, err
 	}
-	// The rest of the stage is shared by the passes asked for, by cost.
-	gramCost := map[bool]float64{true: float64(d), false: 0}
-	costs := []float64{gramCost[spec.gram], gramCost[spec.weights != nil], 0}
+	// The rest of the stage is shared by the passes asked for, by cost: a
+	// Gram matrix costs D per value of X, the label pass about 1.
+	var costs [3]float64 // gram, weighted gram, labels
+	if spec.gram {
+		costs[0] = float64(d)
+	}
+	if spec.weights != nil {
+		costs[1] = float64(d)
+	}
 	if spec.labels != nil {
 		costs[2] = 1
 	}
