@@ -241,10 +241,10 @@ func readFolds(fsys FS, path string, rows int) ([]dataset.Fold, error) {
 // LoadFolds returns a data set's predefined folds, or nil if it has none.
 func (s *Store) LoadFolds(id string) ([]dataset.Fold, error) {
 	rec, err := s.Dataset(id)
-	if err != nil || rec.Folds == 0 {
+	if err != nil {
 		return nil, err
 	}
-	return readFolds(s.fs, s.path("datasets", id, foldsFile), rec.Summary.Rows)
+	return s.LoadRecordFolds(rec)
 }
 
 // OpenSource opens the file as uploaded. It opens it with the os package,
@@ -349,23 +349,11 @@ func (s *Store) LoadDataset(id string) (*dataset.Dataset, error) {
 		if err != nil {
 			return nil, err
 		}
-		f, err := s.fs.Open(s.path("datasets", id, rec.DataFile))
+		ds, err := s.LoadRecord(rec)
 		if errors.Is(err, os.ErrNotExist) && attempt == 0 {
 			continue // a relabel replaced the file between the two reads
 		}
-		if err != nil {
-			return nil, fmt.Errorf("opening data set %s: %w", id, err)
-		}
-		defer f.Close()
-		st, err := f.Stat()
-		if err != nil {
-			return nil, fmt.Errorf("opening data set %s: %w", id, err)
-		}
-		ds, err := dataset.ReadBinary(f, st.Size())
-		if err != nil {
-			return nil, fmt.Errorf("reading data set %s: %w", id, err)
-		}
-		return ds, nil
+		return ds, err
 	}
 }
 

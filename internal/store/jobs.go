@@ -69,7 +69,7 @@ func (s *Store) DeleteJob(id string) error {
 }
 
 // JobDir is where a job's committed results are.
-func (s *Store) JobDir(id string) string { return s.path("jobs", id) }
+func (f *Files) JobDir(id string) string { return f.path("jobs", id) }
 
 // StagedResults are a job's result files on their way in: written to a
 // staging directory under tmp/, each fsynced and hashed as it is written.
@@ -84,15 +84,15 @@ type StagedResults struct {
 }
 
 // StageJobResults makes a staging directory for a job's results.
-func (s *Store) StageJobResults(id string) (*StagedResults, error) {
+func (f *Files) StageJobResults(id string) (*StagedResults, error) {
 	if !ValidID(id) {
 		return nil, fmt.Errorf("job %q: %w", id, ErrNotFound)
 	}
-	dir, err := s.fs.MkdirTemp(s.path("tmp"), "results-"+id+"-")
+	dir, err := f.fs.MkdirTemp(f.path("tmp"), "results-"+id+"-")
 	if err != nil {
 		return nil, fmt.Errorf("storing the results of job %s: creating a staging directory: %w", id, err)
 	}
-	return &StagedResults{fs: s.fs, job: id, dir: dir, subs: map[string]bool{}, sums: map[string]FileSum{}}, nil
+	return &StagedResults{fs: f.fs, job: id, dir: dir, subs: map[string]bool{}, sums: map[string]FileSum{}}, nil
 }
 
 // WriteFile writes the result file rel (a path relative to the result
@@ -179,16 +179,23 @@ func (c *countWriter) Write(p []byte) (int, error) {
 // the job's results, replacing any earlier ones. On error nothing of the
 // new results is left under jobs/ (the staged files are the caller's to
 // Discard).
-func (s *Store) CommitJobResults(r *StagedResults) error {
-	if err := s.commitJobResults(r); err != nil {
+func (f *Files) CommitJobResults(r *StagedResults) error {
+	if err := f.commitJobResults(r); err != nil {
 		return fmt.Errorf("storing the results of job %s: %w", r.job, err)
 	}
 	return nil
 }
 
-func (s *Store) commitJobResults(r *StagedResults) error {
+// CommitJobResults is Files.CommitJobResults; the store also forgets what
+// it had verified of the job's earlier results.
+func (s *Store) CommitJobResults(r *StagedResults) error {
+	s.verified.forget(s.JobDir(r.job))
+	return s.Files.CommitJobResults(r)
+}
+
+func (f *Files) commitJobResults(r *StagedResults) error {
 	sums := Checksums{Algorithm: "sha256", Files: r.sums}
-	if err := writeFileAtomic(s.fs, filepath.Join(r.dir, ChecksumsFile), func(w io.Writer) error {
+	if err := writeFileAtomic(f.fs, filepath.Join(r.dir, ChecksumsFile), func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(sums)
@@ -201,35 +208,43 @@ func (s *Store) commitJobResults(r *StagedResults) error {
 	}
 	slices.Sort(subs)
 	for _, d := range subs {
-		if err := syncDir(s.fs, filepath.Join(r.dir, filepath.FromSlash(d))); err != nil {
+		if err := syncDir(f.fs, filepath.Join(r.dir, filepath.FromSlash(d))); err != nil {
 			return err
 		}
 	}
 	// writeFileAtomic synced r.dir after its rename.
-	if err := s.RemoveJobResults(r.job); err != nil {
+	if err := f.RemoveJobResults(r.job); err != nil {
 		return err
 	}
-	final := s.JobDir(r.job)
-	if err := s.fs.Rename(r.dir, final); err != nil {
+	final := f.JobDir(r.job)
+	if err := f.fs.Rename(r.dir, final); err != nil {
 		return fmt.Errorf("moving them into place: %w", err)
 	}
-	if err := syncDir(s.fs, s.path("jobs")); err != nil {
+	if err := syncDir(f.fs, f.path("jobs")); err != nil {
 		// Not durable: take them back, or a job recorded as failed would
 		// have results.
-		s.fs.RemoveAll(final)
+		f.fs.RemoveAll(final)
 		return fmt.Errorf("moving them into place: %w", err)
 	}
 	return nil
 }
 
 // RemoveJobResults removes a job's result files, if any.
-func (s *Store) RemoveJobResults(id string) error {
+func (f *Files) RemoveJobResults(id string) error {
 	if !ValidID(id) {
 		return fmt.Errorf("job %q: %w", id, ErrNotFound)
 	}
-	s.verified.forget(s.JobDir(id))
-	if err := s.fs.RemoveAll(s.JobDir(id)); err != nil {
+	if err := f.fs.RemoveAll(f.JobDir(id)); err != nil {
 		return fmt.Errorf("removing the results of job %s: %w", id, err)
 	}
 	return nil
+}
+
+// RemoveJobResults is Files.RemoveJobResults; the store also forgets what
+// it had verified of them.
+func (s *Store) RemoveJobResults(id string) error {
+	if ValidID(id) {
+		s.verified.forget(s.JobDir(id))
+	}
+	return s.Files.RemoveJobResults(id)
 }

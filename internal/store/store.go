@@ -57,8 +57,7 @@ type Config struct {
 
 // Store is the data directory. Its methods are safe for concurrent use.
 type Store struct {
-	dir string
-	fs  FS
+	Files
 	db  *bolt.DB
 	log *slog.Logger
 	now func() time.Time
@@ -75,7 +74,7 @@ var bucketDatasets = []byte("datasets")
 // staging files are removed, files that have no metadata are removed, and
 // records whose files are missing are reported by Problem.
 func Open(cfg Config) (*Store, error) {
-	s := &Store{dir: cfg.Dir, fs: cfg.FS, log: cfg.Logger, now: cfg.Now, problems: map[string]string{}, verified: newVerifiedFiles()}
+	s := &Store{Files: Files{dir: cfg.Dir, fs: cfg.FS}, log: cfg.Logger, now: cfg.Now, problems: map[string]string{}, verified: newVerifiedFiles()}
 	if s.fs == nil {
 		s.fs = OSFS{}
 	}
@@ -126,8 +125,8 @@ func (s *Store) Close() error {
 // Dir returns the data directory.
 func (s *Store) Dir() string { return s.dir }
 
-func (s *Store) path(elem ...string) string {
-	return filepath.Join(append([]string{s.dir}, elem...)...)
+func (f *Files) path(elem ...string) string {
+	return filepath.Join(append([]string{f.dir}, elem...)...)
 }
 
 // recover brings files and metadata back in line after a crash.
