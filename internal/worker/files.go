@@ -1,0 +1,67 @@
+package worker
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"mldr/internal/dataset"
+	"mldr/internal/jobs"
+	"mldr/internal/store"
+)
+
+// Executor returns the Run of a worker process: a jobs.Executor that
+// reads data sets and writes results through the data directory's files,
+// with the records the server sent for each job. Its decomposition cache
+// lives as long as the worker.
+func Executor(files *store.Files, version string) Run {
+	rs := &recordStore{Files: files}
+	x := jobs.NewExecutor(rs, version)
+	return func(ctx context.Context, job jobs.Job, recs map[string]store.DatasetRecord, report jobs.Report) ([]string, error) {
+		rs.set(recs)
+		return x.Execute(ctx, job, report)
+	}
+}
+
+// recordStore is the jobs.Store of a worker: the files, and the records of
+// the running job's data sets.
+type recordStore struct {
+	*store.Files
+	mu   sync.Mutex
+	recs map[string]store.DatasetRecord
+}
+
+func (r *recordStore) set(recs map[string]store.DatasetRecord) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.recs = recs
+}
+
+// Dataset returns a record the server sent with the job.
+func (r *recordStore) Dataset(id string) (store.DatasetRecord, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rec, ok := r.recs[id]
+	if !ok {
+		return rec, fmt.Errorf("data set %s: %w", id, store.ErrNotFound)
+	}
+	return rec, nil
+}
+
+// LoadDataset reads a data set the job uses.
+func (r *recordStore) LoadDataset(id string) (*dataset.Dataset, error) {
+	rec, err := r.Dataset(id)
+	if err != nil {
+		return nil, err
+	}
+	return r.LoadRecord(rec)
+}
+
+// LoadFolds reads the predefined folds of a data set the job uses.
+func (r *recordStore) LoadFolds(id string) ([]dataset.Fold, error) {
+	rec, err := r.Dataset(id)
+	if err != nil {
+		return nil, err
+	}
+	return r.LoadRecordFolds(rec)
+}
