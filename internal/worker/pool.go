@@ -374,9 +374,9 @@ func (w *proc) died(limit int64) error {
 // tailWriter passes a worker's output, line by line, to the log and keeps
 // its last few kilobytes, to say why the worker died.
 type tailWriter struct {
-	log  *slog.Logger
-	pid  int
-	mu   sync.Mutex
+	log   *slog.Logger
+	pid   int
+	mu    sync.Mutex
 	part  []byte // an unfinished line
 	last  []byte
 	crash string // the first line of a crash report
