@@ -13,7 +13,13 @@ import (
 	"time"
 
 	"mldr/internal/auth"
+	"mldr/internal/store"
+	"mldr/internal/worker"
 )
+
+// minJobMemory is the least -max-job-memory accepted.
+const minJobMemory = 32 << 20
+
 
 // config is everything the server is started with.
 type config struct {
@@ -27,6 +33,9 @@ type config struct {
 	maxCells    int64
 	maxPairwise int64
 	maxUploads  int64
+	// maxJobMemory is the memory one job (its worker process) may use, in
+	// bytes; 0: no limit.
+	maxJobMemory int64
 	// token, if not empty, is the access token every request needs.
 	token string
 	// Server timeouts.
@@ -61,12 +70,13 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&maxUpload, "max-upload", env("MLDR_MAX_UPLOAD", "1GiB"), "largest data file accepted: bytes or with a unit, e.g. 500MB, 2GiB (env MLDR_MAX_UPLOAD)")
 	fs.StringVar(&c.logFormat, "log-format", env("MLDR_LOG_FORMAT", "text"), "log format: text or json (env MLDR_LOG_FORMAT)")
 	fs.BoolVar(&c.healthcheck, "healthcheck", false, "ask the server at -addr for /healthz and exit 0 if it is healthy")
-	var workers, maxQueued, maxCells, maxPairwise, maxUploads, tokenFile string
+	var workers, maxQueued, maxCells, maxPairwise, maxUploads, tokenFile, maxJobMemory string
 	fs.StringVar(&workers, "workers", env("MLDR_WORKERS", strconv.Itoa(runtime.NumCPU())), "jobs run at once (env MLDR_WORKERS)")
 	fs.StringVar(&maxQueued, "max-queued", env("MLDR_MAX_QUEUED", "100"), "jobs waiting at most; beyond, submissions get 429 (env MLDR_MAX_QUEUED)")
 	fs.StringVar(&maxCells, "max-cells", env("MLDR_MAX_CELLS", "300000000"), "rows × features a job may read; beyond, 413 (env MLDR_MAX_CELLS)")
 	fs.StringVar(&maxPairwise, "max-pairwise-rows", env("MLDR_MAX_PAIRWISE_ROWS", "20000"), "rows a method that compares every pair of rows may fit on; it lowers each method's own cap (lpp 20000, kcplst 8000), never raises it; beyond, 422 (env MLDR_MAX_PAIRWISE_ROWS)")
 	fs.StringVar(&maxUploads, "max-uploads", env("MLDR_MAX_UPLOADS", "4"), "uploads (and relabellings, transforms) read at once; beyond, 429 (env MLDR_MAX_UPLOADS)")
+	fs.StringVar(&maxJobMemory, "max-job-memory", getenv("MLDR_MAX_JOB_MEMORY"), "memory one job may use: bytes or with a unit, e.g. 4GiB; a job estimated above it is refused (413), and a job's worker process that holds more is stopped (default: half the machine's memory, or half the cgroup's limit; 0: no limit) (env MLDR_MAX_JOB_MEMORY)")
 	fs.StringVar(&c.token, "token", getenv("MLDR_TOKEN"), "access token every request needs, at least 16 characters; without one the server listens on loopback only (env MLDR_TOKEN; prefer the environment or -token-file: arguments are visible to other users)")
 	fs.StringVar(&tokenFile, "token-file", getenv("MLDR_TOKEN_FILE"), "file whose first line is the access token (env MLDR_TOKEN_FILE)")
 	fs.DurationVar(&c.headerTimeout, "header-timeout", envDuration(getenv, "MLDR_HEADER_TIMEOUT", defaultHeaderTimeout), "time to read a request's headers (env MLDR_HEADER_TIMEOUT)")
@@ -103,6 +113,18 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		return c, fmt.Errorf("-max-upload: %w", err)
 	}
 	c.maxUpload = n
+	switch strings.TrimSpace(maxJobMemory) {
+	case "":
+		c.maxJobMemory = worker.DefaultMemoryLimit()
+	case "0":
+	default:
+		if c.maxJobMemory, err = parseBytes(maxJobMemory); err != nil {
+			return c, fmt.Errorf("-max-job-memory: %w", err)
+		}
+		if c.maxJobMemory < minJobMemory {
+			return c, fmt.Errorf("-max-job-memory must be at least %s (a worker process needs that much to start), not %s", store.FormatBytes(minJobMemory), store.FormatBytes(c.maxJobMemory))
+		}
+	}
 	for _, f := range []struct {
 		name, v string
 		dst     *int64

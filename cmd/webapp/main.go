@@ -11,12 +11,14 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"syscall"
@@ -27,15 +29,39 @@ import (
 	"mldr/internal/jobs"
 	"mldr/internal/linalg"
 	"mldr/internal/store"
+	"mldr/internal/worker"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if worker.IsWorker(os.Getenv) {
+		if err := runWorker(ctx, os.Args[1:], os.Getenv); err != nil {
+			fmt.Fprintln(os.Stderr, "webapp worker:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(ctx, os.Args[1:], os.Getenv, os.Stderr, nil); err != nil {
 		fmt.Fprintln(os.Stderr, "webapp:", err)
 		os.Exit(1)
 	}
+}
+
+// runWorker is the main of a worker process, which the server starts
+// (worker.Pool) with the data directory as its one flag: it runs the jobs
+// the server sends, reading the data sets and writing the results
+// through the data directory's files.
+func runWorker(ctx context.Context, args []string, getenv func(string) string) error {
+	fs := flag.NewFlagSet("webapp worker", flag.ContinueOnError)
+	dir := fs.String("data-dir", "", "the server's data directory")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *dir == "" {
+		return errors.New("no -data-dir: a worker is started by the server, not by hand")
+	}
+	return worker.Main(ctx, getenv, worker.Executor(store.OpenFiles(*dir, nil), version()))
 }
 
 // Shutdown: requests in flight get shutdownTimeout, running jobs
@@ -74,8 +100,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 			log.Error("closing the store", "err", err)
 		}
 	}()
-	exec := jobs.NewExecutor(st, version())
-	runner, err := jobs.New(jobs.Config{Store: st, Execute: exec.Execute, Workers: int(cfg.workers), MaxQueue: int(cfg.maxQueued), Logger: log})
+	pool, err := startWorkers(cfg, st, log)
+	if err != nil {
+		return err
+	}
+	defer pool.Close() // after the runner's shutdown below has stopped the jobs
+	runner, err := jobs.New(jobs.Config{Store: st, Execute: pool.Execute, Workers: int(cfg.workers), MaxQueue: int(cfg.maxQueued), Logger: log})
 	if err != nil {
 		return fmt.Errorf("starting the job runner: %w", err)
 	}
@@ -105,7 +135,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	dir, _ := filepath.Abs(cfg.dataDir)
 	log.Info("MLDR Explorer is running", "url", "http://"+ln.Addr().String()+"/", "data_dir", dir,
-		"max_upload", store.FormatBytes(cfg.maxUpload), "workers", cfg.workers, "access", access, "linear_algebra", linalg.Backend, "version", version())
+		"max_upload", store.FormatBytes(cfg.maxUpload), "workers", cfg.workers, "max_job_memory", jobMemory(cfg.maxJobMemory), "access", access, "linear_algebra", linalg.Backend, "version", version())
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	if ready != nil {
@@ -127,6 +157,38 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// startWorkers starts the worker processes that run the jobs: this same
+// binary, in worker mode, on the data directory.
+func startWorkers(cfg config, st *store.Store, log *slog.Logger) (*worker.Pool, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("starting the job workers: finding this program: %w", err)
+	}
+	dir, err := filepath.Abs(cfg.dataDir)
+	if err != nil {
+		return nil, fmt.Errorf("starting the job workers: %w", err)
+	}
+	pool, err := worker.NewPool(worker.Config{
+		Command:     func() *exec.Cmd { return exec.Command(self, "-data-dir", dir) },
+		Workers:     int(cfg.workers),
+		MemoryLimit: cfg.maxJobMemory,
+		Datasets:    st,
+		Logger:      log,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("starting the job workers: %w", err)
+	}
+	return pool, nil
+}
+
+// jobMemory says the job memory limit for the log.
+func jobMemory(n int64) string {
+	if n == 0 {
+		return "no limit"
+	}
+	return store.FormatBytes(n)
 }
 
 func newLogger(w io.Writer, format string) *slog.Logger {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -9,7 +10,22 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"mldr/internal/worker"
 )
+
+// TestMain lets the server that tests start in this process start this
+// test binary as its workers: a worker runs runWorker, as main does.
+func TestMain(m *testing.M) {
+	if worker.IsWorker(os.Getenv) {
+		if err := runWorker(context.Background(), os.Args[1:], os.Getenv); err != nil {
+			fmt.Fprintln(os.Stderr, "webapp worker:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
 
 func TestParseBytes(t *testing.T) {
 	tests := []struct {
