@@ -20,7 +20,6 @@ import (
 // minJobMemory is the least -max-job-memory accepted.
 const minJobMemory = 32 << 20
 
-
 // config is everything the server is started with.
 type config struct {
 	addr        string
