@@ -18,32 +18,43 @@ import (
 	"time"
 )
 
+// build is a binary of the webapp built once per test run.
+type build struct {
+	tags string
+	once sync.Once
+	path string
+	err  error
+}
+
 var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
+	release = &build{}
+	// withHooks is a test build whose workers can be made to misbehave
+	// (cmd/webapp/testhooks_on.go).
+	withHooks = &build{tags: "testhooks"}
 )
 
-// binary builds the webapp once per test run.
-func binary(t *testing.T) string {
+func (b *build) binary(t *testing.T) string {
 	t.Helper()
-	buildOnce.Do(func() {
+	b.once.Do(func() {
 		dir, err := os.MkdirTemp("", "mldr-e2e-bin-")
 		if err != nil {
-			buildErr = err
+			b.err = err
 			return
 		}
-		binPath = filepath.Join(dir, "webapp")
-		out, err := exec.Command("go", "build", "-o", binPath, "mldr/cmd/webapp").CombinedOutput()
+		b.path = filepath.Join(dir, "webapp")
+		out, err := exec.Command("go", "build", "-tags", b.tags, "-o", b.path, "mldr/cmd/webapp").CombinedOutput()
 		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+			b.err = fmt.Errorf("go build -tags %q: %v\n%s", b.tags, err, out)
 		}
 	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
+	if b.err != nil {
+		t.Fatal(b.err)
 	}
-	return binPath
+	return b.path
 }
+
+// binary builds the webapp once per test run.
+func binary(t *testing.T) string { return release.binary(t) }
 
 // app is one running webapp process.
 type app struct {
@@ -61,7 +72,14 @@ var listening = regexp.MustCompile(`url=http://([^ ]+)/`)
 // until /healthz answers.
 func start(t *testing.T, dataDir string, args ...string) *app {
 	t.Helper()
-	cmd := exec.Command(binary(t), append([]string{"-addr", "127.0.0.1:0", "-data-dir", dataDir}, args...)...)
+	return startWith(t, binary(t), nil, dataDir, args...)
+}
+
+// startWith runs bin with env added to the environment, as start does.
+func startWith(t *testing.T, bin string, env []string, dataDir string, args ...string) *app {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"-addr", "127.0.0.1:0", "-data-dir", dataDir}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
