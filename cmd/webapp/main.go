@@ -61,7 +61,11 @@ func runWorker(ctx context.Context, args []string, getenv func(string) string) e
 	if *dir == "" {
 		return errors.New("no -data-dir: a worker is started by the server, not by hand")
 	}
-	return worker.Main(ctx, getenv, testHooks(worker.Executor(store.OpenFiles(*dir, nil), version()), getenv))
+	limit, err := worker.MemoryLimit(getenv)
+	if err != nil {
+		return err
+	}
+	return worker.Main(ctx, getenv, testHooks(worker.Executor(store.OpenFiles(*dir, nil), version(), limit), getenv))
 }
 
 // Shutdown: requests in flight get shutdownTimeout, running jobs

@@ -4,28 +4,50 @@ import (
 	"container/list"
 	"sync"
 
+	"gonum.org/v1/gonum/mat"
+
 	"mldr/internal/analysis"
 )
 
 // fitCache keeps the most recent decompositions by fit key, so that a job
 // asking for another d (or thr) of the same method, parameters, data and
 // training rows only cuts a stored decomposition (analysis.Model.Choose)
-// instead of fitting again. It lives as long as the process.
+// instead of fitting again. It lives as long as the process (a worker),
+// and holds at most max models and maxBytes of their matrices, so that
+// what it keeps between jobs stays a small part of a worker's memory.
 type fitCache struct {
-	mu    sync.Mutex
-	max   int
-	order *list.List // of *cacheEntry, most recent first
-	items map[string]*list.Element
+	mu       sync.Mutex
+	max      int
+	maxBytes int64
+	bytes    int64
+	order    *list.List // of *cacheEntry, most recent first
+	items    map[string]*list.Element
 }
 
 type cacheEntry struct {
 	key   string
 	model *analysis.Model
+	bytes int64
 	job   string // the job that fitted it
 }
 
-func newFitCache(max int) *fitCache {
-	return &fitCache{max: max, order: list.New(), items: map[string]*list.Element{}}
+func newFitCache(max int, maxBytes int64) *fitCache {
+	return &fitCache{max: max, maxBytes: maxBytes, order: list.New(), items: map[string]*list.Element{}}
+}
+
+// modelBytes is what a model's numbers take.
+func modelBytes(m *analysis.Model) int64 {
+	n := len(m.Means) + len(m.Eigenvalues)
+	for _, d := range []*mat.Dense{m.Basis, m.Projected} {
+		if d != nil {
+			r, c := d.Dims()
+			n += r * c
+		}
+	}
+	for _, b := range m.Blocks {
+		n += len(b.Values)
+	}
+	return 8 * int64(n)
 }
 
 func (c *fitCache) get(key string) (*analysis.Model, string, bool) {
@@ -43,15 +65,21 @@ func (c *fitCache) get(key string) (*analysis.Model, string, bool) {
 func (c *fitCache) put(key string, m *analysis.Model, job string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	size := modelBytes(m)
 	if el, ok := c.items[key]; ok {
 		c.order.MoveToFront(el)
-		el.Value.(*cacheEntry).model = m
-		return
+		e := el.Value.(*cacheEntry)
+		c.bytes += size - e.bytes
+		e.model, e.bytes = m, size
+	} else {
+		c.items[key] = c.order.PushFront(&cacheEntry{key: key, model: m, bytes: size, job: job})
+		c.bytes += size
 	}
-	c.items[key] = c.order.PushFront(&cacheEntry{key: key, model: m, job: job})
-	for c.order.Len() > c.max {
+	for c.order.Len() > c.max || c.bytes > c.maxBytes && c.order.Len() > 0 {
 		last := c.order.Back()
+		e := last.Value.(*cacheEntry)
 		c.order.Remove(last)
-		delete(c.items, last.Value.(*cacheEntry).key)
+		delete(c.items, e.key)
+		c.bytes -= e.bytes
 	}
 }

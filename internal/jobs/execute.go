@@ -41,8 +41,19 @@ type Executor struct {
 }
 
 // NewExecutor returns an executor over st; version goes into manifests.
+// Its cache of decompositions keeps at most DefaultCacheBytes of them.
 func NewExecutor(st Store, version string) *Executor {
-	return &Executor{store: st, version: version, cache: newFitCache(32)}
+	return NewExecutorCache(st, version, DefaultCacheBytes)
+}
+
+// DefaultCacheBytes bounds the decompositions an executor keeps.
+const DefaultCacheBytes = 256 << 20
+
+// NewExecutorCache returns an executor whose cache of decompositions
+// keeps at most cacheBytes of them (0: none). A worker process gives it a
+// small part of its memory limit.
+func NewExecutorCache(st Store, version string, cacheBytes int64) *Executor {
+	return &Executor{store: st, version: version, cache: newFitCache(32, cacheBytes)}
 }
 
 // Result file names. With several methods each method's files are in a

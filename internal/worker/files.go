@@ -13,10 +13,15 @@ import (
 // Executor returns the Run of a worker process: a jobs.Executor that
 // reads data sets and writes results through the data directory's files,
 // with the records the server sent for each job. Its decomposition cache
-// lives as long as the worker.
-func Executor(files *store.Files, version string) Run {
+// lives as long as the worker and keeps at most a sixteenth of the
+// worker's memory limit (0: no limit) between jobs.
+func Executor(files *store.Files, version string, memoryLimit int64) Run {
 	rs := &recordStore{Files: files}
-	x := jobs.NewExecutor(rs, version)
+	cache := int64(jobs.DefaultCacheBytes)
+	if memoryLimit > 0 {
+		cache = min(cache, memoryLimit/16)
+	}
+	x := jobs.NewExecutorCache(rs, version, cache)
 	return func(ctx context.Context, job jobs.Job, recs map[string]store.DatasetRecord, report jobs.Report) ([]string, error) {
 		rs.set(recs)
 		return x.Execute(ctx, job, report)

@@ -25,9 +25,9 @@ type Run func(ctx context.Context, job jobs.Job, datasets map[string]store.Datas
 // (descriptors 3 and 4) with run until the server closes them or ctx is
 // done.
 func Main(ctx context.Context, getenv func(string) string, run Run) error {
-	limit, err := strconv.ParseInt(getenv(envMemory), 10, 64)
-	if err != nil || limit < 0 {
-		return fmt.Errorf("worker: bad %s %q", envMemory, getenv(envMemory))
+	limit, err := MemoryLimit(getenv)
+	if err != nil {
+		return err
 	}
 	if err := limitMemory(limit); err != nil {
 		return fmt.Errorf("worker: limiting memory to %d bytes: %w", limit, err)
@@ -39,6 +39,16 @@ func Main(ctx context.Context, getenv func(string) string, run Run) error {
 	defer cmds.Close()
 	defer events.Close()
 	return Serve(ctx, cmds, events, run)
+}
+
+// MemoryLimit is the memory limit the server gave a worker, from its
+// environment (0: none).
+func MemoryLimit(getenv func(string) string) (int64, error) {
+	limit, err := strconv.ParseInt(getenv(envMemory), 10, 64)
+	if err != nil || limit < 0 {
+		return 0, fmt.Errorf("worker: bad %s %q", envMemory, getenv(envMemory))
+	}
+	return limit, nil
 }
 
 // Serve reads commands from cmds, runs each job with run, one at a time,
