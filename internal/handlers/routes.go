@@ -48,6 +48,10 @@ type Config struct {
 	// MaxUploads is how many requests that read a data file (uploads,
 	// relabelling, transform) run at once; 0 means DefaultMaxUploads.
 	MaxUploads int
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For names
+	// the client for the limit of wrong tokens and the logs; none, and
+	// X-Forwarded-For is ignored.
+	TrustedProxies auth.Proxies
 }
 
 // handler carries the dependencies of every route.
@@ -58,6 +62,7 @@ type handler struct {
 	maxUpload int64
 	version   string
 	guard     *auth.Guard
+	proxies   auth.Proxies
 	uploads   chan struct{} // a slot per upload in progress
 }
 
@@ -67,7 +72,7 @@ func New(cfg Config) http.Handler {
 		cfg.MaxUploads = DefaultMaxUploads
 	}
 	h := &handler{store: cfg.Store, jobs: cfg.Jobs, log: cfg.Logger, maxUpload: cfg.MaxUpload, version: cfg.Version,
-		guard: cfg.Guard, uploads: make(chan struct{}, cfg.MaxUploads)}
+		guard: cfg.Guard, proxies: cfg.TrustedProxies, uploads: make(chan struct{}, cfg.MaxUploads)}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
