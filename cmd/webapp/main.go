@@ -95,7 +95,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	srv := &http.Server{
 		Handler: handlers.New(handlers.Config{Store: st, Jobs: svc, Logger: log, MaxUpload: cfg.maxUpload, Version: version(),
-			Guard: guard, MaxUploads: int(cfg.maxUploads)}),
+			Guard: guard, MaxUploads: int(cfg.maxUploads), TrustedProxies: cfg.trustedProxies}),
 		ReadHeaderTimeout: cfg.headerTimeout,
 		ReadTimeout:       cfg.readTimeout,
 		WriteTimeout:      cfg.writeTimeout,
