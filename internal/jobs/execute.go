@@ -100,6 +100,9 @@ func (x *Executor) Execute(ctx context.Context, job Job, report Report) ([]strin
 		return nil, diskFull(err)
 	}
 	defer staged.Discard() // nothing left once committed
+	if err := writeRunLabels(staged, p); err != nil { // the plots' colours, whatever the data set becomes
+		return nil, diskFull(err)
+	}
 	var notes []string
 	ids := req.MethodIDs()
 	evalShare := 0.0
