@@ -32,6 +32,9 @@ type config struct {
 	// trustedProxies are the reverse proxies whose X-Forwarded-For is
 	// believed.
 	trustedProxies auth.Proxies
+	// minUploadRate is the slowest an upload's body may arrive, in bytes
+	// a second; -1 for no minimum.
+	minUploadRate int64
 	// Server timeouts.
 	headerTimeout, readTimeout, writeTimeout, idleTimeout time.Duration
 }
@@ -56,12 +59,13 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		return def
 	}
 	var c config
-	var maxUpload string
+	var maxUpload, minUploadRate string
 	fs := flag.NewFlagSet("webapp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&c.addr, "addr", env("MLDR_ADDR", "127.0.0.1:8080"), "address to listen on, HOST:PORT (env MLDR_ADDR)")
 	fs.StringVar(&c.dataDir, "data-dir", env("MLDR_DATA_DIR", "uploads"), "directory for data sets, jobs and results (env MLDR_DATA_DIR)")
 	fs.StringVar(&maxUpload, "max-upload", env("MLDR_MAX_UPLOAD", "1GiB"), "largest data file accepted: bytes or with a unit, e.g. 500MB, 2GiB (env MLDR_MAX_UPLOAD)")
+	fs.StringVar(&minUploadRate, "min-upload-rate", env("MLDR_MIN_UPLOAD_RATE", "10KiB"), "slowest an upload (or relabelling, transform) may send its body, per second, over 20 s; slower, and it ends with 408 and frees its slot; 0 for no minimum (env MLDR_MIN_UPLOAD_RATE)")
 	fs.StringVar(&c.logFormat, "log-format", env("MLDR_LOG_FORMAT", "text"), "log format: text or json (env MLDR_LOG_FORMAT)")
 	fs.BoolVar(&c.healthcheck, "healthcheck", false, "ask the server at -addr for /healthz and exit 0 if it is healthy")
 	var workers, maxQueued, maxCells, maxPairwise, maxUploads, tokenFile, trustedProxy string
@@ -112,6 +116,11 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		return c, fmt.Errorf("-max-upload: %w", err)
 	}
 	c.maxUpload = n
+	if strings.TrimSpace(minUploadRate) == "0" {
+		c.minUploadRate = -1
+	} else if c.minUploadRate, err = parseBytes(minUploadRate); err != nil {
+		return c, fmt.Errorf("-min-upload-rate: %w (bytes a second, or 0 for no minimum)", err)
+	}
 	for _, f := range []struct {
 		name, v string
 		dst     *int64

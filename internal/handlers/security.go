@@ -204,13 +204,14 @@ const DefaultMaxUploads = 4
 
 // limitUploads lets at most cap(h.uploads) requests that read a data file
 // run at once; the next get 429 with Retry-After at once rather than
-// queueing with their bodies half read.
+// queueing with their bodies half read. A body that arrives slower than
+// the minimum rate ends with 408 and frees its slot (see rateGuard).
 func (h *handler) limitUploads(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case h.uploads <- struct{}{}:
 			defer func() { <-h.uploads }()
-			next.ServeHTTP(w, r)
+			h.minUploadRate(w, r, next)
 		default:
 			w.Header().Set("Retry-After", "1")
 			h.fail(w, r, &httpError{status: http.StatusTooManyRequests,
