@@ -37,6 +37,12 @@ type config struct {
 	maxJobMemory int64
 	// token, if not empty, is the access token every request needs.
 	token string
+	// trustedProxies are the reverse proxies whose X-Forwarded-For is
+	// believed.
+	trustedProxies auth.Proxies
+	// minUploadRate is the slowest an upload's body may arrive, in bytes
+	// a second; -1 for no minimum.
+	minUploadRate int64
 	// Server timeouts.
 	headerTimeout, readTimeout, writeTimeout, idleTimeout time.Duration
 }
@@ -61,15 +67,16 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		return def
 	}
 	var c config
-	var maxUpload string
+	var maxUpload, minUploadRate string
 	fs := flag.NewFlagSet("webapp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&c.addr, "addr", env("MLDR_ADDR", "127.0.0.1:8080"), "address to listen on, HOST:PORT (env MLDR_ADDR)")
 	fs.StringVar(&c.dataDir, "data-dir", env("MLDR_DATA_DIR", "uploads"), "directory for data sets, jobs and results (env MLDR_DATA_DIR)")
 	fs.StringVar(&maxUpload, "max-upload", env("MLDR_MAX_UPLOAD", "1GiB"), "largest data file accepted: bytes or with a unit, e.g. 500MB, 2GiB (env MLDR_MAX_UPLOAD)")
+	fs.StringVar(&minUploadRate, "min-upload-rate", env("MLDR_MIN_UPLOAD_RATE", "10KiB"), "slowest an upload (or relabelling, transform) may send its body, per second, over 20 s; slower, and it ends with 408 and frees its slot; 0 for no minimum (env MLDR_MIN_UPLOAD_RATE)")
 	fs.StringVar(&c.logFormat, "log-format", env("MLDR_LOG_FORMAT", "text"), "log format: text or json (env MLDR_LOG_FORMAT)")
 	fs.BoolVar(&c.healthcheck, "healthcheck", false, "ask the server at -addr for /healthz and exit 0 if it is healthy")
-	var workers, maxQueued, maxCells, maxPairwise, maxUploads, tokenFile, maxJobMemory string
+	var workers, maxQueued, maxCells, maxPairwise, maxUploads, tokenFile, maxJobMemory, trustedProxy string
 	fs.StringVar(&workers, "workers", env("MLDR_WORKERS", strconv.Itoa(runtime.NumCPU())), "jobs run at once (env MLDR_WORKERS)")
 	fs.StringVar(&maxQueued, "max-queued", env("MLDR_MAX_QUEUED", "100"), "jobs waiting at most; beyond, submissions get 429 (env MLDR_MAX_QUEUED)")
 	fs.StringVar(&maxCells, "max-cells", env("MLDR_MAX_CELLS", "300000000"), "rows × features a job may read; beyond, 413 (env MLDR_MAX_CELLS)")
@@ -78,6 +85,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&maxJobMemory, "max-job-memory", getenv("MLDR_MAX_JOB_MEMORY"), "memory one job may use: bytes or with a unit, e.g. 4GiB; a job estimated above it is refused (413), and a job's worker process that holds more is stopped (default: half the machine's memory, or half the cgroup's limit; 0: no limit) (env MLDR_MAX_JOB_MEMORY)")
 	fs.StringVar(&c.token, "token", getenv("MLDR_TOKEN"), "access token every request needs, at least 16 characters; without one the server listens on loopback only (env MLDR_TOKEN; prefer the environment or -token-file: arguments are visible to other users)")
 	fs.StringVar(&tokenFile, "token-file", getenv("MLDR_TOKEN_FILE"), "file whose first line is the access token (env MLDR_TOKEN_FILE)")
+	fs.StringVar(&trustedProxy, "trusted-proxy", getenv("MLDR_TRUSTED_PROXY"), "reverse proxies, IP addresses or CIDR prefixes separated by commas, e.g. 127.0.0.1,10.0.0.0/8: a request from one of them is counted and logged as coming from the right-most address of X-Forwarded-For that is not itself a trusted proxy; from anyone else X-Forwarded-For is ignored (env MLDR_TRUSTED_PROXY)")
 	fs.DurationVar(&c.headerTimeout, "header-timeout", envDuration(getenv, "MLDR_HEADER_TIMEOUT", defaultHeaderTimeout), "time to read a request's headers (env MLDR_HEADER_TIMEOUT)")
 	fs.DurationVar(&c.readTimeout, "read-timeout", envDuration(getenv, "MLDR_READ_TIMEOUT", defaultReadTimeout), "time to read a whole request, upload included (env MLDR_READ_TIMEOUT)")
 	fs.DurationVar(&c.writeTimeout, "write-timeout", envDuration(getenv, "MLDR_WRITE_TIMEOUT", defaultWriteTimeout), "time to write an answer; event streams are exempt (env MLDR_WRITE_TIMEOUT)")
@@ -107,6 +115,11 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected argument %q (flags start with -; see -help)", fs.Arg(0))
 	}
+	proxies, err := auth.ParseProxies(trustedProxy)
+	if err != nil {
+		return c, fmt.Errorf("-trusted-proxy: %w", err)
+	}
+	c.trustedProxies = proxies
 	n, err := parseBytes(maxUpload)
 	if err != nil {
 		return c, fmt.Errorf("-max-upload: %w", err)
@@ -123,6 +136,11 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		if c.maxJobMemory < minJobMemory {
 			return c, fmt.Errorf("-max-job-memory must be at least %s (a worker process needs that much to start), not %s", store.FormatBytes(minJobMemory), store.FormatBytes(c.maxJobMemory))
 		}
+	}
+	if strings.TrimSpace(minUploadRate) == "0" {
+		c.minUploadRate = -1
+	} else if c.minUploadRate, err = parseBytes(minUploadRate); err != nil {
+		return c, fmt.Errorf("-min-upload-rate: %w (bytes a second, or 0 for no minimum)", err)
 	}
 	for _, f := range []struct {
 		name, v string

@@ -129,7 +129,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	srv := &http.Server{
 		Handler: handlers.New(handlers.Config{Store: st, Jobs: svc, Logger: log, MaxUpload: cfg.maxUpload, Version: version(),
-			Guard: guard, MaxUploads: int(cfg.maxUploads)}),
+			Guard: guard, MaxUploads: int(cfg.maxUploads), TrustedProxies: cfg.trustedProxies,
+			MinUploadRate: cfg.minUploadRate}),
 		ReadHeaderTimeout: cfg.headerTimeout,
 		ReadTimeout:       cfg.readTimeout,
 		WriteTimeout:      cfg.writeTimeout,

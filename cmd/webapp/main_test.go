@@ -74,6 +74,31 @@ func TestParseConfig(t *testing.T) {
 	}
 }
 
+// -trusted-proxy and -min-upload-rate, from flags and the environment.
+func TestProxyAndUploadRateConfig(t *testing.T) {
+	none := func(string) string { return "" }
+	c, err := parseConfig(nil, none, io.Discard)
+	if err != nil || len(c.trustedProxies) != 0 || c.minUploadRate != 10<<10 {
+		t.Errorf("defaults: got proxies %v, rate %d, %v; want none and 10 KiB/s", c.trustedProxies, c.minUploadRate, err)
+	}
+	env := func(k string) string {
+		return map[string]string{"MLDR_TRUSTED_PROXY": "10.0.0.1, 192.168.0.0/16", "MLDR_MIN_UPLOAD_RATE": "1MiB"}[k]
+	}
+	c, err = parseConfig(nil, env, io.Discard)
+	if err != nil || fmt.Sprint(c.trustedProxies) != "[10.0.0.1/32 192.168.0.0/16]" || c.minUploadRate != 1<<20 {
+		t.Errorf("from the environment: got proxies %v, rate %d, %v", c.trustedProxies, c.minUploadRate, err)
+	}
+	c, err = parseConfig([]string{"-trusted-proxy", "::1", "-min-upload-rate", "0"}, env, io.Discard)
+	if err != nil || fmt.Sprint(c.trustedProxies) != "[::1/128]" || c.minUploadRate != -1 {
+		t.Errorf("flags over the environment: got proxies %v, rate %d, %v; want [::1/128] and -1 (none)", c.trustedProxies, c.minUploadRate, err)
+	}
+	for _, args := range [][]string{{"-trusted-proxy", "proxy.example"}, {"-trusted-proxy", "10.0.0.0/40"}, {"-min-upload-rate", "slow"}, {"-min-upload-rate", "-5"}} {
+		if _, err := parseConfig(args, none, io.Discard); err == nil {
+			t.Errorf("parseConfig(%q): got no error", args)
+		}
+	}
+}
+
 // Without a token the server listens on this machine only; with one it may
 // listen anywhere.
 func TestAccessConfig(t *testing.T) {

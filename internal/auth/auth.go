@@ -1,21 +1,23 @@
 // Package auth guards a shared deployment with one access token: API
 // clients send it as a bearer token, people type it once into a login form
-// and then carry a signed session cookie. Without a token there is no
-// guard, and the server listens on loopback only (see cmd/webapp).
+// and then carry a session cookie. Without a token there is no guard, and
+// the server listens on loopback only (see cmd/webapp).
 //
-// The session cookie holds its expiry and an HMAC-SHA256 of it under a key
-// derived from the token, so sessions survive restarts, need no storage,
-// and all end when the token changes.
+// Sessions are kept by the server: the cookie holds a random session id,
+// the guard the ids of the live sessions and their expiry. Logging out
+// deletes the id, so a copy of the cookie is refused from then on. The
+// price is that sessions end when the server restarts (everyone logs in
+// again); a stateless signed cookie would survive a restart, but then a
+// revocation list held in memory would be forgotten at the restart and a
+// revoked cookie would work again until it expired.
 package auth
 
 import (
-	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
-	"encoding/binary"
 	"errors"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -29,29 +31,44 @@ const CookieName = "mldr_session"
 // output of `openssl rand -hex 16` is 32.
 const MinTokenLength = 16
 
-// Failed attempts: at most failBurst wrong tokens from one client in
-// failWindow, then that client gets 429 until the window has passed. Per
-// client, so that nobody can lock the others out; behind a proxy every
-// client is the proxy.
+// Wrong tokens: a client may send failBurst wrong tokens at once, then one
+// every failWindow/failBurst (so at most about failBurst a failWindow in
+// the long run). A client that has used its attempts gets 429 without its
+// token being checked until its next attempt is due; the right token then
+// passes and clears the client's count. Per client, so that nobody can
+// lock the others out; behind a proxy every client is the proxy unless it
+// is trusted (see Proxies).
 const (
 	failBurst  = 10
 	failWindow = time.Minute
+	failEvery  = failWindow / failBurst
 	maxClients = 10000 // clients with recent failures remembered at most
 )
+
+// maxSessions is the most live sessions kept; beyond, logging in ends the
+// session closest to its expiry. Each costs about 100 bytes.
+const maxSessions = 10000
+
+// sessionIDBytes is the size of a session id: 256 random bits.
+const sessionIDBytes = 32
 
 // ErrShortToken refuses a token shorter than MinTokenLength.
 var ErrShortToken = errors.New("the access token must be at least 16 characters (e.g. openssl rand -hex 16)")
 
-// Guard checks the access token and the session cookies it signs. It is
+// Guard checks the access token and keeps the sessions it opened. It is
 // safe for concurrent use.
 type Guard struct {
-	token []byte
-	key   []byte
+	token [sha256.Size]byte // the token's digest
 	ttl   time.Duration
 	now   func() time.Time
 
-	mu       sync.Mutex
-	failures map[string][]time.Time // client → its wrong tokens within failWindow
+	mu sync.Mutex
+	// due is, per client with recent wrong tokens, the time at which its
+	// count of wrong tokens is back to zero (a GCRA "theoretical arrival
+	// time"): each wrong token moves it failEvery later.
+	due map[string]time.Time
+	// sessions maps the digest of each live session id to its expiry.
+	sessions map[[sha256.Size]byte]time.Time
 }
 
 // New returns a guard for token, whose sessions last ttl. now may be nil
@@ -63,115 +80,172 @@ func New(token string, ttl time.Duration, now func() time.Time) (*Guard, error) 
 	if now == nil {
 		now = time.Now
 	}
-	mac := hmac.New(sha256.New, []byte(token))
-	mac.Write([]byte("mldr-explorer session key v1"))
-	return &Guard{token: []byte(token), key: mac.Sum(nil), ttl: ttl, now: now, failures: map[string][]time.Time{}}, nil
+	return &Guard{token: sha256.Sum256([]byte(token)), ttl: ttl, now: now,
+		due: map[string]time.Time{}, sessions: map[[sha256.Size]byte]time.Time{}}, nil
 }
 
-// CheckToken reports whether s is the token, in constant time. A wrong
-// token counts towards client's limit of failed attempts.
-func (g *Guard) CheckToken(s, client string) bool {
-	// Compare digests, so the time taken says nothing of the length.
-	a, b := sha256.Sum256([]byte(s)), sha256.Sum256(g.token)
-	if subtle.ConstantTimeCompare(a[:], b[:]) == 1 {
-		return true
-	}
+// Verdict is what a presented token earned.
+type Verdict struct {
+	// OK is true for the right token.
+	OK bool
+	// RetryAfter, when not zero, says the token was not checked at all:
+	// client has used up its wrong attempts for now and may try again
+	// after this long.
+	RetryAfter time.Duration
+}
+
+// CheckToken checks s, sent by client (see Proxies.Client), against the
+// token in constant time, unless client has used up its attempts: then s
+// is not looked at and the verdict says when to retry. A wrong token
+// counts against client; the right one clears its count.
+//
+// A throttled client's token is not checked, right or wrong: if the right
+// one passed while wrong ones got 429, each 429 would tell a guesser "wrong"
+// at full speed and the throttle would stop nothing. So a client that
+// sent too many wrong tokens waits at most failWindow/failBurst (6 s)
+// for its next attempt, and the right token then passes.
+func (g *Guard) CheckToken(s, client string) Verdict {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if len(g.failures) >= maxClients {
-		for c := range g.failures {
-			if len(g.recent(c)) == 0 {
-				delete(g.failures, c)
-			}
+	now := g.now()
+	due := g.due[client]
+	if due.After(now) {
+		if wait := due.Sub(now) - (failWindow - failEvery); wait > 0 {
+			return Verdict{RetryAfter: wait}
 		}
 	}
-	g.failures[client] = append(g.recent(client), g.now())
-	return false
-}
-
-// Throttled reports whether too many wrong tokens came from client lately;
-// the caller should answer 429 without checking another.
-func (g *Guard) Throttled(client string) bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	r := g.recent(client)
-	if len(r) == 0 {
-		delete(g.failures, client)
-	} else {
-		g.failures[client] = r
+	// Compare digests, so the time taken says nothing of the length.
+	d := sha256.Sum256([]byte(s))
+	if subtle.ConstantTimeCompare(d[:], g.token[:]) == 1 {
+		delete(g.due, client)
+		return Verdict{OK: true}
 	}
-	return len(r) >= failBurst
-}
-
-// recent is client's failures within the window; g.mu is held.
-func (g *Guard) recent(client string) []time.Time {
-	f := g.failures[client]
-	cut := g.now().Add(-failWindow)
-	i := 0
-	for i < len(f) && f[i].Before(cut) {
-		i++
+	if _, known := g.due[client]; !known && len(g.due) >= maxClients {
+		g.pruneClients(now)
 	}
-	return f[i:]
+	g.due[client] = later(due, now).Add(failEvery)
+	return Verdict{}
 }
 
-// Client names the sender of r for the limit of failed attempts: its IP
-// address.
-func Client(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
+// pruneClients forgets the clients whose count is back to zero; if every
+// one still counts, it forgets one of them, so that memory stays bounded
+// (an attacker with that many addresses gains one client's attempts).
+// g.mu is held.
+func (g *Guard) pruneClients(now time.Time) {
+	for c, due := range g.due {
+		if !due.After(now) {
+			delete(g.due, c)
+		}
 	}
-	return host
+	if len(g.due) >= maxClients {
+		for c := range g.due {
+			delete(g.due, c)
+			break
+		}
+	}
 }
 
-// Bearer reports whether r carries "Authorization: Bearer <token>". A
-// request without the header is not a failed attempt.
-func (g *Guard) Bearer(r *http.Request) (present, ok bool) {
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+// Bearer reports whether r carries "Authorization: Bearer <token>", and
+// the verdict on it (see CheckToken) for client. A request without the
+// header is not an attempt.
+func (g *Guard) Bearer(r *http.Request, client string) (present bool, v Verdict) {
 	h := r.Header.Get("Authorization")
 	scheme, tok, found := strings.Cut(h, " ")
 	if !found || !strings.EqualFold(scheme, "Bearer") {
-		return h != "", false
+		return h != "", Verdict{}
 	}
-	return true, g.CheckToken(strings.TrimSpace(tok), Client(r))
+	return true, g.CheckToken(strings.TrimSpace(tok), client)
 }
 
-// Session returns a new session cookie. secure marks it Secure (HTTPS, or
-// a browser on localhost, which counts as a secure context).
-func (g *Guard) Session(secure bool) *http.Cookie {
-	exp := g.now().Add(g.ttl)
-	var b [8]byte
-	binary.BigEndian.PutUint64(b[:], uint64(exp.Unix()))
-	v := base64.RawURLEncoding.EncodeToString(b[:]) + "." + base64.RawURLEncoding.EncodeToString(g.sign(b[:]))
+// Session opens a session and returns its cookie. secure marks it Secure
+// (HTTPS, or a browser on localhost, which counts as a secure context).
+// It fails only if the system's random source does.
+func (g *Guard) Session(secure bool) (*http.Cookie, error) {
+	var id [sessionIDBytes]byte
+	if _, err := rand.Read(id[:]); err != nil {
+		return nil, err
+	}
+	v := base64.RawURLEncoding.EncodeToString(id[:])
+	now := g.now()
+	exp := now.Add(g.ttl)
+	g.mu.Lock()
+	if len(g.sessions) >= maxSessions {
+		g.pruneSessions(now)
+	}
+	g.sessions[sha256.Sum256([]byte(v))] = exp
+	g.mu.Unlock()
 	return &http.Cookie{Name: CookieName, Value: v, Path: "/", Expires: exp, MaxAge: int(g.ttl.Seconds()),
-		HttpOnly: true, Secure: secure, SameSite: http.SameSiteStrictMode}
+		HttpOnly: true, Secure: secure, SameSite: http.SameSiteStrictMode}, nil
 }
 
-// Expired returns a cookie that ends the session.
+// pruneSessions forgets the expired sessions; if none has, it ends the one
+// closest to its expiry (the oldest login), so that memory stays bounded.
+// Only holders of the token open sessions. g.mu is held.
+func (g *Guard) pruneSessions(now time.Time) {
+	var first [sha256.Size]byte
+	var firstExp time.Time
+	for k, exp := range g.sessions {
+		if !exp.After(now) {
+			delete(g.sessions, k)
+		} else if firstExp.IsZero() || exp.Before(firstExp) {
+			first, firstExp = k, exp
+		}
+	}
+	if len(g.sessions) >= maxSessions {
+		delete(g.sessions, first)
+	}
+}
+
+// Expired returns a cookie that makes the browser forget its session.
 func Expired(secure bool) *http.Cookie {
 	return &http.Cookie{Name: CookieName, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: secure, SameSite: http.SameSiteStrictMode}
 }
 
-// ValidSession reports whether r carries a session cookie this guard
-// signed and that has not expired.
+// ValidSession reports whether r carries the cookie of a live session of
+// this guard: opened, not ended by End, not expired.
 func (g *Guard) ValidSession(r *http.Request) bool {
-	c, err := r.Cookie(CookieName)
-	if err != nil {
-		return false
-	}
-	enc, sig, ok := strings.Cut(c.Value, ".")
+	k, ok := sessionKey(r)
 	if !ok {
 		return false
 	}
-	b, err1 := base64.RawURLEncoding.DecodeString(enc)
-	s, err2 := base64.RawURLEncoding.DecodeString(sig)
-	if err1 != nil || err2 != nil || len(b) != 8 || !hmac.Equal(s, g.sign(b)) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	exp, ok := g.sessions[k]
+	if ok && !g.now().Before(exp) {
+		delete(g.sessions, k)
 		return false
 	}
-	return g.now().Unix() < int64(binary.BigEndian.Uint64(b))
+	return ok
 }
 
-func (g *Guard) sign(b []byte) []byte {
-	mac := hmac.New(sha256.New, g.key)
-	mac.Write(b)
-	return mac.Sum(nil)
+// End ends the session whose cookie r carries, if any: every copy of the
+// cookie is refused from then on.
+func (g *Guard) End(r *http.Request) {
+	if k, ok := sessionKey(r); ok {
+		g.mu.Lock()
+		delete(g.sessions, k)
+		g.mu.Unlock()
+	}
+}
+
+// sessionKey is the digest of r's session id, the key of g.sessions. The
+// map holds digests, not ids, so that its lookups' timing says nothing of
+// a live id.
+func sessionKey(r *http.Request) ([sha256.Size]byte, bool) {
+	c, err := r.Cookie(CookieName)
+	if err != nil {
+		return [sha256.Size]byte{}, false
+	}
+	id, err := base64.RawURLEncoding.DecodeString(c.Value)
+	if err != nil || len(id) != sessionIDBytes {
+		return [sha256.Size]byte{}, false
+	}
+	return sha256.Sum256([]byte(c.Value)), true
 }

@@ -46,40 +46,50 @@ func TestBearer(t *testing.T) {
 		if c.header != "" {
 			r.Header.Set("Authorization", c.header)
 		}
-		if present, ok := g.Bearer(r); present != c.present || ok != c.valid {
-			t.Errorf("Authorization %q: present %v valid %v, want %v %v", c.header, present, ok, c.present, c.valid)
+		if present, v := g.Bearer(r, "192.0.2.1"); present != c.present || v.OK != c.valid {
+			t.Errorf("Authorization %q: got present %v valid %v, want %v %v", c.header, present, v.OK, c.present, c.valid)
 		}
 	}
+}
+
+// with is a request carrying the session cookie value v.
+func with(v string) *http.Request {
+	r := httptest.NewRequest("GET", "/", nil)
+	r.AddCookie(&http.Cookie{Name: CookieName, Value: v})
+	return r
 }
 
 func TestSessions(t *testing.T) {
 	clk := &clock{t: time.Unix(1_800_000_000, 0)}
 	g, _ := New(token, time.Hour, clk.now)
-	other, _ := New(token+"-changed", time.Hour, clk.now)
-	c := g.Session(true)
-	if !c.HttpOnly || !c.Secure || c.SameSite != http.SameSiteStrictMode || c.Path != "/" || c.MaxAge != 3600 {
-		t.Errorf("cookie attributes: %+v", c)
+	other, _ := New(token, time.Hour, clk.now) // another server, or this one after a restart
+	c, err := g.Session(true)
+	if err != nil {
+		t.Fatal(err)
 	}
-	with := func(v string) *http.Request {
-		r := httptest.NewRequest("GET", "/", nil)
-		r.AddCookie(&http.Cookie{Name: CookieName, Value: v})
-		return r
+	if !c.HttpOnly || !c.Secure || c.SameSite != http.SameSiteStrictMode || c.Path != "/" || c.MaxAge != 3600 {
+		t.Errorf("cookie attributes: got %+v, want HttpOnly, Secure, SameSite=Strict, Path=/, MaxAge=3600", c)
 	}
 	if !g.ValidSession(with(c.Value)) {
 		t.Fatal("a fresh session is not valid")
 	}
 	if other.ValidSession(with(c.Value)) {
-		t.Error("a session outlives a change of token")
+		t.Error("a session is valid on a guard that did not open it")
 	}
-	enc, sig, _ := strings.Cut(c.Value, ".")
-	tampered := []string{"", "x", enc, enc + ".", "." + sig, "AAAAAAAAAAA." + sig, enc + "." + sig[:len(sig)-2] + "AA", enc + "x." + sig}
-	for _, v := range tampered {
+	// Well-formed ids that were never issued, and malformed ones.
+	forged := []string{"", "x", c.Value[:len(c.Value)-1], c.Value + "A", strings.Repeat("A", len(c.Value)),
+		"AAAAAAAAAAA." + c.Value, c.Value[:len(c.Value)-2] + "AA"}
+	for _, v := range forged {
 		if g.ValidSession(with(v)) {
 			t.Errorf("the cookie %q passes", v)
 		}
 	}
 	if g.ValidSession(httptest.NewRequest("GET", "/", nil)) {
 		t.Error("no cookie passes")
+	}
+	c2, _ := g.Session(true)
+	if c2.Value == c.Value {
+		t.Error("two sessions share an id")
 	}
 	clk.t = clk.t.Add(time.Hour - time.Second)
 	if !g.ValidSession(with(c.Value)) {
@@ -90,7 +100,54 @@ func TestSessions(t *testing.T) {
 		t.Error("an expired session passes")
 	}
 	if e := Expired(false); e.MaxAge >= 0 || e.Value != "" {
-		t.Errorf("Expired: %+v", e)
+		t.Errorf("Expired: got %+v, want MaxAge < 0 and no value", e)
+	}
+}
+
+// Ending a session refuses every copy of its cookie, and only that session.
+func TestEndRevokesTheSession(t *testing.T) {
+	g, _ := New(token, time.Hour, nil)
+	mine, _ := g.Session(false)
+	yours, _ := g.Session(false)
+	copied := mine.Value
+	g.End(with(mine.Value))
+	if g.ValidSession(with(copied)) {
+		t.Error("a copy of the cookie passes after its session ended")
+	}
+	if !g.ValidSession(with(yours.Value)) {
+		t.Error("ending one session ended another")
+	}
+	g.End(with("not-a-session"))                 // no effect, no panic
+	g.End(httptest.NewRequest("POST", "/", nil)) // no cookie
+	if !g.ValidSession(with(yours.Value)) {
+		t.Error("ending unknown sessions ended a live one")
+	}
+}
+
+// Live sessions are bounded: expired ones are forgotten first, then the
+// oldest login ends.
+func TestSessionsBounded(t *testing.T) {
+	clk := &clock{t: time.Unix(1_800_000_000, 0)}
+	g, _ := New(token, time.Hour, clk.now)
+	first, _ := g.Session(false)
+	for range maxSessions - 1 {
+		clk.t = clk.t.Add(time.Millisecond)
+		g.Session(false)
+	}
+	last, _ := g.Session(false)
+	if n := len(g.sessions); n != maxSessions {
+		t.Errorf("got %d sessions kept, want at most %d", n, maxSessions)
+	}
+	if g.ValidSession(with(first.Value)) {
+		t.Error("the oldest session survived a full table")
+	}
+	if !g.ValidSession(with(last.Value)) {
+		t.Error("the newest session is not valid")
+	}
+	clk.t = clk.t.Add(2 * time.Hour)
+	g.Session(false)
+	if n := len(g.sessions); n != 1 {
+		t.Errorf("got %d sessions after every other expired, want 1", n)
 	}
 }
 
@@ -99,35 +156,69 @@ func TestThrottle(t *testing.T) {
 	g, _ := New(token, time.Hour, clk.now)
 	const mallory, alice = "10.0.0.66", "10.0.0.7"
 	for i := range failBurst {
-		if g.Throttled(mallory) {
-			t.Fatalf("throttled after %d failures", i)
+		if v := g.CheckToken("wrong", mallory); v.OK || v.RetryAfter != 0 {
+			t.Fatalf("wrong token %d: got %+v, want refused and checked", i+1, v)
 		}
-		g.CheckToken("wrong", mallory)
-		clk.t = clk.t.Add(time.Second)
 	}
-	if !g.Throttled(mallory) {
-		t.Fatalf("not throttled after %d failures in %v", failBurst, failWindow)
+	// Guessing goes on at one attempt per failEvery at most.
+	for i := range 20 {
+		v := g.CheckToken("wrong", mallory)
+		if v.OK || v.RetryAfter <= 0 || v.RetryAfter > failEvery {
+			t.Fatalf("attempt %d while throttled: got %+v, want RetryAfter in (0, %v]", i, v, failEvery)
+		}
 	}
-	if g.Throttled(alice) || !g.CheckToken(token, alice) {
-		t.Error("one client's failures lock another out")
+	if v := g.CheckToken(token, alice); !v.OK {
+		t.Errorf("one client's failures lock another out: %+v", v)
+	}
+	clk.t = clk.t.Add(failEvery)
+	if v := g.CheckToken("wrong", mallory); v.RetryAfter != 0 {
+		t.Errorf("after %v: got %+v, want one more attempt checked", failEvery, v)
+	}
+	if v := g.CheckToken(token, mallory); v.OK || v.RetryAfter != failEvery {
+		t.Errorf("right after that attempt: got %+v, want RetryAfter %v", v, failEvery)
 	}
 	clk.t = clk.t.Add(failWindow)
-	if g.Throttled(mallory) {
-		t.Error("still throttled once the window has passed")
+	if v := g.CheckToken("wrong", mallory); v.RetryAfter != 0 {
+		t.Errorf("once the window has passed: got %+v, want the attempt checked", v)
 	}
-	if len(g.failures) != 0 {
-		t.Errorf("%d clients remembered after their window", len(g.failures))
+	g.CheckToken(token, mallory)
+	if len(g.due) != 0 {
+		t.Errorf("got %d clients remembered after the right token, want 0", len(g.due))
 	}
 }
 
-func TestClient(t *testing.T) {
-	r := httptest.NewRequest("GET", "/", nil)
-	r.RemoteAddr = "192.0.2.1:4567"
-	if c := Client(r); c != "192.0.2.1" {
-		t.Errorf("Client = %q", c)
+// A client that sent too many wrong tokens gets in with the right one as
+// soon as its next attempt is due, at most failEvery later, and its count
+// starts again from zero.
+func TestRightTokenAfterThrottle(t *testing.T) {
+	clk := &clock{t: time.Unix(1_800_000_000, 0)}
+	g, _ := New(token, time.Hour, clk.now)
+	const bob = "10.0.0.8"
+	for range failBurst {
+		g.CheckToken("typo-typo-typo-typo", bob)
 	}
-	r.RemoteAddr = "[2001:db8::1]:80"
-	if c := Client(r); c != "2001:db8::1" {
-		t.Errorf("Client = %q", c)
+	v := g.CheckToken(token, bob)
+	if v.OK || v.RetryAfter <= 0 {
+		t.Fatalf("the right token at once: got %+v, want throttled (its check would tell a guesser)", v)
+	}
+	clk.t = clk.t.Add(v.RetryAfter)
+	if v := g.CheckToken(token, bob); !v.OK {
+		t.Fatalf("the right token after RetryAfter: got %+v, want OK", v)
+	}
+	for i := range failBurst {
+		if v := g.CheckToken("typo-typo-typo-typo", bob); v.RetryAfter != 0 {
+			t.Fatalf("wrong token %d after the right one: got %+v, want a fresh count", i+1, v)
+		}
+	}
+}
+
+func TestThrottleMemoryBounded(t *testing.T) {
+	clk := &clock{t: time.Unix(1_800_000_000, 0)}
+	g, _ := New(token, time.Hour, clk.now)
+	for i := range maxClients + 50 {
+		g.CheckToken("wrong", "client-"+string(rune('a'+i%26))+strings.Repeat("x", i/26))
+	}
+	if n := len(g.due); n > maxClients {
+		t.Errorf("got %d clients remembered, want at most %d", n, maxClients)
 	}
 }

@@ -138,12 +138,23 @@ func (h *handler) apiRelabel(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, bodyError(badRequest("labels", "the body must be JSON like {\"labels\": [\"col1\", \"col2\"], \"kind\": \"\"}: %v", err)))
 		return
 	}
-	rec, err := h.store.Relabel(r.Context(), datasetFrom(r).ID, req.Labels, req.Kind)
+	rec, err := h.relabel(r, datasetFrom(r).ID, req.Labels, req.Kind)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, h.toAPI(rec))
+}
+
+// relabel changes a data set's labels, refusing (409) while a queued or
+// running job uses it.
+func (h *handler) relabel(r *http.Request, id string, labels []string, kind dataset.Kind) (store.DatasetRecord, error) {
+	if h.jobs != nil {
+		if err := h.jobs.CheckRelabel(id); err != nil {
+			return store.DatasetRecord{}, err
+		}
+	}
+	return h.store.Relabel(r.Context(), id, labels, kind)
 }
 
 // downloadData sends the data set as read, as CSV.

@@ -146,7 +146,7 @@ func (h *handler) pageRelabel(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		err = unreadableForm(err)
 	} else {
-		_, err = h.store.Relabel(r.Context(), rec.ID, r.PostForm["labels"], dataset.Kind(r.PostForm.Get("kind")))
+		_, err = h.relabel(r, rec.ID, r.PostForm["labels"], dataset.Kind(r.PostForm.Get("kind")))
 	}
 	if err == nil {
 		http.Redirect(w, r, "/datasets/"+rec.ID+"?notice=relabelled", http.StatusSeeOther)

@@ -242,14 +242,17 @@ func spectrumFigure(m jobs.MethodResult, order []string, log bool, yMax float64)
 	return f, alt, err
 }
 
-// datasets loads each data set once for the figures of one request.
+// datasets loads each data set, and each job's labels, once for the
+// figures of one request.
 type datasets struct {
 	store  DatasetStore
+	jobs   JobService
 	loaded map[string]*dataset.Dataset
+	runs   map[string]*jobs.RunLabels
 }
 
 func (h *handler) datasets() *datasets {
-	return &datasets{store: h.store, loaded: map[string]*dataset.Dataset{}}
+	return &datasets{store: h.store, jobs: h.jobs, loaded: map[string]*dataset.Dataset{}, runs: map[string]*jobs.RunLabels{}}
 }
 
 func (d *datasets) load(id string) (*dataset.Dataset, error) {
@@ -264,9 +267,43 @@ func (d *datasets) load(id string) (*dataset.Dataset, error) {
 	return ds, nil
 }
 
+// runLabels returns the labels job ran with, nil for results from before
+// jobs kept them.
+func (d *datasets) runLabels(job jobs.Job) (*jobs.RunLabels, error) {
+	if l, ok := d.runs[job.ID]; ok {
+		return l, nil
+	}
+	l, err := d.jobs.RunLabels(job.ID)
+	if err != nil {
+		return nil, err
+	}
+	d.runs[job.ID] = l
+	return l, nil
+}
+
 // labelsOf returns, for every projected row, its labels (0/1 or class
-// indices), from the training or the test data set.
-func (d *datasets) labelsOf(job jobs.Job, p *jobs.Projected) (*dataset.Dataset, [][]float64, error) {
+// indices) as the job ran with them, and a data set that names them (its
+// Kind, Labels and Categories; no rows). Results from before jobs kept
+// their labels take them from the training or the test data set as it is
+// now, unless its labels have changed since the job (mf is one of the
+// job's manifests): then the figure is not drawn, and says why.
+func (d *datasets) labelsOf(job jobs.Job, mf *jobs.Manifest, p *jobs.Projected) (*dataset.Dataset, [][]float64, error) {
+	run, err := d.runLabels(job)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := make([][]float64, len(p.Row))
+	if run != nil {
+		for i, r := range p.Row {
+			if out[i] = run.Row(p.Split[i] == jobs.PartTest && run.TestRows > 0, r-1); out[i] == nil {
+				return nil, nil, fmt.Errorf("job %s: projected row %d (%s) has no labels in %s", job.ID, r, p.Split[i], jobs.FileLabels)
+			}
+		}
+		return &dataset.Dataset{Kind: run.Kind, Labels: run.Labels, Categories: run.Categories}, out, nil
+	}
+	if err := d.unchangedSince(job, mf); err != nil {
+		return nil, nil, err
+	}
 	train, err := d.load(job.Request.Dataset)
 	if err != nil {
 		return nil, nil, err
@@ -277,15 +314,46 @@ func (d *datasets) labelsOf(job jobs.Job, p *jobs.Projected) (*dataset.Dataset, 
 			return nil, nil, err
 		}
 	}
-	out := make([][]float64, len(p.Row))
+	if !slices.Equal(train.Labels, mf.Labels) {
+		return nil, nil, labelsChanged(job)
+	}
 	for i, r := range p.Row {
 		src := train
 		if p.Split[i] == jobs.PartTest && test != nil {
 			src = test
 		}
+		if r < 1 || r > src.Rows() {
+			return nil, nil, labelsChanged(job)
+		}
 		out[i] = src.Y.RawRowView(r - 1)
 	}
 	return train, out, nil
+}
+
+// unchangedSince refuses the data sets of a job whose results do not keep
+// their labels when either was relabelled after the job started.
+func (d *datasets) unchangedSince(job jobs.Job, mf *jobs.Manifest) error {
+	if job.StartedAt == nil {
+		return labelsChanged(job)
+	}
+	for _, id := range []string{job.Request.Dataset, job.Request.TestDataset} {
+		if id == "" {
+			continue
+		}
+		rec, err := d.store.Dataset(id)
+		if err != nil {
+			return err
+		}
+		if rec.UpdatedAt.After(*job.StartedAt) {
+			return labelsChanged(job)
+		}
+	}
+	return nil
+}
+
+func labelsChanged(job jobs.Job) error {
+	return noFigure("no projection plot: the labels of data set %s changed after job %s ran, and its results are older than the record "+
+		"of the labels a job ran with, so its points cannot be coloured by them; run the job again to see the plot", job.Request.Dataset, job.ID)
 }
 
 // colourOptions lists what may colour a projection's points.
@@ -421,7 +489,7 @@ func (h *handler) projectionFigure(res *jobs.Results, m jobs.MethodResult, q plo
 	if err != nil {
 		return nil, "", nil, err
 	}
-	ds, y, err := data.labelsOf(res.Job, p)
+	ds, y, err := data.labelsOf(res.Job, m.Manifest, p)
 	if err != nil {
 		return nil, "", nil, err
 	}

@@ -31,6 +31,12 @@ type JobService interface {
 	Results(id string) (*jobs.Results, error)
 	Projected(id, method string, cols ...int) (*jobs.Projected, error)
 	DeleteDataset(id string) error
+	// RunLabels returns the labels a job ran with; nil for results
+	// from before jobs kept them.
+	RunLabels(id string) (*jobs.RunLabels, error)
+	// CheckRelabel refuses (409) to relabel a data set a queued or
+	// running job uses.
+	CheckRelabel(id string) error
 	Limits() jobs.Limits
 }
 

@@ -16,13 +16,17 @@ import (
 	"mldr/web/static"
 )
 
-// logRequests logs one line per request.
+// client names the sender of r: its address, or the one a trusted proxy
+// forwarded (see auth.Proxies.Client).
+func (h *handler) client(r *http.Request) string { return h.proxies.Client(r) }
+
+// logRequests logs one line per request, with the client's address.
 func (h *handler) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
 		start := time.Now()
 		next.ServeHTTP(ww, r)
-		h.log.Info("http", "method", r.Method, "path", r.URL.Path, "status", ww.Status(),
+		h.log.Info("http", "method", r.Method, "path", r.URL.Path, "client", h.client(r), "status", ww.Status(),
 			"bytes", ww.BytesWritten(), "duration", time.Since(start).Round(time.Microsecond),
 			"request_id", middleware.GetReqID(r.Context()))
 	})

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
@@ -48,6 +49,20 @@ type Config struct {
 	// MaxUploads is how many requests that read a data file (uploads,
 	// relabelling, transform) run at once; 0 means DefaultMaxUploads.
 	MaxUploads int
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For names
+	// the client for the limit of wrong tokens and the logs; none, and
+	// X-Forwarded-For is ignored.
+	TrustedProxies auth.Proxies
+	// MinUploadRate is the slowest an upload's body (and a relabelling's
+	// or a transform's) may arrive, in bytes a second, measured over
+	// MinUploadWindow of the time the server waits for it; slower, and
+	// the request ends with 408. 0 means DefaultMinUploadRate and
+	// DefaultMinUploadWindow; a negative rate, no minimum.
+	MinUploadRate   int64
+	MinUploadWindow time.Duration
+	// UploadTicker, if not nil, replaces time.NewTicker for the upload
+	// rate's measurements (tests).
+	UploadTicker Ticker
 }
 
 // handler carries the dependencies of every route.
@@ -58,7 +73,11 @@ type handler struct {
 	maxUpload int64
 	version   string
 	guard     *auth.Guard
+	proxies   auth.Proxies
 	uploads   chan struct{} // a slot per upload in progress
+	minRate   int64         // bytes a second an upload's body must keep up; 0: none
+	minWindow time.Duration
+	ticker    Ticker
 }
 
 // New returns the whole route table.
@@ -66,8 +85,21 @@ func New(cfg Config) http.Handler {
 	if cfg.MaxUploads <= 0 {
 		cfg.MaxUploads = DefaultMaxUploads
 	}
+	switch {
+	case cfg.MinUploadRate == 0:
+		cfg.MinUploadRate = DefaultMinUploadRate
+	case cfg.MinUploadRate < 0:
+		cfg.MinUploadRate = 0
+	}
+	if cfg.MinUploadWindow <= 0 {
+		cfg.MinUploadWindow = DefaultMinUploadWindow
+	}
+	if cfg.UploadTicker == nil {
+		cfg.UploadTicker = realTicker
+	}
 	h := &handler{store: cfg.Store, jobs: cfg.Jobs, log: cfg.Logger, maxUpload: cfg.MaxUpload, version: cfg.Version,
-		guard: cfg.Guard, uploads: make(chan struct{}, cfg.MaxUploads)}
+		guard: cfg.Guard, proxies: cfg.TrustedProxies, uploads: make(chan struct{}, cfg.MaxUploads),
+		minRate: cfg.MinUploadRate, minWindow: cfg.MinUploadWindow, ticker: cfg.UploadTicker}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}

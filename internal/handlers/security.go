@@ -5,7 +5,9 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
+	"time"
 
 	"mldr/internal/auth"
 	"mldr/web/templates"
@@ -64,14 +66,17 @@ func (h *handler) requireAccess(next http.Handler) http.Handler {
 			return
 		}
 		if strings.HasPrefix(r.URL.Path, "/api/") {
-			if h.guard.Throttled(auth.Client(r)) {
-				h.tooManyFailures(w, r)
+			present, v := h.guard.Bearer(r, h.client(r))
+			switch {
+			case v.RetryAfter > 0:
+				h.tooManyFailures(w, r, v.RetryAfter)
 				return
-			}
-			present, ok := h.guard.Bearer(r)
-			if ok || (!present && h.guard.ValidSession(r)) {
+			case v.OK || (!present && h.guard.ValidSession(r)):
 				next.ServeHTTP(w, r)
 				return
+			}
+			if present {
+				h.log.Warn("a wrong access token", "client", h.client(r), "path", r.URL.Path)
 			}
 			w.Header().Set("WWW-Authenticate", `Bearer realm="MLDR Explorer"`)
 			h.fail(w, r, &httpError{status: http.StatusUnauthorized, msg: "this server needs its access token: send Authorization: Bearer TOKEN"})
@@ -85,15 +90,38 @@ func (h *handler) requireAccess(next http.Handler) http.Handler {
 	})
 }
 
-func (h *handler) tooManyFailures(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Retry-After", "60")
-	h.fail(w, r, &httpError{status: http.StatusTooManyRequests, msg: "too many wrong access tokens lately; wait a minute"})
+// tooManyFailures answers a client that sent too many wrong tokens and
+// whose next attempt is due after wait.
+func (h *handler) tooManyFailures(w http.ResponseWriter, r *http.Request, wait time.Duration) {
+	w.Header().Set("Retry-After", strconv.Itoa(retrySeconds(wait)))
+	h.fail(w, r, &httpError{status: http.StatusTooManyRequests,
+		msg: fmt.Sprintf("too many wrong access tokens lately; try again in %d seconds", retrySeconds(wait))})
 }
 
-// localPath keeps next only if it is a path on this server, so the login
-// form cannot send anyone elsewhere.
+// retrySeconds is wait in whole seconds, rounded up, at least 1.
+func retrySeconds(wait time.Duration) int {
+	return max(1, int((wait+time.Second-1)/time.Second))
+}
+
+// localPath keeps next only if it is a path on this server, so that the
+// login form cannot send anyone elsewhere: it must parse as a URL with no
+// scheme, host or user info, start with one "/" (not "//", which is
+// another host, nor "/\", which browsers read as "//"), and hold no
+// backslash and no control character (browsers drop tabs and newlines
+// from URLs, so "/\t/evil.com" would become "//evil.com"). The same holds
+// for its decoded path, so "/%09/evil.com" and "/%5Cevil.com" are refused
+// too: a browser would not decode them, but a proxy or a later redirect
+// might. Anything else gives "/".
 func localPath(next string) string {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") || strings.ContainsAny(next, "\r\n") {
+	bad := func(s string) bool {
+		return strings.ContainsFunc(s, func(c rune) bool { return c < 0x20 || c == 0x7f || c == '\\' })
+	}
+	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || bad(next) {
+		return "/"
+	}
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Opaque != "" ||
+		!strings.HasPrefix(u.Path, "/") || strings.HasPrefix(u.Path, "//") || bad(u.Path) {
 		return "/"
 	}
 	return next
@@ -140,21 +168,33 @@ func (h *handler) submitLogin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	next := r.PostForm.Get("next")
-	if h.guard.Throttled(auth.Client(r)) {
-		w.Header().Set("Retry-After", "60")
-		h.render(w, r, http.StatusTooManyRequests, templates.LoginPage(h.loginView(next, "Too many wrong tokens lately: wait a minute, then try again.")))
+	v := h.guard.CheckToken(r.PostForm.Get("token"), h.client(r))
+	if v.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(retrySeconds(v.RetryAfter)))
+		msg := fmt.Sprintf("Too many wrong tokens lately: wait %d seconds, then try again.", retrySeconds(v.RetryAfter))
+		h.render(w, r, http.StatusTooManyRequests, templates.LoginPage(h.loginView(next, msg)))
 		return
 	}
-	if !h.guard.CheckToken(r.PostForm.Get("token"), auth.Client(r)) {
-		h.log.Warn("a wrong access token", "remote", r.RemoteAddr)
+	if !v.OK {
+		h.log.Warn("a wrong access token", "client", h.client(r), "path", r.URL.Path)
 		h.render(w, r, http.StatusUnauthorized, templates.LoginPage(h.loginView(next, "That is not this server's access token.")))
 		return
 	}
-	http.SetCookie(w, h.guard.Session(secureCookie(r)))
+	c, err := h.guard.Session(secureCookie(r))
+	if err != nil {
+		h.fail(w, r, fmt.Errorf("opening a session: %w", err))
+		return
+	}
+	http.SetCookie(w, c)
 	http.Redirect(w, r, localPath(next), http.StatusSeeOther)
 }
 
+// logout ends the session on the server, so that a copy of its cookie is
+// refused too, and makes the browser forget the cookie.
 func (h *handler) logout(w http.ResponseWriter, r *http.Request) {
+	if h.guard != nil {
+		h.guard.End(r)
+	}
 	http.SetCookie(w, auth.Expired(secureCookie(r)))
 	http.Redirect(w, r, "/login", http.StatusSeeOther)
 }
@@ -164,13 +204,14 @@ const DefaultMaxUploads = 4
 
 // limitUploads lets at most cap(h.uploads) requests that read a data file
 // run at once; the next get 429 with Retry-After at once rather than
-// queueing with their bodies half read.
+// queueing with their bodies half read. A body that arrives slower than
+// the minimum rate ends with 408 and frees its slot (see rateGuard).
 func (h *handler) limitUploads(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case h.uploads <- struct{}{}:
 			defer func() { <-h.uploads }()
-			next.ServeHTTP(w, r)
+			h.minUploadRate(w, r, next)
 		default:
 			w.Header().Set("Retry-After", "1")
 			h.fail(w, r, &httpError{status: http.StatusTooManyRequests,

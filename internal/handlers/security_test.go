@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -181,35 +182,228 @@ func TestAccessToken(t *testing.T) {
 	if resp, _ := s.send("GET", "/api/datasets", map[string]string{"Cookie": session["Cookie"], "Authorization": "Bearer wrong"}, nil); resp.StatusCode != 401 {
 		t.Errorf("a wrong bearer with a session: %d", resp.StatusCode)
 	}
-	// The login form sends nobody to another site.
-	for _, next := range []string{"//evil.example/x", "https://evil.example", "/\\evil.example", "javascript:alert(1)"} {
-		resp, _ := s.send("POST", "/login", ctype, form(testToken, next))
-		if loc := resp.Header.Get("Location"); loc != "/" {
-			t.Errorf("next %q: sent to %q", next, loc)
-		}
-	}
-	// Logging out ends the session in the browser.
+	// Logging out ends the session in the browser (and on the server: see
+	// TestLogoutRevokesSession).
 	resp, _ = s.send("POST", "/logout", session, nil)
 	if resp.StatusCode != http.StatusSeeOther || len(resp.Cookies()) != 1 || resp.Cookies()[0].MaxAge >= 0 {
 		t.Errorf("logout: %d %v", resp.StatusCode, resp.Cookies())
 	}
 }
 
-// Wrong tokens from one client get it 429 for a while; others go on.
+// clock is a settable time for the guard.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) add(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+var formType = map[string]string{"Content-Type": "application/x-www-form-urlencoded"}
+
+func loginForm(tok, next string) io.Reader {
+	return strings.NewReader(url.Values{"token": {tok}, "next": {next}}.Encode())
+}
+
+// Wrong tokens from one client get it 429; others go on. The right token
+// gets in as soon as the client's next attempt is due (Retry-After), not a
+// minute later, and clears its count.
 func TestAccessTokenThrottle(t *testing.T) {
+	clk := &clock{t: time.Unix(1_800_000_000, 0)}
+	guard, _ := auth.New(testToken, time.Hour, clk.now)
+	s := newConfiguredServer(t, handlers.Config{Guard: guard})
+	wrong := map[string]string{"Authorization": "Bearer wrong-wrong-wrong"}
+	right := map[string]string{"Authorization": "Bearer " + testToken}
+	for i := range 10 {
+		if resp, _ := s.send("GET", "/api/datasets", wrong, nil); resp.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("wrong token %d: got %d, want 401", i+1, resp.StatusCode)
+		}
+	}
+	for _, h := range []map[string]string{wrong, right} {
+		resp, body := s.send("GET", "/api/datasets", h, nil)
+		if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") != "6" ||
+			decode[apiErr](t, body).Error != "too many wrong access tokens lately; try again in 6 seconds" {
+			t.Errorf("%v after 10 wrong tokens: got %d, Retry-After %q, %s; want 429, 6 and the sentence", h, resp.StatusCode, resp.Header.Get("Retry-After"), body)
+		}
+	}
+	resp, body := s.send("POST", "/login", formType, loginForm(testToken, "/"))
+	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") != "6" ||
+		!strings.Contains(string(body), "Too many wrong tokens lately: wait 6 seconds, then try again.") {
+		t.Errorf("the login form after 10 wrong tokens: got %d, Retry-After %q; want 429, 6 and the sentence", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+	clk.add(6 * time.Second)
+	if resp, body := s.send("GET", "/api/datasets", right, nil); resp.StatusCode != http.StatusOK {
+		t.Fatalf("the right token once its attempt is due: got %d %s, want 200", resp.StatusCode, body)
+	}
+	// Its count starts again: ten more wrong tokens are checked.
+	for i := range 10 {
+		if resp, _ := s.send("GET", "/api/datasets", wrong, nil); resp.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("wrong token %d after the right one: got %d, want 401", i+1, resp.StatusCode)
+		}
+	}
+	if resp, _ := s.send("GET", "/api/datasets", wrong, nil); resp.StatusCode != http.StatusTooManyRequests {
+		t.Errorf("an 11th wrong token: got %d, want 429", resp.StatusCode)
+	}
+	// The login form too: the right token passes once due.
+	clk.add(6 * time.Second)
+	resp, _ = s.send("POST", "/login", formType, loginForm(testToken, "/jobs"))
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/jobs" || len(resp.Cookies()) != 1 {
+		t.Errorf("logging in once due: got %d %q %v, want 303 to /jobs with a cookie", resp.StatusCode, resp.Header.Get("Location"), resp.Cookies())
+	}
+}
+
+// The login form sends nobody to another site: next must be a path on
+// this server, else the browser goes to /.
+func TestLoginNext(t *testing.T) {
 	guard, _ := auth.New(testToken, time.Hour, nil)
 	s := newConfiguredServer(t, handlers.Config{Guard: guard})
-	for range 10 {
-		s.send("GET", "/api/datasets", map[string]string{"Authorization": "Bearer wrong-wrong-wrong"}, nil)
+	for _, c := range []struct{ next, want string }{
+		{"/jobs/abc?x=1", "/jobs/abc?x=1"},
+		{"/datasets/abc#top", "/datasets/abc#top"},
+		{"/", "/"},
+		{"", "/"},
+		{"//evil.com", "/"},
+		{"///evil.com", "/"},
+		{"/\\evil.com", "/"},
+		{"/\t/evil.com", "/"}, // Chromium drops the tab: //evil.com
+		{"/\n/evil.com", "/"},
+		{"\t//evil.com", "/"},
+		{"/jobs\r\nSet-Cookie: x=1", "/"},
+		{"\r\n", "/"},
+		{"/%09/evil.com", "/"}, // decodes to a tab: refused as well
+		{"/%5Cevil.com", "/"},  // decodes to a backslash
+		{"/%2F/evil.com", "/"}, // decodes to //evil.com
+		{"/x\x7f", "/"},
+		{"https://evil.com", "/"},
+		{"http:/evil.com", "/"},
+		{"javascript:alert(1)", "/"},
+		{"evil.com", "/"},
+		{"//user@evil.com/", "/"},
+		{"/jobs/%zz", "/"}, // not a URL
+	} {
+		// A round trip, not a client: a client refuses to parse some of
+		// the Locations the old check let through.
+		req, _ := http.NewRequest("POST", s.http.URL+"/login", loginForm(testToken, c.next))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		resp, err := http.DefaultTransport.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != c.want {
+			t.Errorf("next %q: got %d to %q, want 303 to %q", c.next, resp.StatusCode, resp.Header.Get("Location"), c.want)
+		}
 	}
-	resp, _ := s.send("GET", "/api/datasets", map[string]string{"Authorization": "Bearer " + testToken}, nil)
-	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" {
-		t.Errorf("after 10 wrong tokens: %d, Retry-After %q", resp.StatusCode, resp.Header.Get("Retry-After"))
+}
+
+// Logging out ends the session on the server: a copy of the cookie taken
+// before is refused afterwards, by the pages and the API.
+func TestLogoutRevokesSession(t *testing.T) {
+	guard, _ := auth.New(testToken, time.Hour, nil)
+	s := newConfiguredServer(t, handlers.Config{Guard: guard})
+	login := func() map[string]string {
+		resp, _ := s.send("POST", "/login", formType, loginForm(testToken, "/"))
+		if len(resp.Cookies()) != 1 {
+			t.Fatalf("logging in: got %d %v, want a cookie", resp.StatusCode, resp.Cookies())
+		}
+		return map[string]string{"Cookie": auth.CookieName + "=" + resp.Cookies()[0].Value}
 	}
-	resp, body := s.send("POST", "/login", map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, strings.NewReader("token="+testToken))
-	if resp.StatusCode != http.StatusTooManyRequests || !strings.Contains(string(body), "wait a minute") {
-		t.Errorf("the login form after 10 wrong tokens: %d", resp.StatusCode)
+	session, other := login(), login()
+	copied := map[string]string{"Cookie": session["Cookie"]}
+	if resp, _ := s.send("GET", "/api/datasets", copied, nil); resp.StatusCode != http.StatusOK {
+		t.Fatalf("the copy before logout: got %d, want 200", resp.StatusCode)
 	}
+	resp, _ := s.send("POST", "/logout", session, nil)
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/login" || len(resp.Cookies()) != 1 || resp.Cookies()[0].MaxAge >= 0 {
+		t.Fatalf("logout: got %d %q %v, want 303 to /login and an expired cookie", resp.StatusCode, resp.Header.Get("Location"), resp.Cookies())
+	}
+	resp, _ = s.send("GET", "/", copied, nil)
+	if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(resp.Header.Get("Location"), "/login?next=") {
+		t.Errorf("a page with the copied cookie after logout: got %d %q, want 303 to the login form", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	resp, body := s.send("GET", "/api/datasets", copied, nil)
+	if resp.StatusCode != http.StatusUnauthorized || decode[apiErr](t, body).Error != "this server needs its access token: send Authorization: Bearer TOKEN" {
+		t.Errorf("the API with the copied cookie after logout: got %d %s, want 401", resp.StatusCode, body)
+	}
+	if resp, _ := s.send("GET", "/", other, nil); resp.StatusCode != http.StatusOK {
+		t.Errorf("another session after the logout: got %d, want 200", resp.StatusCode)
+	}
+}
+
+// X-Forwarded-For names the client only when it comes from a trusted
+// proxy: from anyone else it changes neither the throttled identity nor
+// the logged address.
+func TestTrustedProxy(t *testing.T) {
+	wrong := func(xff string) map[string]string {
+		h := map[string]string{"Authorization": "Bearer wrong-wrong-wrong"}
+		if xff != "" {
+			h["X-Forwarded-For"] = xff
+		}
+		return h
+	}
+	t.Run("untrusted peer", func(t *testing.T) {
+		guard, _ := auth.New(testToken, time.Hour, nil)
+		proxies, _ := auth.ParseProxies("10.0.0.1")
+		var logs syncBuffer
+		s := newConfiguredServer(t, handlers.Config{Guard: guard, TrustedProxies: proxies, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+		for i := range 10 {
+			s.send("GET", "/api/datasets", wrong(fmt.Sprintf("203.0.113.%d", i)), nil)
+		}
+		if resp, _ := s.send("GET", "/api/datasets", wrong("198.51.100.1"), nil); resp.StatusCode != http.StatusTooManyRequests {
+			t.Errorf("a spoofed X-Forwarded-For from an untrusted peer: got %d, want 429 (the peer is throttled)", resp.StatusCode)
+		}
+		if l := logs.String(); strings.Contains(l, "203.0.113.") || !strings.Contains(l, "client=127.0.0.1") {
+			t.Errorf("the logs name a forwarded address, or not the peer:\n%s", l)
+		}
+	})
+	t.Run("trusted proxy", func(t *testing.T) {
+		guard, _ := auth.New(testToken, time.Hour, nil)
+		proxies, _ := auth.ParseProxies("127.0.0.1")
+		var logs syncBuffer
+		s := newConfiguredServer(t, handlers.Config{Guard: guard, TrustedProxies: proxies, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+		for range 10 {
+			s.send("GET", "/api/datasets", wrong("6.6.6.6, 203.0.113.9"), nil)
+		}
+		if resp, _ := s.send("GET", "/api/datasets", wrong("203.0.113.9"), nil); resp.StatusCode != http.StatusTooManyRequests {
+			t.Errorf("the same forwarded client: got %d, want 429", resp.StatusCode)
+		}
+		if resp, _ := s.send("GET", "/api/datasets", wrong("203.0.113.10"), nil); resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("another forwarded client: got %d, want 401", resp.StatusCode)
+		}
+		if resp, _ := s.send("GET", "/api/datasets", map[string]string{"Authorization": "Bearer " + testToken}, nil); resp.StatusCode != http.StatusOK {
+			t.Errorf("the proxy itself with the right token: got %d, want 200", resp.StatusCode)
+		}
+		if l := logs.String(); !strings.Contains(l, "client=203.0.113.9") || strings.Contains(l, "6.6.6.6") {
+			t.Errorf("the logs do not name the forwarded client 203.0.113.9 (or name the forged hop):\n%s", l)
+		}
+	})
+}
+
+// syncBuffer is a log sink safe for the server's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 // No more uploads run at once than allowed; the next get 429 at once.

@@ -111,6 +111,10 @@ func (x *Executor) Execute(ctx context.Context, job Job, report Report) ([]strin
 		return nil, diskFull(err)
 	}
 	defer staged.Discard() // nothing left once committed
+	// The labels the plots are coloured by, whatever the data set becomes.
+	if err := writeRunLabels(staged, p); err != nil {
+		return nil, diskFull(err)
+	}
 	var notes []string
 	ids := req.MethodIDs()
 	evalShare := 0.0

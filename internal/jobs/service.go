@@ -125,6 +125,20 @@ func (s *Service) DeleteDataset(id string) error {
 	return s.store.DeleteDataset(id)
 }
 
+// CheckRelabel refuses (a *RequestError with 409) to change the labels of
+// a data set that a queued or running job uses, as its job would read
+// them half way; finished jobs do not block it (they keep the labels they
+// ran with, see FileLabels).
+func (s *Service) CheckRelabel(id string) error {
+	for _, j := range s.Using(id) {
+		if !j.Status.Terminal() {
+			return &RequestError{Status: http.StatusConflict, Msg: fmt.Sprintf(
+				"job %s is %s on this data set; wait for it or cancel it, then change the labels", j.ID, j.Status)}
+		}
+	}
+	return nil
+}
+
 // Status is the HTTP status a service error answers, if it knows one.
 func Status(err error) (int, string, bool) {
 	var re *RequestError
