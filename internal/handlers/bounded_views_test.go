@@ -384,3 +384,26 @@ func TestBoundedViewsManyClasses(t *testing.T) {
 		t.Errorf("page with labels=v80,v2: got %d and %d tables, want 200 and v80, v2", resp.StatusCode, tables.Length())
 	}
 }
+
+// A job on 1 500 labels: its page offers the first 1 000 labels to colour
+// the projection, and colours by any label named in the address.
+func TestBoundedJobColourOptions(t *testing.T) {
+	s := newJobServer(t, 1, 10, nil)
+	csv, _ := manyLabelsCSV(40, 1500)
+	id := s.uploadCSV("labels-1500.csv", csv)
+	resp, job := s.submit(`{"dataset":"` + id + `","method":"pca","params":{"d":2}}`)
+	if resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("submit: got %d %v, want 202", resp.StatusCode, job)
+	}
+	jid := job["id"].(string)
+	s.waitJob(jid, "succeeded")
+	doc := s.page("/jobs/" + jid)
+	if n := doc.Find(`[data-testid="colour-select"] option`).Length(); n != 1002 {
+		t.Errorf("colour options: got %d, want 1 002 (count, set and the first 1 000 labels)", n)
+	}
+	last := "L01500"
+	resp, _ = s.do("GET", "/api/jobs/"+jid+"/plots/projection.svg?colour=label:"+last, "", nil)
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("projection coloured by %s (not listed): got %d, want 200", last, resp.StatusCode)
+	}
+}

@@ -206,14 +206,18 @@ func (d *datasets) labelsOf(job jobs.Job, p *jobs.Projected) (*dataset.Dataset, 
 // colourOptions lists what may colour a projection's points.
 func colourOptions(ds *dataset.Dataset) []templates.Option {
 	var o []templates.Option
+	// A select of every label would grow with q (a page of many MB at
+	// 100 000 labels): it offers the first maxLabelOptions; any label
+	// still colours the points by name (?colour=label:NAME).
+	labels := ds.Labels[:min(len(ds.Labels), maxLabelOptions)]
 	if ds.Kind == dataset.MultiDim {
-		for _, l := range ds.Labels {
+		for _, l := range labels {
 			o = append(o, templates.Option{Value: "class:" + l, Text: "class of " + l})
 		}
 		return append(o, templates.Option{Value: "set", Text: "combination of classes"})
 	}
 	o = append(o, templates.Option{Value: "count", Text: "number of labels"}, templates.Option{Value: "set", Text: "label set"})
-	for _, l := range ds.Labels {
+	for _, l := range labels {
 		o = append(o, templates.Option{Value: "label:" + l, Text: "label " + l})
 	}
 	return o
