@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"math"
+	"math/bits"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -66,4 +67,89 @@ func entropy(p float64) float64 {
 		return 0
 	}
 	return -p * math.Log(p)
+}
+
+// LabelNMIBlock is the block of LabelNMI's matrix with the given rows and
+// columns, both indices into y's columns: block[a][b] = NI(rows[a],
+// cols[b]), computed for those len(rows)·len(cols) pairs only, never the
+// whole q×q matrix. rowConstant and colConstant mark the rows' and
+// columns' constant labels (their entries are 0, as in LabelNMI). Each
+// label is held as a bitset of its N rows, so the cost is O(N·(r+c)) to
+// read y and O(r·c·N/64) for the pairs, and the memory (r+c)·N/8 bytes
+// plus the block, whatever the density of y.
+//
+// An index outside [0, q) is a programmer's mistake and panics.
+func LabelNMIBlock(y *mat.Dense, rows, cols []int) (block [][]float64, rowConstant, colConstant []bool) {
+	n, q := y.Dims()
+	// Bitsets of the distinct labels asked for, by label index.
+	words := (n + 63) / 64
+	sets := make(map[int][]uint64, len(rows)+len(cols))
+	count := make(map[int]int, len(rows)+len(cols))
+	for _, idx := range [][]int{rows, cols} {
+		for _, j := range idx {
+			if j < 0 || j >= q {
+				panic("analysis: LabelNMIBlock: label index out of range")
+			}
+			if _, ok := sets[j]; ok {
+				continue
+			}
+			b := make([]uint64, words)
+			c := 0
+			for i := range n {
+				if y.At(i, j) != 0 {
+					b[i/64] |= 1 << (i % 64)
+					c++
+				}
+			}
+			sets[j], count[j] = b, c
+		}
+	}
+	fn := float64(n)
+	p := func(j int) float64 { return float64(count[j]) / fn }
+	h := func(j int) float64 { return entropy(p(j)) + entropy(1-p(j)) }
+	isConst := func(idx []int) []bool {
+		out := make([]bool, len(idx))
+		for a, j := range idx {
+			out[a] = h(j) == 0
+		}
+		return out
+	}
+	rowConstant, colConstant = isConst(rows), isConst(cols)
+	block = make([][]float64, len(rows))
+	for a, i := range rows {
+		block[a] = make([]float64, len(cols))
+		if rowConstant[a] {
+			continue
+		}
+		for b, j := range cols {
+			switch {
+			case colConstant[b]:
+				continue
+			case i == j:
+				block[a][b] = 1
+				continue
+			}
+			// The pair in LabelNMI's order (smaller index first), so
+			// that the sums round as there: the block is symmetric
+			// and equal to LabelNMI to the last bit.
+			i, j := min(i, j), max(i, j)
+			bi, pi, hi := sets[i], p(i), h(i)
+			bj, pj := sets[j], p(j)
+			both := 0
+			for w, x := range bi {
+				both += bits.OnesCount64(x & bj[w])
+			}
+			pij := float64(both) / fn
+			joint := [4]float64{pij, pi - pij, pj - pij, 1 - pi - pj + pij}
+			marg := [4]float64{pi * pj, pi * (1 - pj), (1 - pi) * pj, (1 - pi) * (1 - pj)}
+			mi := 0.0
+			for c, pc := range joint {
+				if pc > 0 {
+					mi += pc * math.Log(pc/marg[c])
+				}
+			}
+			block[a][b] = min(max(mi/min(hi, h(j)), 0), 1)
+		}
+	}
+	return block, rowConstant, colConstant
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -32,12 +33,48 @@ type apiDataset struct {
 	Options      dataset.Options `json:"options"`
 	Folds        int             `json:"folds"`
 	Problem      string          `json:"problem,omitempty"`
+	// Truncated gives the full length of each list cut at maxListed
+	// entries ("columns", "label_columns", "labels", "label_stats", and
+	// "classes": the most classes of one variable); absent when none is.
+	Truncated map[string]int `json:"truncated,omitempty"`
 }
 
 func (h *handler) toAPI(r store.DatasetRecord) apiDataset {
-	return apiDataset{ID: r.ID, Name: r.Name, Summary: r.Summary, FileName: r.FileName, Bytes: r.Bytes,
+	a := apiDataset{ID: r.ID, Name: r.Name, Summary: r.Summary, FileName: r.FileName, Bytes: r.Bytes,
 		SHA256: r.SHA256, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, Columns: r.Columns,
 		LabelColumns: r.LabelColumns, Options: r.Options, Folds: r.Folds, Problem: h.store.Problem(r.ID)}
+	a.bound()
+	return a
+}
+
+// bound cuts each list of a at maxListed entries, the first ones, and
+// records the full lengths in Truncated, so that an answer stays a few MB
+// whatever the number of columns, labels and classes.
+func (a *apiDataset) bound() {
+	cutList := func(name string, n int) int {
+		if n <= maxListed {
+			return n
+		}
+		if a.Truncated == nil {
+			a.Truncated = map[string]int{}
+		}
+		a.Truncated[name] = max(a.Truncated[name], n)
+		return maxListed
+	}
+	a.Columns = a.Columns[:cutList("columns", len(a.Columns))]
+	a.LabelColumns = a.LabelColumns[:cutList("label_columns", len(a.LabelColumns))]
+	a.Labels = a.Labels[:cutList("labels", len(a.Labels))]
+	stats := a.LabelStats[:cutList("label_stats", len(a.LabelStats))]
+	cloned := false
+	for i, l := range stats {
+		if n := cutList("classes", len(l.Classes)); n < len(l.Classes) {
+			if !cloned {
+				stats, cloned = slices.Clone(stats), true // the record's own stay whole
+			}
+			stats[i].Classes = l.Classes[:n]
+		}
+	}
+	a.LabelStats = stats
 }
 
 func (h *handler) apiListDatasets(w http.ResponseWriter, r *http.Request) {

@@ -17,7 +17,6 @@ import (
 	"mldr/internal/evaluate"
 	"mldr/internal/jobs"
 	"mldr/internal/plots"
-	"mldr/internal/store"
 	"mldr/web/templates"
 )
 
@@ -118,90 +117,6 @@ func undrawable(err error) (string, bool) {
 		return "This plot cannot be drawn from these results (" + ie.Error() + ").", true
 	}
 	return "", false
-}
-
-// datasetFigure makes a data set's plots: "labels" (frequencies) and
-// "nmi" (the label NMI heatmap, multi-label data).
-func (h *handler) datasetFigure(rec store.DatasetRecord, name string) (*plots.Figure, string, error) {
-	s := rec.Summary
-	switch name {
-	case "labels":
-		freq := make([]float64, len(s.LabelStats))
-		constant := make([]bool, len(s.LabelStats))
-		for i, l := range s.LabelStats {
-			freq[i], constant[i] = l.Frequency, l.Constant
-		}
-		f, err := plots.LabelFrequency(s.Labels, freq, constant)
-		top := slices.MaxFunc(s.LabelStats, func(a, b dataset.LabelStat) int { return cmp.Compare(a.Frequency, b.Frequency) })
-		return f, fmt.Sprintf("Bar chart of the share of rows with each of the %d labels; the most frequent is %s (%.0f%%).", len(s.Labels), top.Name, 100*top.Frequency), err
-	case "nmi":
-		n, err := h.labelNMI(rec)
-		if err != nil {
-			return nil, "", err
-		}
-		f, alt, err := n.figure()
-		return f, alt, err
-	}
-	return nil, "", notFound("a data set has no plot %q", name)
-}
-
-// labelNMI is a multi-label data set's label NMI matrix.
-type labelNMI struct {
-	labels   []string
-	values   [][]float64
-	constant []bool
-}
-
-func (h *handler) labelNMI(rec store.DatasetRecord) (*labelNMI, error) {
-	if rec.Summary.Kind != dataset.MultiLabel {
-		return nil, notFound("the label mutual information is defined for multi-label data")
-	}
-	ds, err := h.store.LoadDataset(rec.ID)
-	if err != nil {
-		return nil, err
-	}
-	m, constant := analysis.LabelNMI(ds.Y)
-	q := m.SymmetricDim()
-	n := &labelNMI{labels: ds.Labels, values: make([][]float64, q), constant: constant}
-	for i := range q {
-		n.values[i] = make([]float64, q)
-		for j := range q {
-			n.values[i][j] = m.At(i, j)
-		}
-	}
-	return n, nil
-}
-
-// figure is the heatmap, with a text alternative naming the most
-// dependent pair.
-func (n *labelNMI) figure() (*plots.Figure, string, error) {
-	f, err := plots.NMIHeatmap(n.labels, n.values, n.constant)
-	alt := fmt.Sprintf("Heatmap of the normalised mutual information between the %d labels, 0 (independent) to 1.", len(n.labels))
-	best, bi, bj := -1.0, 0, 0
-	for i, row := range n.values {
-		for j, v := range row[:i] {
-			if v > best {
-				best, bi, bj = v, i, j
-			}
-		}
-	}
-	if best >= 0 {
-		alt += fmt.Sprintf(" The most dependent pair is %s and %s (%.2f).", n.labels[bi], n.labels[bj], best)
-	}
-	return f, alt, err
-}
-
-// table is the matrix as text, for the page's table.
-func (n *labelNMI) table() *templates.NMITable {
-	t := &templates.NMITable{Labels: n.labels, Constant: n.constant}
-	for _, row := range n.values {
-		cells := make([]string, len(row))
-		for j, v := range row {
-			cells[j] = strconv.FormatFloat(v, 'f', 2, 64)
-		}
-		t.Rows = append(t.Rows, cells)
-	}
-	return t
 }
 
 // baselineColour is the colour of the ori baseline, after the methods'.
@@ -359,14 +274,18 @@ func labelsChanged(job jobs.Job) error {
 // colourOptions lists what may colour a projection's points.
 func colourOptions(ds *dataset.Dataset) []templates.Option {
 	var o []templates.Option
+	// A select of every label would grow with q (a page of many MB at
+	// 100 000 labels): it offers the first maxLabelOptions; any label
+	// still colours the points by name (?colour=label:NAME).
+	labels := ds.Labels[:min(len(ds.Labels), maxLabelOptions)]
 	if ds.Kind == dataset.MultiDim {
-		for _, l := range ds.Labels {
+		for _, l := range labels {
 			o = append(o, templates.Option{Value: "class:" + l, Text: "class of " + l})
 		}
 		return append(o, templates.Option{Value: "set", Text: "combination of classes"})
 	}
 	o = append(o, templates.Option{Value: "count", Text: "number of labels"}, templates.Option{Value: "set", Text: "label set"})
-	for _, l := range ds.Labels {
+	for _, l := range labels {
 		o = append(o, templates.Option{Value: "label:" + l, Text: "label " + l})
 	}
 	return o

@@ -76,14 +76,22 @@ func methodResult(res *jobs.Results, method string) (jobs.MethodResult, error) {
 	return jobs.MethodResult{}, badRequest("method", "add ?method= one of the job's methods %v", res.Job.Request.MethodIDs())
 }
 
-// apiDatasetPlot serves a data set's plots: labels and nmi.
+// apiDatasetPlot serves a data set's plots: labels and nmi, of the labels
+// ?labels= names (at most maxShownLabels), else of the page's default
+// choice.
 func (h *handler) apiDatasetPlot(w http.ResponseWriter, r *http.Request) {
 	name, format, ok := plotFile(chi.URLParam(r, "file"))
 	if !ok {
 		h.fail(w, r, notFound("plots are NAME.svg or NAME.png"))
 		return
 	}
-	f, _, err := h.datasetFigure(datasetFrom(r), name)
+	rec := datasetFrom(r)
+	c, err := chooseLabels(rec.Summary, rec.ID, r.URL.Query(), maxShownLabels)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	f, _, err := h.datasetFigure(rec, name, c)
 	if err != nil {
 		h.fail(w, r, err)
 		return

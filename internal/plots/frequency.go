@@ -27,11 +27,21 @@ const maxNameRunes = 28
 //
 // labels, freq and constant (nil: none constant) have one entry per label;
 // freq values are shares in [0, 1]. An empty labels, mismatched lengths, or
-// a share that is NaN, infinite or outside [0, 1] is an *InputError.
+// a share that is NaN, infinite or outside [0, 1], or more than
+// MaxFrequencyLabels labels, is an *InputError.
 func LabelFrequency(labels []string, freq []float64, constant []bool) (*Figure, error) {
+	return LabelFrequencyPart(labels, freq, constant, Part{})
+}
+
+// LabelFrequencyPart is LabelFrequency of some of a data set's labels,
+// which its subtitle says (see Part).
+func LabelFrequencyPart(labels []string, freq []float64, constant []bool, part Part) (*Figure, error) {
 	n := len(labels)
 	if n == 0 {
 		return nil, inputErr("labels", "is empty, want at least one label")
+	}
+	if n > MaxFrequencyLabels {
+		return nil, inputErr("labels", "has %d labels, want at most %d (choose which to show)", n, MaxFrequencyLabels)
 	}
 	if err := checkLen("freq", len(freq), n, "label"); err != nil {
 		return nil, err
@@ -61,7 +71,7 @@ func LabelFrequency(labels []string, freq []float64, constant []bool) (*Figure, 
 			nConst++
 		}
 	}
-	subtitle := plural(n, "label", "labels")
+	subtitle := part.subtitle(n)
 	if nConst > 0 {
 		subtitle += fmt.Sprintf(", %d constant (hatched grey)", nConst)
 	}

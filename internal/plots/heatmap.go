@@ -22,12 +22,22 @@ import (
 // name and their row and column hatched grey instead of coloured.
 //
 // m must have q rows of q finite values in [0, 1] (1e-9 of rounding either
-// side is tolerated and clamped); anything else, an empty labels or a
-// constant of the wrong length is an *InputError.
+// side is tolerated and clamped); anything else, an empty labels, more
+// than MaxHeatmapLabels labels or a constant of the wrong length is an
+// *InputError.
 func NMIHeatmap(labels []string, m [][]float64, constant []bool) (*Figure, error) {
+	return NMIHeatmapPart(labels, m, constant, Part{})
+}
+
+// NMIHeatmapPart is NMIHeatmap of some of a data set's labels, which its
+// subtitle says (see Part).
+func NMIHeatmapPart(labels []string, m [][]float64, constant []bool, part Part) (*Figure, error) {
 	q := len(labels)
 	if q == 0 {
 		return nil, inputErr("labels", "is empty, want at least one label")
+	}
+	if q > MaxHeatmapLabels {
+		return nil, inputErr("labels", "has %d labels, want at most %d (choose which to show)", q, MaxHeatmapLabels)
 	}
 	if len(m) != q {
 		return nil, inputErr("m", "has %d rows, want %d (one per label)", len(m), q)
@@ -84,7 +94,7 @@ func NMIHeatmap(labels []string, m [][]float64, constant []bool) (*Figure, error
 	default:
 		rotation = math.Pi / 2
 	}
-	subtitle := plural(q, "label", "labels")
+	subtitle := part.subtitle(q)
 	if nConst > 0 {
 		subtitle += fmt.Sprintf(", %d constant (hatched grey)", nConst)
 	}

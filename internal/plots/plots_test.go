@@ -9,6 +9,7 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -46,6 +47,33 @@ func freqData(n int) (labels []string, freq []float64, constant []bool) {
 	freq[n/2], constant[n/2] = 0, true
 	freq[1] = 0.97
 	return labels, freq, constant
+}
+
+// nmiSquare is an NMI matrix of q labels, seeded, with no constant label.
+func nmiSquare(q int) (labels []string, m [][]float64, constant []bool) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	m = make([][]float64, q)
+	for i := range m {
+		m[i] = make([]float64, q)
+		labels = append(labels, fmt.Sprintf("label-%d", i+1))
+	}
+	for i := range q {
+		for j := range i + 1 {
+			v := 1.0
+			if i != j {
+				v = math.Round(math.Pow(rng.Float64(), 3)*100) / 100
+			}
+			m[i][j], m[j][i] = v, v
+		}
+	}
+	return labels, m, make([]bool, q)
+}
+
+// nmiPart is the heatmap of shown of a data set's of labels, as the data
+// set page draws it beyond its cap.
+func nmiPart(shown, of int) (*Figure, error) {
+	labels, m, constant := nmiSquare(shown)
+	return NMIHeatmapPart(labels, m, constant, Part{Of: of, Which: "the most frequent"})
 }
 
 func nmiData() (labels []string, m [][]float64, constant []bool) {
@@ -171,6 +199,7 @@ func goldenCases(t *testing.T) []struct {
 		{"frequency", must(LabelFrequency(freqData(14))), true},
 		{"frequency_60", must(LabelFrequency(freqData(60))), false},
 		{"nmi", must(NMIHeatmap(nmiData())), true},
+		{"nmi_part", must(nmiPart(50, 5000)), false},
 		{"spectrum", must(Spectrum(spectrumData())), true},
 		{"spectrum_log", must(Spectrum(log)), true},
 		{"projection", must(Projection(clusters(400, 4))), true},
@@ -552,6 +581,14 @@ func TestValidation(t *testing.T) {
 		{"nmi ragged", func() (*Figure, error) { return NMIHeatmap([]string{"a", "b"}, [][]float64{{1, 0}, {0}}, nil) }, "m[1]"},
 		{"nmi NaN", func() (*Figure, error) { return NMIHeatmap([]string{"a"}, [][]float64{{nan}}, nil) }, "m[0][0]"},
 		{"nmi range", func() (*Figure, error) { return NMIHeatmap([]string{"a"}, [][]float64{{2}}, nil) }, "m[0][0]"},
+		{"nmi too many labels", func() (*Figure, error) {
+			labels, m, _ := nmiSquare(MaxHeatmapLabels + 1)
+			return NMIHeatmap(labels, m, nil)
+		}, "labels"},
+		{"freq too many labels", func() (*Figure, error) {
+			labels, freq, _ := freqData(MaxFrequencyLabels + 1)
+			return LabelFrequency(labels, freq, nil)
+		}, "labels"},
 		{"spectrum empty", func() (*Figure, error) { return Spectrum(SpectrumInput{}) }, "Eigenvalues"},
 		{"spectrum NaN", func() (*Figure, error) { return Spectrum(SpectrumInput{Eigenvalues: []float64{1, nan}}) }, "Eigenvalues[1]"},
 		{"spectrum no positive", func() (*Figure, error) { return Spectrum(SpectrumInput{Eigenvalues: []float64{0, -1}}) }, "Eigenvalues"},
@@ -645,5 +682,23 @@ func TestSeriesColor(t *testing.T) {
 				t.Errorf("SeriesColor(%d) = %v, want #%06X", k, got, w)
 			}
 		}
+	}
+}
+
+// BenchmarkNMIHeatmapPart draws the data set page's largest heatmap (50
+// of 5 000 labels) as SVG and as PNG: each should take well under a second.
+func BenchmarkNMIHeatmapPart(b *testing.B) {
+	for _, format := range []string{"svg", "png"} {
+		b.Run(format, func(b *testing.B) {
+			for b.Loop() {
+				f, err := nmiPart(50, 5000)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := f.Render(io.Discard, format); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

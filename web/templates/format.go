@@ -85,3 +85,19 @@ func chosen(jobs []CompareJob, id string) bool {
 	}
 	return false
 }
+
+// group writes n with its thousands separated by a space: 5000 → "5 000".
+func group(n int) string {
+	s := strconv.Itoa(n)
+	if n < 0 {
+		return "-" + group(-n)
+	}
+	out := make([]byte, 0, len(s)+len(s)/3)
+	for i := range len(s) {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			out = append(out, ' ')
+		}
+		out = append(out, s[i])
+	}
+	return string(out)
+}

@@ -88,8 +88,26 @@ type DatasetView struct {
 	// Problem is set when the stored files cannot be read.
 	Problem string
 	// Notice confirms what the last action did ("Uploaded.").
-	Notice  string
+	Notice string
+	// Columns are the relabel form's check boxes, nil when the file has
+	// more columns than the form offers (ColumnCount > len(Columns)).
 	Columns []ColumnChoice
+	// ColumnCount is the number of columns in the file and ColumnPreview
+	// the first of their names, when Columns is nil.
+	ColumnCount   int
+	ColumnPreview []string
+	// LabelColumns names the label columns, as in the file; LabelNames
+	// is them one per line for the relabel form's text field ("" when
+	// too many to list).
+	LabelColumns []string
+	LabelNames   string
+	// Choice is set when the plots and tables show some of the labels
+	// only: what they show and the form to choose others.
+	Choice *LabelChoice
+	// LabelRows are the label table's rows (the chosen labels).
+	LabelRows []dataset.LabelStat
+	// ClassTables are the class tables (multi-dimensional data).
+	ClassTables []ClassTable
 	// Figures: the label frequencies and (multi-label data) the label NMI.
 	Frequency, NMI *FigureView
 	// NMITable is the NMI matrix as text (nil when there are many labels).
@@ -103,16 +121,62 @@ type DatasetView struct {
 
 // LabelList names the current label columns, the first ten of them.
 func (v DatasetView) LabelList() string {
-	var names []string
-	for _, c := range v.Columns {
-		if c.Label {
-			names = append(names, c.Name)
-		}
-	}
+	names := v.LabelColumns
 	if len(names) > 10 {
-		return strings.Join(names[:10], ", ") + fmt.Sprintf(" and %d more", len(names)-10)
+		return strings.Join(names[:10], ", ") + fmt.Sprintf(" and %s more", group(len(names)-10))
 	}
 	return strings.Join(names, ", ")
+}
+
+// ColumnSummary names the first columns of a file with too many to list:
+// "Att1, Att2, …, Att20 and 999 983 more".
+func (v DatasetView) ColumnSummary() string {
+	s := strings.Join(v.ColumnPreview, ", ")
+	if more := v.ColumnCount - len(v.ColumnPreview); more > 0 {
+		s += " and " + group(more) + " more"
+	}
+	return s
+}
+
+// LabelChoice is the part of a data set's labels (class variables) its
+// page shows, and the form to choose others: a GET form whose field
+// "labels" repeats (the list) and takes names separated by commas (the
+// text field), so that the choice is in the address.
+type LabelChoice struct {
+	// Notice says what is shown: "5 000 labels: the heatmap, … show the
+	// 50 most frequent; choose others below."
+	Notice string
+	// Noun is "labels" or "class variables"; Max the most shown at once.
+	Noun string
+	Max  int
+	// Options are the choice list (the most frequent labels), Unlisted
+	// how many labels it leaves out.
+	Options  []LabelOption
+	Unlisted int
+	// Typed is the text field's value: chosen names not in Options.
+	Typed string
+	// Error is a refused choice (the page then shows the default).
+	Error *FormError
+	// Chosen is true when the shown labels were chosen, not the default.
+	Chosen bool
+}
+
+// LabelOption is one label in the choice list.
+type LabelOption struct {
+	Name, Text string
+	Selected   bool
+}
+
+// ClassTable is one class variable's table on the page: its most
+// frequent classes, and how many classes and rows it leaves out.
+type ClassTable struct {
+	Name     string
+	Constant bool
+	// Total is the number of classes; Classes the shown ones.
+	Total   int
+	Classes []dataset.ClassCount
+	// Hidden counts the classes not shown and HiddenRows their rows.
+	Hidden, HiddenRows int
 }
 
 // ColumnChoice is one column of the file in the relabel form.
