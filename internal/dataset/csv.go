@@ -56,14 +56,14 @@ func (r *lineReader) readLine() ([]byte, error) {
 // field, line breaks inside quotes), blank lines skipped.
 type csvReader struct {
 	lineReader
-	delim  byte
-	names  []string // header names, for error messages
+	delim byte
+	names []string // header names, for error messages
 	// maxFields is the most fields a record may have: MaxColumns for the
 	// header (or when 0), then the header's.
 	maxFields int
-	fields [][]byte
-	buf    []byte // unquoted field contents on the slow path
-	ends   []int
+	fields    [][]byte
+	buf       []byte // unquoted field contents on the slow path
+	ends      []int
 }
 
 func (r *csvReader) column(i int) string {
