@@ -335,6 +335,9 @@ func writeProjected(w io.Writer, p *plan, z *mat.Dense, d int) error {
 	}
 	cw := csv.NewWriter(w)
 	rec := append([]string{"row", "split"}, export.ComponentNames(d)...)
+	for i, name := range rec {
+		rec[i] = export.SafeCell(name) // fixed names, but one rule for every CSV
+	}
 	if err := cw.Write(rec); err != nil {
 		return err
 	}
