@@ -31,6 +31,9 @@ type Store interface {
 	CommitJobResults(staged *store.StagedResults) error
 	RemoveJobResults(id string) error
 	JobDir(id string) string
+	// PublicError is err with the data directory's paths made relative,
+	// for users to see (store.Store.PublicError).
+	PublicError(err error) error
 }
 
 // Executor runs job requests: it is the runner's Executor.
@@ -84,8 +87,15 @@ type plan struct {
 // evaluation runs. Files are written through the store to a staging
 // directory and moved into place, with their checksums, only when all are
 // complete; on any error (a full disk among them: the error then says so
-// and wraps syscall.ENOSPC) nothing of them is left.
+// and wraps syscall.ENOSPC) nothing of them is left. The error names files
+// relative to the data directory (store.PublicError): it is the failed
+// job's error that users see.
 func (x *Executor) Execute(ctx context.Context, job Job, report Report) ([]string, error) {
+	notes, err := x.execute(ctx, job, report)
+	return notes, x.store.PublicError(err)
+}
+
+func (x *Executor) execute(ctx context.Context, job Job, report Report) ([]string, error) {
 	req := job.Request
 	report(0.01, "loading", "reading the data")
 	if err := x.store.RemoveJobResults(job.ID); err != nil { // a run a crash interrupted

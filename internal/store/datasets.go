@@ -353,6 +353,9 @@ func (s *Store) LoadDataset(id string) (*dataset.Dataset, error) {
 		if errors.Is(err, os.ErrNotExist) && attempt == 0 {
 			continue // a relabel replaced the file between the two reads
 		}
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("the stored data of data set %s are missing; delete it and upload the file again: %w", id, err)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("opening data set %s: %w", id, err)
 		}
