@@ -64,14 +64,14 @@ type refMetricsFile struct {
 // refMetricsCase is one set of labels, predictions (and, for multi-label
 // cases, scores) with its metrics.
 type refMetricsCase struct {
-	Name    string             `json:"name"`
-	Source  string             `json:"source"`
-	N       int                `json:"n"`
-	Q       int                `json:"q"`
-	Y       [][]float64        `json:"y"`
-	Pred    [][]float64        `json:"pred"`
-	Scores  [][]float64        `json:"scores"`
-	Metrics refValues          `json:"metrics"`
+	Name    string      `json:"name"`
+	Source  string      `json:"source"`
+	N       int         `json:"n"`
+	Q       int         `json:"q"`
+	Y       [][]float64 `json:"y"`
+	Pred    [][]float64 `json:"pred"`
+	Scores  [][]float64 `json:"scores"`
+	Metrics refValues   `json:"metrics"`
 }
 
 // refValues are a case's metrics; an undefined one is null in the file
