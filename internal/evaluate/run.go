@@ -516,7 +516,7 @@ func subset(in analysis.Input, rows []int) analysis.Input {
 		x.SetRow(i, in.X.RawRowView(r))
 		y.SetRow(i, in.Y.RawRowView(r))
 	}
-	return analysis.Input{X: x, Y: y, Classes: in.Classes}
+	return analysis.Input{X: x, Y: y, Classes: in.Classes, FeatureNames: in.FeatureNames}
 }
 
 func firstCols(m *mat.Dense, d int) *mat.Dense { return colRange(m, 0, d) }

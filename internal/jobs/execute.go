@@ -205,7 +205,7 @@ func (x *Executor) plan(req Request) (*plan, error) {
 		var xs, ys mat.Dense
 		xs.Stack(train.X, test.X)
 		ys.Stack(train.Y, test.Y)
-		p.data = analysis.Input{X: &xs, Y: &ys, Classes: p.data.Classes}
+		p.data = analysis.Input{X: &xs, Y: &ys, Classes: p.data.Classes, FeatureNames: p.data.FeatureNames}
 		p.splits = []evaluate.Split{evaluate.TrainTest(n, test.Rows())}
 		all(PartTrain)
 		for i := range test.Rows() {
@@ -499,7 +499,7 @@ func writeJSON(staged *store.StagedResults, rel string, v any) error {
 }
 
 func inputOf(ds *dataset.Dataset) analysis.Input {
-	in := analysis.Input{X: ds.X, Y: ds.Y}
+	in := analysis.Input{X: ds.X, Y: ds.Y, FeatureNames: ds.Features}
 	if ds.Kind == dataset.MultiDim {
 		for _, c := range ds.Categories {
 			in.Classes = append(in.Classes, len(c))
@@ -520,7 +520,7 @@ func subset(in analysis.Input, rows []int) analysis.Input {
 		x.SetRow(i, in.X.RawRowView(r))
 		y.SetRow(i, in.Y.RawRowView(r))
 	}
-	return analysis.Input{X: x, Y: y, Classes: in.Classes}
+	return analysis.Input{X: x, Y: y, Classes: in.Classes, FeatureNames: in.FeatureNames}
 }
 
 func seq(from, to int) []int {
