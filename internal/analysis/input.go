@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"fmt"
 	"math"
 	"runtime"
 	"sync"
@@ -20,6 +21,54 @@ type Input struct {
 	// Classes holds K_j, the number of categories of each class variable,
 	// for multi-dimensional data; it is nil for multi-label data.
 	Classes []int
+	// FeatureNames optionally names the D features, for messages; nil
+	// names them by position ("feature 3").
+	FeatureNames []string
+}
+
+// featureName names feature j (0-based) for a message.
+func (in Input) featureName(j int) string {
+	if j < len(in.FeatureNames) {
+		return fmt.Sprintf("feature %q", in.FeatureNames[j])
+	}
+	return fmt.Sprintf("feature %d", j+1)
+}
+
+// minSquarable is the smallest magnitude whose square is a normal float64
+// (√2⁻¹⁰²², about 1.5e-154): below it the squares lose precision, and
+// below about 2.2e-162 they are 0.
+var minSquarable = math.Sqrt(0x1p-1022)
+
+// checkScale refuses features whose squares overflow or underflow float64:
+// the second moments every method forms (XᵀX, XᵀY, distances) would be
+// infinite, or 0, and the method would fail with a message about rank or
+// non-finite matrices that does not say why. A feature overflows when its
+// largest magnitude M has 4·N·M² above the largest float64 (a centred value
+// is at most 2M, and N of their squares are summed); it underflows when M
+// is not 0 but M² is below the smallest normal float64.
+func (in Input) checkScale() error {
+	raw := in.X.RawMatrix()
+	n, d := raw.Rows, raw.Cols
+	maxAbs := make([]float64, d)
+	for i := range n {
+		for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+d] {
+			maxAbs[j] = max(maxAbs[j], math.Abs(v))
+		}
+	}
+	big := math.Sqrt(math.MaxFloat64 / (4 * float64(n)))
+	for j, m := range maxAbs {
+		switch {
+		case m > big:
+			return unservable("", 0, "%s has values up to %.3g in magnitude; with %d rows the sums of their squares overflow float64 "+
+				"(values must stay below %.3g): rescale the features, e.g. divide the column by a power of ten or standardise it",
+				in.featureName(j), m, n, big)
+		case m > 0 && m < minSquarable:
+			return unservable("", 0, "%s has no value larger than %.3g in magnitude; their squares underflow float64 "+
+				"(values must reach %.3g), so the column would count as constant: rescale the features, e.g. multiply the column by a power of ten or standardise it",
+				in.featureName(j), m, minSquarable)
+		}
+	}
+	return nil
 }
 
 // MultiDim reports whether the labels are class variables.

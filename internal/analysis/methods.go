@@ -134,6 +134,9 @@ func Fit(ctx context.Context, id string, in Input, p Params, progress Progress) 
 	if err := in.validate(); err != nil {
 		return nil, err
 	}
+	if err := in.checkScale(); err != nil {
+		return nil, err
+	}
 	switch {
 	case in.MultiDim() && !m.MultiDim:
 		alt := ""

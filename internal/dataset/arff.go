@@ -107,7 +107,7 @@ func parseAttribute(rest []byte, line int) (column, error) {
 		if end < 0 {
 			return c, errorf(line, c.name, "the list of nominal values is not closed with '}'")
 		}
-		vals, err := splitValues(typ[1:end], nil)
+		vals, err := splitValues(typ[1:end], nil, MaxColumns)
 		if err != nil {
 			return c, errorf(line, c.name, "%v", err)
 		}
@@ -134,14 +134,14 @@ func parseAttribute(rest []byte, line int) (column, error) {
 	case "":
 		return c, errorf(line, c.name, "the attribute has no type")
 	default:
-		return c, errorf(line, c.name, "unknown attribute type %q (expected numeric, real, integer, string, date or {values})", word)
+		return c, errorf(line, c.name, "unknown attribute type %s (expected numeric, real, integer, string, date or {values})", quote(word))
 	}
 	return c, nil
 }
 
 // splitValues splits comma-separated values, honouring ' and " quotes, and
 // trims spaces around each. The values alias s (or fresh memory when quoted).
-func splitValues(s []byte, out [][]byte) ([][]byte, error) {
+func splitValues(s []byte, out [][]byte, limit int) ([][]byte, error) {
 	out = out[:0]
 	quoted := bytes.IndexByte(s, '\'') >= 0 || bytes.IndexByte(s, '"') >= 0
 	for {
@@ -166,6 +166,9 @@ func splitValues(s []byte, out [][]byte) ([][]byte, error) {
 		out = append(out, tok)
 		if len(s) == 0 {
 			return out, nil
+		}
+		if len(out) == limit {
+			return nil, fmt.Errorf("more than %d values", limit)
 		}
 		s = s[1:]
 	}
@@ -193,6 +196,9 @@ func loadARFF(br *bufio.Reader, o Options, size int64) (*Dataset, error) {
 			continue
 		}
 		if rest, ok := keyword(line, "@attribute"); ok {
+			if len(cols) == MaxColumns {
+				return nil, manyColumnsError(r.line, len(cols)+1)
+			}
 			c, err := parseAttribute(rest, r.line)
 			if err != nil {
 				return nil, err
@@ -203,7 +209,7 @@ func loadARFF(br *bufio.Reader, o Options, size int64) (*Dataset, error) {
 		if _, ok := keyword(line, "@data"); ok {
 			break
 		}
-		return nil, errorf(r.line, "", "unexpected %q in the ARFF header (expected @relation, @attribute or @data)", clip(line, 40))
+		return nil, errorf(r.line, "", "unexpected %s in the ARFF header (expected @relation, @attribute or @data)", quote(line))
 	}
 	if len(cols) == 0 {
 		return nil, &InputError{Line: r.line, Msg: "the ARFF header declares no @attribute"}
@@ -234,7 +240,7 @@ func loadARFF(br *bufio.Reader, o Options, size int64) (*Dataset, error) {
 		if line[0] == '{' {
 			fields, err = r.sparse(line, cols)
 		} else {
-			fields, err = splitValues(line, r.fields)
+			fields, err = splitValues(line, r.fields, len(cols))
 			r.fields = fields
 			if err != nil {
 				err = errorf(r.line, "", "%v", err)
@@ -257,7 +263,7 @@ func (r *arffReader) sparse(line []byte, cols []column) ([][]byte, error) {
 		return nil, errorf(r.line, "", "a sparse row is not closed with '}'")
 	}
 	if rest := bytes.TrimSpace(line[end+1:]); len(rest) > 0 {
-		return nil, errorf(r.line, "", "unexpected %q after a sparse row (instance weights are not supported)", clip(rest, 20))
+		return nil, errorf(r.line, "", "unexpected %s after a sparse row (instance weights are not supported)", quote(rest))
 	}
 	fields := append(r.fields[:0], r.defaults...)
 	r.fields = fields
@@ -269,7 +275,7 @@ func (r *arffReader) sparse(line []byte, cols []column) ([][]byte, error) {
 		}
 		i, err := strconv.Atoi(string(idx))
 		if err != nil || i < 0 || i >= len(cols) {
-			return nil, errorf(r.line, "", "%q is not an attribute index (0 to %d) in a sparse row", idx, len(cols)-1)
+			return nil, errorf(r.line, "", "%s is not an attribute index (0 to %d) in a sparse row", quote(idx), len(cols)-1)
 		}
 		val, rest, err := token(rest)
 		if err != nil {
@@ -311,11 +317,4 @@ func closingBrace(line []byte) int {
 		}
 	}
 	return -1
-}
-
-func clip(b []byte, n int) string {
-	if len(b) > n {
-		return string(b[:n]) + "…"
-	}
-	return string(b)
 }

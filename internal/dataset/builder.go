@@ -105,11 +105,14 @@ func (b *builder) setColumns(cols []column, relation string) error {
 	names := make([]string, len(cols))
 	seen := make(map[string]int, len(cols))
 	for i, c := range cols {
+		if len(c.name) > MaxCell {
+			return longCellError(c.line, fmt.Sprintf("#%d", i+1), len(c.name))
+		}
 		if c.name == "" {
 			return &InputError{Line: c.line, Column: fmt.Sprintf("#%d", i+1), Msg: fmt.Sprintf("column %d has no name; every column needs a unique name", i+1)}
 		}
 		if j, dup := seen[c.name]; dup {
-			return &InputError{Line: c.line, Column: c.name, Msg: fmt.Sprintf("column names must be unique, but columns %d and %d are both named %q", j+1, i+1, c.name)}
+			return &InputError{Line: c.line, Column: c.name, Msg: fmt.Sprintf("column names must be unique, but columns %d and %d are both named %s", j+1, i+1, quote(c.name))}
 		}
 		seen[c.name] = i
 		names[i] = c.name
@@ -132,10 +135,10 @@ func (b *builder) setColumns(cols []column, relation string) error {
 	for _, d := range b.opts.Drop {
 		i, ok := seen[d]
 		if !ok {
-			return optionError("drop", "drop names column %q, which the file does not have%s", d, suggest(d, names))
+			return optionError("drop", "drop names column %s, which the file does not have%s", quote(d), suggest(d, names))
 		}
 		if choice.isLabel[i] {
-			return optionError("drop", "column %q is a label and cannot be dropped", d)
+			return optionError("drop", "column %s is a label and cannot be dropped", quote(d))
 		}
 		drop[d] = true
 	}
@@ -210,11 +213,20 @@ func firstLine(cols []column) int {
 func textFeatureError(line int, name string, declared []string) *InputError {
 	what := "a text attribute"
 	if len(declared) > 0 {
-		what = fmt.Sprintf("a nominal attribute with text values {%s}", strings.Join(headOf(declared, 4), ", "))
+		what = fmt.Sprintf("a nominal attribute with text values {%s}", strings.Join(cutAll(headOf(declared, 4)), ", "))
 	}
 	return &InputError{Line: line, Column: name, Msg: fmt.Sprintf(
 		"%s cannot be a feature: features must be numeric. Leave the column out (drop=%s) or encode text columns (nominal=onehot)",
-		what, name)}
+		what, Cut(name))}
+}
+
+// cutAll returns s with each string Cut for a message.
+func cutAll(s []string) []string {
+	out := make([]string, len(s))
+	for i, v := range s {
+		out[i] = Cut(v)
+	}
+	return out
 }
 
 func headOf(s []string, n int) []string {
@@ -252,7 +264,7 @@ func describeMissing(tok []byte) string {
 	if len(tok) == 0 {
 		return "an empty cell"
 	}
-	return fmt.Sprintf("%q", tok)
+	return quote(tok)
 }
 
 // parseNumber parses a trimmed cell. ok is false when the cell is not a
@@ -295,6 +307,11 @@ func (b *builder) addRow(line int, fields [][]byte) error {
 	if len(fields) != len(b.cols) {
 		return errorf(line, "", "expected %d fields (as in the header), found %d", len(b.cols), len(fields))
 	}
+	for i, f := range fields {
+		if len(f) > MaxCell {
+			return longCellError(line, b.cols[i].name, len(f))
+		}
+	}
 	policy := b.opts.missing()
 	dropRow := false
 	missing := func(c *column, tok []byte) error {
@@ -326,7 +343,7 @@ func (b *builder) addRow(line int, fields [][]byte) error {
 				return errorf(line, c.name, "the value is not valid UTF-8 text; save the file as UTF-8")
 			}
 			if c.declared != nil && !declared(c.declared, tok) {
-				return errorf(line, c.name, "%q is not one of the declared values {%s}", tok, strings.Join(headOf(c.declared, 8), ", "))
+				return errorf(line, c.name, "%s is not one of the declared values {%s}", quote(tok), strings.Join(cutAll(headOf(c.declared, 8)), ", "))
 			}
 			continue
 		}
@@ -334,7 +351,7 @@ func (b *builder) addRow(line int, fields [][]byte) error {
 		switch {
 		case ok:
 			if c.declared != nil && !declared(c.declared, tok) {
-				return errorf(line, c.name, "%q is not one of the declared values {%s}", tok, strings.Join(headOf(c.declared, 8), ", "))
+				return errorf(line, c.name, "%s is not one of the declared values {%s}", quote(tok), strings.Join(cutAll(headOf(c.declared, 8)), ", "))
 			}
 			b.scratch[c.slot] = v
 		case miss:
@@ -343,16 +360,16 @@ func (b *builder) addRow(line int, fields [][]byte) error {
 			}
 			b.scratch[c.slot] = math.NaN()
 		case err == errInfinite:
-			return errorf(line, c.name, "%q is infinite or out of range; feature values must be finite numbers", tok)
+			return errorf(line, c.name, "%s is infinite or out of range; feature values must be finite numbers", quote(tok))
 		case c.typ == attrAuto && b.opts.nominal() != NominalReject:
 			b.toText(c, tok, line)
 		case c.typ == attrNumeric && len(c.declared) > 0:
-			return errorf(line, c.name, "%q is not one of the declared values {%s}", tok, strings.Join(headOf(c.declared, 8), ", "))
+			return errorf(line, c.name, "%s is not one of the declared values {%s}", quote(tok), strings.Join(cutAll(headOf(c.declared, 8)), ", "))
 		case b.rows > 0 && c.typ == attrAuto:
 			// The rows above held numbers here: a stray value, not a text column.
-			return errorf(line, c.name, "%q is not a number; feature values must be numbers", tok)
+			return errorf(line, c.name, "%s is not a number; feature values must be numbers", quote(tok))
 		default:
-			return errorf(line, c.name, "%q is not a number; feature columns must be numeric (leave this column out with drop=%s, or encode text columns with nominal=onehot)", tok, c.name)
+			return errorf(line, c.name, "%s is not a number; feature columns must be numeric (leave this column out with drop=%s, or encode text columns with nominal=onehot)", quote(tok), Cut(c.name))
 		}
 	}
 	if dropRow {
@@ -582,9 +599,9 @@ func binaryLookalike(cols []*column, binary [][]float64) string {
 	}
 	for j, c := range cols {
 		if binary[j] == nil {
-			return fmt.Sprintf("The labels were read as multi-dimensional class variables because column %q holds {%s}, "+
+			return fmt.Sprintf("The labels were read as multi-dimensional class variables because column %s holds {%s}, "+
 				"which is not a binary code (0/1, ±1, true/false, yes/no); recode it, or choose kind=multilabel to be told where.",
-				c.name, strings.Join(c.text.values, ", "))
+				quote(c.name), strings.Join(cutAll(c.text.values), ", "))
 		}
 	}
 	return ""
@@ -602,8 +619,8 @@ func nonBinaryLabel(c *column) error {
 	for k, v := range values {
 		if _, f := binaryValue(v); f == 0 {
 			return &InputError{Line: c.text.firstLine[k], Column: c.name, Field: "kind", Msg: fmt.Sprintf(
-				"%q is not a binary label value (0/1, ±1, true/false or yes/no), so the data cannot be multi-label; "+
-					"choose kind=multidim for categorical class variables", v)}
+				"%s is not a binary label value (0/1, ±1, true/false or yes/no), so the data cannot be multi-label; "+
+					"choose kind=multidim for categorical class variables", quote(v))}
 		}
 	}
 	// Every value is binary on its own, but they mix codes (e.g. 0 and -1):
@@ -618,7 +635,7 @@ func nonBinaryLabel(c *column) error {
 		}
 	}
 	return &InputError{Line: c.text.firstLine[mixed], Column: c.name, Field: "kind", Msg: fmt.Sprintf(
-		"the label values {%s} mix binary codes; use one of 0/1, ±1, true/false or yes/no per column", strings.Join(values, ", "))}
+		"the label values {%s} mix binary codes; use one of 0/1, ±1, true/false or yes/no per column", strings.Join(cutAll(values), ", "))}
 }
 
 // categoryOrder returns the categories of a class variable in their order
@@ -735,7 +752,7 @@ func oneHot(c *column) ([]outColumn, error) {
 	t := c.text
 	if t.firstText != "" && t.numericRows > 0 && len(t.values) > MaxOneHotCategories {
 		return nil, &InputError{Line: t.firstTextLine, Column: c.name, Field: "nominal", Msg: fmt.Sprintf(
-			"the column holds numbers and text (%q): it cannot be one-hot encoded with %d distinct values; fix the value or drop the column", t.firstText, len(t.values))}
+			"the column holds numbers and text (%s): it cannot be one-hot encoded with %d distinct values; fix the value or drop the column", quote(t.firstText), len(t.values))}
 	}
 	if len(t.values) > MaxOneHotCategories {
 		return nil, &InputError{Column: c.name, Field: "nominal", Msg: fmt.Sprintf(

@@ -24,10 +24,16 @@ func (r *lineReader) readLine() ([]byte, error) {
 	if err == bufio.ErrBufferFull {
 		r.long = append(r.long[:0], line...)
 		for err == bufio.ErrBufferFull {
+			if len(r.long) > MaxLine {
+				return nil, longLineError(r.line + 1)
+			}
 			line, err = r.br.ReadSlice('\n')
 			r.long = append(r.long, line...)
 		}
 		line = r.long
+	}
+	if len(line) > MaxLine+2 { // "\r\n"
+		return nil, longLineError(r.line + 1)
 	}
 	if err != nil && err != io.EOF {
 		return nil, fmt.Errorf("reading line %d: %w", r.line+1, err)
@@ -50,11 +56,14 @@ func (r *lineReader) readLine() ([]byte, error) {
 // field, line breaks inside quotes), blank lines skipped.
 type csvReader struct {
 	lineReader
-	delim  byte
-	names  []string // header names, for error messages
-	fields [][]byte
-	buf    []byte // unquoted field contents on the slow path
-	ends   []int
+	delim byte
+	names []string // header names, for error messages
+	// maxFields is the most fields a record may have: MaxColumns for the
+	// header (or when 0), then the header's.
+	maxFields int
+	fields    [][]byte
+	buf       []byte // unquoted field contents on the slow path
+	ends      []int
 }
 
 func (r *csvReader) column(i int) string {
@@ -85,12 +94,35 @@ func (r *csvReader) next() (int, [][]byte, error) {
 // splitFast when it holds no quote, else by splitQuoted.
 func (r *csvReader) split(line []byte, start int) ([][]byte, error) {
 	if bytes.IndexByte(line, '"') < 0 {
-		return r.splitFast(line), nil
+		return r.splitFast(line, start)
 	}
 	return r.splitQuoted(line, start)
 }
 
-func (r *csvReader) splitFast(line []byte) [][]byte {
+// fieldLimit is the most fields a record may have.
+func (r *csvReader) fieldLimit() int {
+	if r.maxFields == 0 {
+		return MaxColumns
+	}
+	return r.maxFields
+}
+
+// tooMany refuses a record of n fields, more than r.maxFields; more says n
+// is only a lower bound.
+func (r *csvReader) tooMany(line, n int, more bool) *InputError {
+	if len(r.names) == 0 {
+		return manyColumnsError(line, n)
+	}
+	if more {
+		return errorf(line, "", "expected %d fields (as in the header), found more", len(r.names))
+	}
+	return errorf(line, "", "expected %d fields (as in the header), found %d", len(r.names), n)
+}
+
+func (r *csvReader) splitFast(line []byte, start int) ([][]byte, error) {
+	if n := bytes.Count(line, []byte{r.delim}) + 1; n > r.fieldLimit() {
+		return nil, r.tooMany(start, n, false)
+	}
 	f := r.fields[:0]
 	for {
 		k := bytes.IndexByte(line, r.delim)
@@ -102,7 +134,7 @@ func (r *csvReader) splitFast(line []byte) [][]byte {
 		line = line[k+1:]
 	}
 	r.fields = f
-	return f
+	return f, nil
 }
 
 // splitQuoted is the slow path for lines with quotes; it may read more lines
@@ -123,6 +155,12 @@ func (r *csvReader) splitQuoted(line []byte, start int) ([][]byte, error) {
 				if k < 0 {
 					r.buf = append(r.buf, line[j:]...)
 					r.buf = append(r.buf, '\n')
+					if n := len(r.buf) - r.lastEnd(); n > MaxCell {
+						return nil, longCellError(start, r.column(len(r.ends)), n)
+					}
+					if len(r.buf) > MaxLine {
+						return nil, longLineError(start)
+					}
 					next, err := r.readLine()
 					if err == io.EOF {
 						return nil, errorf(start, r.column(len(r.ends)), "a quoted field opened on this line is never closed")
@@ -146,6 +184,9 @@ func (r *csvReader) splitQuoted(line []byte, start int) ([][]byte, error) {
 				j++
 			}
 			r.ends = append(r.ends, len(r.buf))
+			if len(r.ends) > r.fieldLimit() {
+				return nil, r.tooMany(start, len(r.ends), true)
+			}
 			if j == len(line) {
 				break
 			}
@@ -163,7 +204,13 @@ func (r *csvReader) splitQuoted(line []byte, start int) ([][]byte, error) {
 		}
 		r.buf = append(r.buf, line[i:i+k]...)
 		r.ends = append(r.ends, len(r.buf))
+		if len(r.ends) > r.fieldLimit() {
+			return nil, r.tooMany(start, len(r.ends), true)
+		}
 		i += k + 1
+	}
+	if len(r.ends) > r.fieldLimit() {
+		return nil, r.tooMany(start, len(r.ends), false)
 	}
 	f := r.fields[:0]
 	prev := 0
@@ -173,6 +220,14 @@ func (r *csvReader) splitQuoted(line []byte, start int) ([][]byte, error) {
 	}
 	r.fields = f
 	return f, nil
+}
+
+// lastEnd is where the field splitQuoted is reading starts in r.buf.
+func (r *csvReader) lastEnd() int {
+	if len(r.ends) == 0 {
+		return 0
+	}
+	return r.ends[len(r.ends)-1]
 }
 
 // closesQuotes reports whether splitQuoted would split line without
@@ -273,9 +328,7 @@ func loadCSV(br *bufio.Reader, o Options, size int64) (*Dataset, error) {
 	hline := r.line
 	var fields [][]byte
 	var err error
-	if bytes.IndexByte(header, '"') < 0 {
-		fields = r.splitFast(header)
-	} else if fields, err = r.splitQuoted(header, hline); err != nil {
+	if fields, err = r.split(header, hline); err != nil {
 		return nil, err
 	}
 	cols := make([]column, len(fields))
@@ -287,6 +340,7 @@ func loadCSV(br *bufio.Reader, o Options, size int64) (*Dataset, error) {
 		cols[i] = column{name: name, line: hline}
 		r.names = append(r.names, name)
 	}
+	r.maxFields = len(r.names)
 	b := newBuilder(o)
 	if err := b.setColumns(cols, ""); err != nil {
 		return nil, err

@@ -152,7 +152,7 @@ func (f *fastCSV) row(c *chunk, data []byte, pos, line int, newTok [][]byte, row
 		switch {
 		case q < len(data) && data[q] == '"':
 			content, end, ok := quotedCell(data, q)
-			if !ok {
+			if !ok || len(content) > MaxCell {
 				return 0, false
 			}
 			tok := trimSpace(content)
@@ -172,7 +172,7 @@ func (f *fastCSV) row(c *chunk, data []byte, pos, line int, newTok [][]byte, row
 				i++
 			}
 			v, m, ok := scanCell(data[i:])
-			if !ok {
+			if !ok || m > MaxCell {
 				return 0, false
 			}
 			vals[col.index] = v
@@ -187,6 +187,9 @@ func (f *fastCSV) row(c *chunk, data []byte, pos, line int, newTok [][]byte, row
 					return 0, false
 				}
 				i++
+			}
+			if i-start > MaxCell {
+				return 0, false
 			}
 			if col.kind == cellLabel {
 				cell := data[start:i]

@@ -3,6 +3,7 @@ package dataset
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"io"
 	"runtime"
 	"sync"
@@ -151,7 +152,7 @@ func (f *fastCSV) run(br *bufio.Reader, r *csvReader) error {
 		}
 		parts = append(parts, bytes.NewReader(carry))
 		switch readErr {
-		case nil:
+		case nil, errLongLine:
 			parts = append(parts, br)
 		case io.EOF:
 		default:
@@ -236,11 +237,20 @@ func (f *fastCSV) read(br *bufio.Reader, c *chunk, carry []byte) ([]byte, error)
 			c.buf, c.data = buf, buf[:nl+1]
 			return buf[nl+1 : n], err
 		}
+		if n > MaxLine+2 {
+			// A line longer than any the plain loop takes: it refuses it.
+			c.buf, c.data = buf, buf[:0]
+			return buf[:n], errLongLine
+		}
 		// A line longer than the buffer.
-		buf = append(buf, make([]byte, len(buf))...)
+		buf = append(buf, make([]byte, min(len(buf), MaxLine+3-len(buf)))...)
 		buf = buf[:cap(buf)]
 	}
 }
+
+// errLongLine stops the fast path at a line longer than MaxLine, for the
+// plain loop to refuse.
+var errLongLine = errors.New("a line longer than MaxLine")
 
 // errorReader returns err on every read.
 type errorReader struct{ err error }

@@ -3,6 +3,7 @@ package dataset
 import (
 	"errors"
 	"fmt"
+	"strconv"
 )
 
 // InputError reports input the loader refuses: a malformed file, a value
@@ -27,11 +28,11 @@ type InputError struct {
 func (e *InputError) Error() string {
 	switch {
 	case e.Line > 0 && e.Column != "":
-		return fmt.Sprintf("line %d, column %q: %s", e.Line, e.Column, e.Msg)
+		return fmt.Sprintf("line %d, column %s: %s", e.Line, quote(e.Column), e.Msg)
 	case e.Line > 0:
 		return fmt.Sprintf("line %d: %s", e.Line, e.Msg)
 	case e.Column != "":
-		return fmt.Sprintf("column %q: %s", e.Column, e.Msg)
+		return fmt.Sprintf("column %s: %s", quote(e.Column), e.Msg)
 	default:
 		return e.Msg
 	}
@@ -50,3 +51,28 @@ func optionError(field, format string, args ...any) *InputError {
 // ErrCorrupt is returned (wrapped) by ReadBinary when stored data fail their
 // checksum or structure checks.
 var ErrCorrupt = errors.New("stored data set is corrupt")
+
+// MaxQuoted is the most runes of a cell or a column name that a message
+// quotes; a longer one is cut to its first MaxQuoted-3 runes and "…".
+const MaxQuoted = 60
+
+// Cut returns s as messages and logs show it: whole when it has at most
+// MaxQuoted runes, else its first MaxQuoted-3 runes followed by "…". Bytes
+// that are not UTF-8 count as a rune each and are kept as they are.
+func Cut[T ~string | ~[]byte](s T) string {
+	str := string(s)
+	n, end := 0, 0
+	for i := range str {
+		if n == MaxQuoted-3 {
+			end = i
+		}
+		if n == MaxQuoted {
+			return str[:end] + "…"
+		}
+		n++
+	}
+	return str
+}
+
+// quote is Cut(s) in Go's double quotes with escapes, as %q writes it.
+func quote[T ~string | ~[]byte](s T) string { return strconv.Quote(Cut(s)) }

@@ -51,15 +51,15 @@ func ParseFolds(r io.Reader, rows int) ([]Fold, error) {
 		}
 		fold, err := strconv.Atoi(strings.TrimSpace(f[0]))
 		if err != nil || fold < 1 {
-			return nil, &InputError{Line: line, Column: "fold", Field: "folds", Msg: fmt.Sprintf("%q is not a fold number (1, 2, …)", f[0])}
+			return nil, &InputError{Line: line, Column: "fold", Field: "folds", Msg: fmt.Sprintf("%s is not a fold number (1, 2, …)", quote(f[0]))}
 		}
 		part := strings.TrimSpace(f[1])
 		if part != "train" && part != "test" {
-			return nil, &InputError{Line: line, Column: "split", Field: "folds", Msg: fmt.Sprintf("%q must be train or test", f[1])}
+			return nil, &InputError{Line: line, Column: "split", Field: "folds", Msg: fmt.Sprintf("%s must be train or test", quote(f[1]))}
 		}
 		row, err := strconv.Atoi(strings.TrimSpace(f[2]))
 		if err != nil || row < 1 || row > rows {
-			return nil, &InputError{Line: line, Column: "row", Field: "folds", Msg: fmt.Sprintf("%q is not a row number from 1 to %d", f[2], rows)}
+			return nil, &InputError{Line: line, Column: "row", Field: "folds", Msg: fmt.Sprintf("%s is not a row number from 1 to %d", quote(f[2]), rows)}
 		}
 		fd, ok := folds[fold]
 		if !ok {

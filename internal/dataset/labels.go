@@ -44,10 +44,10 @@ func chooseLabels(names []string, o Options, relation string) (labelChoice, erro
 				i, ok = index[o.prefix()+w]
 			}
 			if !ok {
-				return optionError(field, "%s names column %q, which the file does not have%s", field, w, suggest(w, names))
+				return optionError(field, "%s names column %s, which the file does not have%s", field, quote(w), suggest(w, names))
 			}
 			if c.isLabel[i] {
-				return optionError(field, "%s names column %q twice", field, names[i])
+				return optionError(field, "%s names column %s twice", field, quote(names[i]))
 			}
 			c.isLabel[i] = true
 		}
@@ -80,7 +80,7 @@ func chooseLabels(names []string, o Options, relation string) (labelChoice, erro
 				c.isLabel[i] = true
 			}
 		}
-		c.how = fmt.Sprintf("the column prefix %q", p)
+		c.how = fmt.Sprintf("the column prefix %s", quote(p))
 		if count(c.isLabel) > 0 {
 			break
 		}
@@ -94,8 +94,8 @@ func chooseLabels(names []string, o Options, relation string) (labelChoice, erro
 			break
 		}
 		return c, &InputError{Field: "labels", Msg: fmt.Sprintf(
-			"no label column found: no column name starts with %q. Name the label columns with that prefix, "+
-				"or choose them with labels (names), label_count (MEKA's convention) or, for ARFF, a Mulan XML file", p)}
+			"no label column found: no column name starts with %s. Name the label columns with that prefix, "+
+				"or choose them with labels (names), label_count (MEKA's convention) or, for ARFF, a Mulan XML file", quote(p))}
 	}
 	if count(c.isLabel) == len(names) {
 		return c, optionError("labels", "every column is a label: at least one feature column is needed")
@@ -139,7 +139,7 @@ func suggest(w string, names []string) string {
 	lw := strings.ToLower(strings.TrimSpace(w))
 	for _, n := range names {
 		if strings.ToLower(strings.TrimSpace(n)) == lw {
-			return fmt.Sprintf(" (did you mean %q?)", n)
+			return fmt.Sprintf(" (did you mean %s?)", quote(n))
 		}
 	}
 	return ""

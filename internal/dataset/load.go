@@ -15,6 +15,38 @@ import (
 // work, at the cost of a copy.
 const readBufferSize = 1 << 20
 
+// Limits on what one line may hold. No real data set comes near them, but
+// they bound the memory a hostile file can make the loader take before it
+// is refused: a line is never buffered beyond MaxLine, nor split into more
+// than MaxColumns fields (a data row into more than the header's).
+const (
+	// MaxCell is the longest cell or column name, in bytes: 64 KiB.
+	MaxCell = 64 << 10
+	// MaxColumns is the most columns a file may have: 2 000 000.
+	MaxColumns = 2_000_000
+	// MaxLine is the longest line (or quoted record), in bytes: 64 MiB,
+	// 32 bytes a cell at MaxColumns columns (a header of 1 000 000 names
+	// like "feature_1000000" is 16 MB).
+	MaxLine = 64 << 20
+)
+
+// longLineError refuses a line longer than MaxLine.
+func longLineError(line int) *InputError {
+	return &InputError{Line: line, Msg: fmt.Sprintf("the line is longer than %d MiB, more than any data set needs; "+
+		"check that the file is CSV or ARFF text with a line break after each row", MaxLine>>20)}
+}
+
+// longCellError refuses a cell longer than MaxCell.
+func longCellError(line int, column string, n int) *InputError {
+	return errorf(line, column, "a cell of more than %d KiB (%d bytes), more than any value or name needs; "+
+		"check the file's delimiters and quotes", MaxCell>>10, n)
+}
+
+// manyColumnsError refuses a header of more than MaxColumns columns.
+func manyColumnsError(line, n int) *InputError {
+	return &InputError{Line: line, Msg: fmt.Sprintf("the file has %d columns, more than the %d the loader takes", n, MaxColumns)}
+}
+
 // Load reads a data set from r: CSV (header line; comma, semicolon or tab;
 // quoted fields; UTF-8 BOM; CRLF) or ARFF (dense or sparse rows), as
 // opts.Format says or as detected from the first line. It reads r once,

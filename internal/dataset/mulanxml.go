@@ -47,7 +47,7 @@ func ParseLabelXML(r io.Reader) ([]string, error) {
 				return nil, &InputError{Line: line, Field: "xml", Msg: "a <label> element has no name attribute"}
 			}
 			if seen[name] {
-				return nil, &InputError{Line: line, Field: "xml", Msg: fmt.Sprintf("label %q is listed twice", name)}
+				return nil, &InputError{Line: line, Field: "xml", Msg: fmt.Sprintf("label %s is listed twice", quote(name))}
 			}
 			seen[name] = true
 			names = append(names, name)

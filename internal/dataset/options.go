@@ -143,7 +143,7 @@ func uniqueNames(field string, names []string) error {
 			return optionError(field, "%s holds an empty column name", field)
 		}
 		if seen[n] {
-			return optionError(field, "%s names column %q twice", field, n)
+			return optionError(field, "%s names column %s twice", field, quote(n))
 		}
 		seen[n] = true
 	}
@@ -193,7 +193,7 @@ func quoteList(names []string, max int) string {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		fmt.Fprintf(&b, "%q", n)
+		b.WriteString(quote(n))
 	}
 	return b.String()
 }

@@ -281,3 +281,24 @@ func ExampleWriteCSV() {
 	// 1.5,2000,1
 	// -0.25,4,0
 }
+
+// TestWriteCSVNeutralisesFormulas checks that names and categories a
+// spreadsheet would take for formulas are written with a leading "'",
+// and numbers (negative ones too) as they are.
+func TestWriteCSVNeutralisesFormulas(t *testing.T) {
+	in := "\"=HYPERLINK(\"\"http://x\"\")\",+cmd,@SUM,\"\tx\",-f,label:c\n" +
+		"-1.5,1,2,3,4,=1+1\n" +
+		"2,-3,4,5,6,-1\n"
+	ds := mustLoad(t, in, dataset.Options{Kind: dataset.MultiDim})
+	ds.Features[3] = "\tx" // the loader trims names; an ARFF name '\tx' keeps it
+	var buf bytes.Buffer
+	if err := dataset.WriteCSV(&buf, ds); err != nil {
+		t.Fatalf("WriteCSV: got %q, want no error", err)
+	}
+	want := "\"'=HYPERLINK(\"\"http://x\"\")\",'+cmd,'@SUM,'\tx,'-f,label:c\n" +
+		"-1.5,1,2,3,4,'=1+1\n" +
+		"2,-3,4,5,6,-1\n"
+	if got := buf.String(); got != want {
+		t.Errorf("got\n%q\nwant\n%q", got, want)
+	}
+}

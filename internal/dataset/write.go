@@ -6,21 +6,27 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+
+	"mldr/internal/export"
 )
 
 // WriteCSV writes d as CSV that Load reads back to the same data set: a
 // header of the feature names and the label names prefixed with
 // DefaultLabelPrefix, then one line per row. Features are written in the
 // shortest form that round-trips; labels as 0/1 (MultiLabel) or as their
-// category (MultiDim).
+// category (MultiDim). Names and categories pass through export.SafeCell,
+// so one that a spreadsheet would take for a formula ("=SUM(…)", "-x",
+// "@a") is written, and read back, with a leading "'".
 func WriteCSV(w io.Writer, d *Dataset) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
 	cw := csv.NewWriter(bw)
 	nf, nl := len(d.Features), len(d.Labels)
 	rec := make([]string, 0, nf+nl)
-	rec = append(rec, d.Features...)
+	for _, f := range d.Features {
+		rec = append(rec, export.SafeCell(f))
+	}
 	for _, l := range d.Labels {
-		rec = append(rec, DefaultLabelPrefix+l)
+		rec = append(rec, export.SafeCell(DefaultLabelPrefix+l))
 	}
 	if err := cw.Write(rec); err != nil {
 		return fmt.Errorf("writing the CSV header: %w", err)
@@ -33,7 +39,7 @@ func WriteCSV(w io.Writer, d *Dataset) error {
 		for j := range nl {
 			v := int(d.Y.At(i, j))
 			if d.Kind == MultiDim {
-				rec = append(rec, d.Categories[j][v])
+				rec = append(rec, export.SafeCell(d.Categories[j][v]))
 			} else {
 				rec = append(rec, strconv.Itoa(v))
 			}

@@ -2,6 +2,7 @@ package evaluate
 
 import (
 	"cmp"
+	"math"
 	"slices"
 
 	"gonum.org/v1/gonum/mat"
@@ -47,12 +48,19 @@ func LowerIsBetter(key string) bool {
 //     ascending sort of the row's scores, so of tied scores the lower label
 //     index ranks worse.
 //   - one_error, ranking_loss, average_precision skip rows whose labels are
-//     all or none (with no such row left: 0, 0 and 1). one_error's top label
-//     is the first index of the maximum score; ranking_loss counts a
+//     all or none, as the MATLAB package does (One_error.m, Ranking_loss.m,
+//     Average_precision.m; scikit-learn instead counts such rows as loss 0
+//     and precision 1). With no row left they are undefined: NaN (MATLAB's
+//     0/0), where earlier versions reported 0, 0 and 1. one_error's top
+//     label is the first index of the maximum score; ranking_loss counts a
 //     (relevant, irrelevant) pair as wrong when the relevant score is ≤.
-//   - coverage: over all rows, the worst rank of a relevant label minus 1
-//     (a row without labels counts rank 0). It is scikit-learn's
-//     coverage_error minus 1.
+//   - coverage: over the rows with a relevant label, the worst rank of a
+//     relevant label minus 1. Coverage.m and scikit-learn's coverage_error
+//     count a row without labels as rank 0 instead, so that their mean can
+//     fall below 0 (−1 when no row has a label), which no ranking can
+//     have; here such rows are skipped as the other ranking metrics skip
+//     them, and with no row left coverage is undefined: NaN. On rows that
+//     all have a label it is scikit-learn's coverage_error minus 1.
 //   - subset_accuracy: rows predicted exactly; example_accuracy and
 //     example_f1: |Y∩P|/|Y∪P| and 2|Y∩P|/(|Y|+|P|) per row, 1 when both are
 //     empty; micro_f1 over all decisions; macro_f1 the mean of per-label F1,
@@ -64,7 +72,7 @@ func MultiLabelMetrics(y, pred, scores *mat.Dense) map[string]float64 {
 	tp, fp, fn := make([]float64, q), make([]float64, q), make([]float64, q)
 	var oneErr, rankLoss, avgPrec float64
 	var cover float64
-	ranked := 0
+	ranked, labelled := 0, 0
 	order := make([]int, q)
 	rank := make([]int, q)
 	for i := range n {
@@ -118,6 +126,9 @@ func MultiLabelMetrics(y, pred, scores *mat.Dense) map[string]float64 {
 			}
 		}
 		cover += float64(worst)
+		if nY > 0 {
+			labelled++
+		}
 		if nY == 0 || nY == float64(q) {
 			continue
 		}
@@ -163,12 +174,14 @@ func MultiLabelMetrics(y, pred, scores *mat.Dense) map[string]float64 {
 	m[SubsetAccuracy] = exact / nf
 	m[ExampleAccuracy] = acc / nf
 	m[ExampleF1] = f1 / nf
-	m[Coverage] = cover/nf - 1
+	m[Coverage] = math.NaN()
+	if labelled > 0 {
+		m[Coverage] = cover/float64(labelled) - 1
+	}
+	m[OneError], m[RankingLoss], m[AveragePrecision] = math.NaN(), math.NaN(), math.NaN()
 	if ranked > 0 {
 		r := float64(ranked)
 		m[OneError], m[RankingLoss], m[AveragePrecision] = oneErr/r, rankLoss/r, avgPrec/r
-	} else {
-		m[OneError], m[RankingLoss], m[AveragePrecision] = 0, 0, 1
 	}
 	var stp, sfp, sfn, macro float64
 	for l := range q {

@@ -33,8 +33,8 @@ func TestMetricsHandComputed(t *testing.T) {
 	near(t, "hamming_loss", got[HammingLoss], 5.0/16)
 	// One-error over rows 1, 2: row1 top l0 relevant; row2 top l2 irrelevant → 1/2.
 	near(t, "one_error", got[OneError], 0.5)
-	// Coverage: worst ranks 2, 3, 0, 4 → (9)/4 − 1.
-	near(t, "coverage", got[Coverage], 9.0/4-1)
+	// Coverage over the rows with labels: worst ranks 2, 3, 4 → 9/3 − 1.
+	near(t, "coverage", got[Coverage], 9.0/3-1)
 	// Ranking loss: row1 pairs (0,1),(0,3),(2,1),(2,3): 0.4 ≤ ... none wrong
 	// → 0; row2 relevant l1 (0.3) vs l0 (0.3 ≤ wrong), l2 (wrong), l3 (0.3
 	// wrong) → 3/3 = 1. Mean 0.5.

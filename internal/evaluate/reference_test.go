@@ -64,14 +64,33 @@ type refMetricsFile struct {
 // refMetricsCase is one set of labels, predictions (and, for multi-label
 // cases, scores) with its metrics.
 type refMetricsCase struct {
-	Name    string             `json:"name"`
-	Source  string             `json:"source"`
-	N       int                `json:"n"`
-	Q       int                `json:"q"`
-	Y       [][]float64        `json:"y"`
-	Pred    [][]float64        `json:"pred"`
-	Scores  [][]float64        `json:"scores"`
-	Metrics map[string]float64 `json:"metrics"`
+	Name    string      `json:"name"`
+	Source  string      `json:"source"`
+	N       int         `json:"n"`
+	Q       int         `json:"q"`
+	Y       [][]float64 `json:"y"`
+	Pred    [][]float64 `json:"pred"`
+	Scores  [][]float64 `json:"scores"`
+	Metrics refValues   `json:"metrics"`
+}
+
+// refValues are a case's metrics; an undefined one is null in the file
+// and NaN here.
+type refValues map[string]float64
+
+func (v *refValues) UnmarshalJSON(b []byte) error {
+	var m map[string]*float64
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	*v = refValues{}
+	for k, x := range m {
+		(*v)[k] = math.NaN()
+		if x != nil {
+			(*v)[k] = *x
+		}
+	}
+	return nil
 }
 
 // refMLkNNFile is mlknn_yeast.json.
@@ -208,7 +227,8 @@ func refDense(rows [][]float64) *mat.Dense {
 	return m
 }
 
-// refCheckMetrics compares every key of want with got: |got − want| ≤ tol,
+// refCheckMetrics compares every key of want with got: |got − want| ≤ tol
+// (NaN, undefined, matching only NaN),
 // or exact equality for the keys in exact.
 func refCheckMetrics(t *testing.T, what string, got, want map[string]float64, keys []string, tol float64, exact []string, src string) {
 	t.Helper()
@@ -221,6 +241,10 @@ func refCheckMetrics(t *testing.T, what string, got, want map[string]float64, ke
 		switch {
 		case !ok:
 			t.Errorf("%s: %s missing, want %v (%s)", what, k, w, src)
+		case math.IsNaN(w) || math.IsNaN(g):
+			if !math.IsNaN(w) || !math.IsNaN(g) {
+				t.Errorf("%s: %s = %v, want %v (NaN: undefined; %s)", what, k, g, w, src)
+			}
 		case slices.Contains(exact, k) && g != w:
 			t.Errorf("%s: %s = %v, want exactly %v (%s)", what, k, g, w, src)
 		case !(math.Abs(g-w) <= tol):

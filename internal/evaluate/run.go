@@ -224,6 +224,9 @@ func (r *runner) add(method string, d, fold int, metrics map[string]float64) {
 	}
 	f := fold + 1
 	r.cells[k] = append(r.cells[k], Row{Method: method, D: d, Fold: &f, Metrics: metrics})
+	for _, n := range whyUndefined(metrics, r.splits[fold].Name) {
+		r.note("%s", n)
+	}
 }
 
 func (r *runner) note(format string, args ...any) {
@@ -488,19 +491,15 @@ func (r *runner) result() *Result {
 		if len(rows) > 1 {
 			mean.Std = map[string]float64{}
 		}
+		vals := make([]float64, len(rows))
 		for key := range rows[0].Metrics {
-			s := 0.0
-			for _, row := range rows {
-				s += row.Metrics[key]
+			for i, row := range rows {
+				vals[i] = row.Metrics[key]
 			}
-			mu := s / float64(len(rows))
+			mu, sd := meanStd(vals) // over the folds where it is defined
 			mean.Metrics[key] = mu
 			if len(rows) > 1 {
-				v := 0.0
-				for _, row := range rows {
-					v += (row.Metrics[key] - mu) * (row.Metrics[key] - mu)
-				}
-				mean.Std[key] = math.Sqrt(v / float64(len(rows)-1))
+				mean.Std[key] = sd
 			}
 		}
 		res.Rows = append(res.Rows, mean)
@@ -517,7 +516,7 @@ func subset(in analysis.Input, rows []int) analysis.Input {
 		x.SetRow(i, in.X.RawRowView(r))
 		y.SetRow(i, in.Y.RawRowView(r))
 	}
-	return analysis.Input{X: x, Y: y, Classes: in.Classes}
+	return analysis.Input{X: x, Y: y, Classes: in.Classes, FeatureNames: in.FeatureNames}
 }
 
 func firstCols(m *mat.Dense, d int) *mat.Dense { return colRange(m, 0, d) }

@@ -10,12 +10,45 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
+// SafeCell returns the text s as a CSV cell that a spreadsheet shows as
+// text. Excel, LibreOffice Calc and Google Sheets read a cell that starts
+// with '=', '+', '-', '@', a tab or a carriage return as a formula (CSV
+// injection: "=HYPERLINK(…)" becomes a link, "=cmd|…" may run a command),
+// so such a cell gets a leading "'", which they take as "this is text" and
+// do not show. A number ("-1.5", "+2", "-Inf") is returned as it is, as is
+// any other cell. Every CSV the product writes for download passes its
+// names and text cells through SafeCell.
+func SafeCell(s string) string {
+	if s == "" {
+		return s
+	}
+	switch s[0] {
+	case '=', '+', '-', '@', '\t', '\r':
+		if _, err := strconv.ParseFloat(s, 64); err == nil {
+			return s
+		}
+		return "'" + s
+	}
+	return s
+}
+
+// appendSafe appends SafeCell of each of cells to rec.
+func appendSafe(rec []string, cells ...string) []string {
+	for _, c := range cells {
+		rec = append(rec, SafeCell(c))
+	}
+	return rec
+}
+
 // WriteMatrixCSV writes the r×c matrix m to w as CSV (encoding/csv: RFC 4180
 // quoting, "\n" line ends). The header is first followed by colNames; then
 // comes one line per row: rowNames[i] followed by the row's values, each in
 // the shortest form that parses back to the same float64
 // (strconv.FormatFloat(v, 'g', -1, 64); NaN and ±Inf are written as "NaN",
 // "+Inf" and "-Inf", which strconv.ParseFloat reads back).
+//
+// Names pass through SafeCell, so a name such as "=HYPERLINK(…)" is written
+// "'=HYPERLINK(…)".
 //
 // If rowNames is nil there is no name column and first is ignored; a non-nil
 // rowNames must hold r names, and colNames must hold c names. projection.csv,
@@ -40,16 +73,16 @@ func WriteMatrixCSV(w io.Writer, rowNames, colNames []string, first string, m ma
 	cw := csv.NewWriter(w)
 	rec := make([]string, 0, c+1)
 	if named {
-		rec = append(rec, first)
+		rec = appendSafe(rec, first)
 	}
-	rec = append(rec, colNames...)
+	rec = appendSafe(rec, colNames...)
 	if err := cw.Write(rec); err != nil {
 		return fmt.Errorf("export: writing the CSV header: %w", err)
 	}
 	for i := range r {
 		rec = rec[:0]
 		if named {
-			rec = append(rec, rowNames[i])
+			rec = appendSafe(rec, rowNames[i])
 		}
 		for j := range c {
 			rec = append(rec, strconv.FormatFloat(m.At(i, j), 'g', -1, 64))

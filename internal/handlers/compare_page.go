@@ -89,10 +89,10 @@ func (h *handler) compareJobs(v *templates.CompareView, all []*jobs.Results) err
 		}
 		if res.Metrics != nil {
 			for _, row := range res.Metrics.Rows {
-				if val, ok := row.Metrics[v.Metric]; ok && row.Fold == nil {
+				if val, ok := row.Metrics[v.Metric]; ok && row.Fold == nil && !math.IsNaN(val) {
 					s := 0.0
 					if row.Std != nil {
-						s = row.Std[v.Metric]
+						s = zeroNaN(row.Std[v.Metric])
 					}
 					curveRange = [2]float64{min(curveRange[0], val-s), max(curveRange[1], val+s)}
 				}

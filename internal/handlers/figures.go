@@ -506,13 +506,13 @@ func curvesFigure(res *jobs.Results, metric string, order []string, daxis string
 		}
 		for _, r := range rows[m] {
 			v, ok := r.Metrics[metric]
-			if !ok {
+			if !ok || math.IsNaN(v) { // undefined on every fold: no point
 				continue
 			}
 			s.X = append(s.X, float64(r.D))
 			s.Y = append(s.Y, v)
 			if r.Std != nil {
-				s.Err = append(s.Err, r.Std[metric])
+				s.Err = append(s.Err, zeroNaN(r.Std[metric]))
 			}
 			if m != evaluate.Ori && (math.IsNaN(best) || (lower && v < best) || (!lower && v > best)) {
 				bestName, bestD, best = methodName(m), r.D, v
@@ -531,11 +531,30 @@ func curvesFigure(res *jobs.Results, metric string, order []string, daxis string
 		better = "lower"
 	}
 	alt := fmt.Sprintf("Line chart of %s against d for %d methods, with the baseline without reduction dashed; %s is better.",
-		strings.ReplaceAll(metric, "_", " "), len(in.Series)-1, better)
+		strings.ReplaceAll(metric, "_", " "), methodSeries(in.Series), better)
 	if bestName != "" {
 		alt += fmt.Sprintf(" Best: %s at d = %d (%.4g).", bestName, bestD, best)
 	}
 	return f, alt, err
+}
+
+// methodSeries counts the series that are methods, not the baseline.
+func methodSeries(series []plots.Series) int {
+	n := 0
+	for _, s := range series {
+		if !s.Baseline {
+			n++
+		}
+	}
+	return n
+}
+
+// zeroNaN is v, or 0 for NaN (an undefined deviation draws no error bar).
+func zeroNaN(v float64) float64 {
+	if math.IsNaN(v) {
+		return 0
+	}
+	return v
 }
 
 // dAxis resolves the curves' d axis: the one asked for, else "log" when
@@ -580,8 +599,10 @@ func metricsTableView(res *jobs.Results, metric string) *templates.MetricsTable 
 				continue
 			}
 			s := strconv.FormatFloat(v, 'f', 4, 64)
-			if r.Std != nil {
-				s += " ± " + strconv.FormatFloat(r.Std[metric], 'f', 4, 64)
+			if math.IsNaN(v) {
+				s = "undefined"
+			} else if sd := r.Std[metric]; r.Std != nil && !math.IsNaN(sd) {
+				s += " ± " + strconv.FormatFloat(sd, 'f', 4, 64)
 			}
 			d := r.D
 			if m == evaluate.Ori {

@@ -68,7 +68,7 @@ func classify(err error, requestID string) (int, apiError) {
 	case errors.As(err, &he):
 		return he.status, apiError{Error: he.msg, Field: he.field}
 	case errors.As(err, &ie):
-		return http.StatusBadRequest, apiError{Error: ie.Error(), Field: ie.Field, Line: ie.Line, Column: ie.Column}
+		return http.StatusBadRequest, apiError{Error: ie.Error(), Field: ie.Field, Line: ie.Line, Column: dataset.Cut(ie.Column)}
 	case errors.As(err, &tl):
 		return http.StatusRequestEntityTooLarge, apiError{Error: tl.Error(), Field: "file"}
 	case errors.As(err, &mb):

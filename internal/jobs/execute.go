@@ -31,6 +31,9 @@ type Store interface {
 	CommitJobResults(staged *store.StagedResults) error
 	RemoveJobResults(id string) error
 	JobDir(id string) string
+	// PublicError is err with the data directory's paths made relative,
+	// for users to see (store.Store.PublicError).
+	PublicError(err error) error
 }
 
 // Executor runs job requests: it is the runner's Executor.
@@ -95,8 +98,15 @@ type plan struct {
 // evaluation runs. Files are written through the store to a staging
 // directory and moved into place, with their checksums, only when all are
 // complete; on any error (a full disk among them: the error then says so
-// and wraps syscall.ENOSPC) nothing of them is left.
+// and wraps syscall.ENOSPC) nothing of them is left. The error names files
+// relative to the data directory (store.PublicError): it is the failed
+// job's error that users see.
 func (x *Executor) Execute(ctx context.Context, job Job, report Report) ([]string, error) {
+	notes, err := x.execute(ctx, job, report)
+	return notes, x.store.PublicError(err)
+}
+
+func (x *Executor) execute(ctx context.Context, job Job, report Report) ([]string, error) {
 	req := job.Request
 	report(0.01, "loading", "reading the data")
 	if err := x.store.RemoveJobResults(job.ID); err != nil { // a run a crash interrupted
@@ -210,7 +220,7 @@ func (x *Executor) plan(req Request) (*plan, error) {
 		var xs, ys mat.Dense
 		xs.Stack(train.X, test.X)
 		ys.Stack(train.Y, test.Y)
-		p.data = analysis.Input{X: &xs, Y: &ys, Classes: p.data.Classes}
+		p.data = analysis.Input{X: &xs, Y: &ys, Classes: p.data.Classes, FeatureNames: p.data.FeatureNames}
 		p.splits = []evaluate.Split{evaluate.TrainTest(n, test.Rows())}
 		all(PartTrain)
 		for i := range test.Rows() {
@@ -350,6 +360,9 @@ func writeProjected(w io.Writer, p *plan, z *mat.Dense, d int) error {
 	}
 	cw := csv.NewWriter(w)
 	rec := append([]string{"row", "split"}, export.ComponentNames(d)...)
+	for i, name := range rec {
+		rec[i] = export.SafeCell(name) // fixed names, but one rule for every CSV
+	}
 	if err := cw.Write(rec); err != nil {
 		return err
 	}
@@ -501,7 +514,7 @@ func writeJSON(staged *store.StagedResults, rel string, v any) error {
 }
 
 func inputOf(ds *dataset.Dataset) analysis.Input {
-	in := analysis.Input{X: ds.X, Y: ds.Y}
+	in := analysis.Input{X: ds.X, Y: ds.Y, FeatureNames: ds.Features}
 	if ds.Kind == dataset.MultiDim {
 		for _, c := range ds.Categories {
 			in.Classes = append(in.Classes, len(c))
@@ -522,7 +535,7 @@ func subset(in analysis.Input, rows []int) analysis.Input {
 		x.SetRow(i, in.X.RawRowView(r))
 		y.SetRow(i, in.Y.RawRowView(r))
 	}
-	return analysis.Input{X: x, Y: y, Classes: in.Classes}
+	return analysis.Input{X: x, Y: y, Classes: in.Classes, FeatureNames: in.FeatureNames}
 }
 
 func seq(from, to int) []int {

@@ -3,6 +3,7 @@ package jobs
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"slices"
 	"strings"
@@ -198,7 +199,7 @@ func (r *Request) Validate(ds DatasetLookup, lim Limits) error {
 		}
 	}
 	// The split first: the parameters' check uses its training rows.
-	if err := r.checkSplit(train, ids); err != nil {
+	if err := r.checkSplit(ds, train, ids); err != nil {
 		return err
 	}
 	return r.checkParams(ids, train, lim)
@@ -289,7 +290,7 @@ func paramError(err error) error {
 	return &RequestError{Status: status, Field: field, Msg: e.Msg}
 }
 
-func (r *Request) checkSplit(train store.DatasetRecord, ids []string) error {
+func (r *Request) checkSplit(ds DatasetLookup, train store.DatasetRecord, ids []string) error {
 	s := r.Split
 	n := train.Summary.Rows
 	switch s.Kind {
@@ -340,6 +341,97 @@ func (r *Request) checkSplit(train store.DatasetRecord, ids []string) error {
 	}
 	if slices.Contains(ids, "mds") {
 		return reqErr(http.StatusUnprocessableEntity, "method", "mds embeds its training rows only and cannot be evaluated on held-out rows; run it without an evaluation")
+	}
+	return r.checkEvaluation(ds, train, ids)
+}
+
+// FoldsLookup reads a data set's predefined folds. A DatasetLookup that is
+// one too (the store) lets Validate check the evaluation against the
+// folds' sizes.
+type FoldsLookup interface {
+	LoadFolds(id string) ([]dataset.Fold, error)
+}
+
+// smallestTraining returns the rows of the smallest training part the
+// evaluation fits on, and words naming it; 0 when it cannot be told
+// without the folds (ds is no FoldsLookup).
+func (r *Request) smallestTraining(ds DatasetLookup, train store.DatasetRecord) (int, string, error) {
+	n := train.Summary.Rows
+	switch s := r.Split; {
+	case r.TestDataset != "":
+		return n, "the training data set", nil
+	case s.Kind == SplitHoldout:
+		test := min(max(int(math.Round(float64(n)*s.TestFraction)), 1), n-1) // as evaluate.Holdout
+		return n - test, "the training part of the holdout", nil
+	case s.Kind == SplitKFold:
+		return n - (n+s.Folds-1)/s.Folds, fmt.Sprintf("the training part of the smallest of the %d folds", s.Folds), nil
+	case s.Kind == SplitPredefined:
+		fl, ok := ds.(FoldsLookup)
+		if !ok {
+			return 0, "", nil
+		}
+		folds, err := fl.LoadFolds(r.Dataset)
+		if err != nil {
+			return 0, "", err
+		}
+		least, which := n, ""
+		for i, f := range folds {
+			if len(f.Train) < least {
+				least, which = len(f.Train), fmt.Sprintf("the training part of predefined fold %d", i+1)
+			}
+		}
+		return least, which, nil
+	}
+	return n, "the data", nil
+}
+
+// checkEvaluation checks the evaluation's parameters against the rows it
+// fits on, so that a job that would fail on them is refused (422) instead:
+// the classifier's k, each method's parameters on the smallest training
+// part, and a grid of d that no method can give.
+func (r *Request) checkEvaluation(ds DatasetLookup, train store.DatasetRecord, ids []string) error {
+	e := r.Evaluate
+	rows, part, err := r.smallestTraining(ds, train)
+	if err != nil || rows == 0 {
+		return err
+	}
+	multiDim := train.Summary.Kind == dataset.MultiDim
+	if e.Classifier == evaluate.ClassifierMLkNN {
+		if most := rows - 1; !multiDim && e.K > most {
+			return reqErr(http.StatusUnprocessableEntity, "evaluate.k", "evaluate.k is %d, but ML-kNN needs fewer neighbours than training rows "+
+				"and %s has %d rows: k may be at most %d", e.K, part, rows, most)
+		}
+		if multiDim && e.K > rows {
+			return reqErr(http.StatusUnprocessableEntity, "evaluate.k", "evaluate.k is %d, but k-NN needs at least k training rows "+
+				"and %s has %d rows: k may be at most %d", e.K, part, rows, rows)
+		}
+	}
+	grid := len(e.Dims) > 0 || len(e.Percent) > 0
+	shape := shapeOf(train, rows)
+	most, mostOf := 0, ""
+	for _, id := range ids {
+		m, _ := analysis.Lookup(id)
+		p := r.Params.Only(m.Takes)
+		if grid {
+			p.D, p.Thr = 0, 0 // the evaluation fits once and cuts to each d of the grid
+		}
+		if err := analysis.Check(id, p, shape); err != nil {
+			err := paramError(err)
+			var re *RequestError
+			if errors.As(err, &re) {
+				re.Msg = fmt.Sprintf("the evaluation fits %s on %s, %d rows: %s", id, part, rows, re.Msg)
+			}
+			return err
+		}
+		if d := analysis.MaxDim(id, p, shape); d > most {
+			most, mostOf = d, id
+		}
+	}
+	for _, d := range e.Dims {
+		if d > most {
+			return reqErr(http.StatusUnprocessableEntity, "evaluate.dims", "evaluate.dims holds d = %d, more than any chosen method can give "+
+				"on %s (%d rows): at most %d (%s)", d, part, rows, most, mostOf)
+		}
 	}
 	return nil
 }

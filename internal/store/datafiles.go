@@ -37,7 +37,7 @@ func (f *Files) LoadRecord(rec DatasetRecord) (*dataset.Dataset, error) {
 	file, err := f.fs.Open(f.path("datasets", rec.ID, rec.DataFile))
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("opening the stored data of data set %s: %w", rec.ID, os.ErrNotExist)
+			return nil, fmt.Errorf("the stored data of data set %s are missing; delete it and upload the file again: %w", rec.ID, err)
 		}
 		return nil, fmt.Errorf("opening the stored data of data set %s: %w", rec.ID, err)
 	}

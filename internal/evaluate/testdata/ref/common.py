@@ -122,7 +122,7 @@ def multilabel_metrics(Y, P, S):
         r = ranks(s)
         rel = np.flatnonzero(y == 1)
         irr = np.flatnonzero(y == 0)
-        # coverage: every instance; worst rank 0 without relevant labels.
+        # coverage: every instance with a relevant label.
         worst_sum += int(r[rel].max()) if len(rel) else 0
         if len(rel) == 0 or len(rel) == q:
             continue
@@ -140,10 +140,13 @@ def multilabel_metrics(Y, P, S):
         for l in rel:
             prec += int(np.sum(r[rel] <= r[l])) / int(r[l])
         ap_sum += prec / len(rel)
-    out["one_error"] = one_err / kept if kept else 0.0
-    out["coverage"] = worst_sum / n - 1
-    out["ranking_loss"] = rl_sum / kept if kept else 0.0
-    out["average_precision"] = ap_sum / kept if kept else 1.0
+    # Undefined (None, JSON null) with no instance to average over: MATLAB's
+    # 0/0, never a made-up 0, 1 or a coverage of -1.
+    labelled = int(np.sum(Y.sum(axis=1) > 0))
+    out["one_error"] = one_err / kept if kept else None
+    out["coverage"] = worst_sum / labelled - 1 if labelled else None
+    out["ranking_loss"] = rl_sum / kept if kept else None
+    out["average_precision"] = ap_sum / kept if kept else None
 
     out["subset_accuracy"] = int(np.sum(np.all(Y == P, axis=1))) / n
     acc = 0.0

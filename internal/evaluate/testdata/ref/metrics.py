@@ -162,8 +162,8 @@ def ties_case():
 
 
 def no_ranking_rows_case():
-    # Every row has no label or all labels: one_error and ranking_loss are 0
-    # and average_precision 1 by the documented rule; coverage still counts.
+    # Every row has no label or all labels: one_error, ranking_loss and
+    # average_precision are undefined (null); coverage still counts.
     Y = [[0, 0, 0, 0], [1, 1, 1, 1], [0, 0, 0, 0], [1, 1, 1, 1], [1, 1, 1, 1]]
     P = [[0, 1, 0, 0], [1, 1, 0, 1], [0, 0, 0, 0], [1, 1, 1, 1], [0, 0, 0, 0]]
     S = [[0.1, 0.9, 0.2, 0.2], [0.6, 0.7, 0.3, 0.8], [0.2, 0.2, 0.2, 0.2],
@@ -173,7 +173,7 @@ def no_ranking_rows_case():
 
 def all_empty_case():
     # No labels, nothing predicted: every F1 and accuracy is 1 by the
-    # empty-set rules; coverage is −1.
+    # empty-set rules; every ranking metric, coverage too, is undefined (null).
     Y = np.zeros((3, 5), dtype=int)
     S = [[0.1, 0.2, 0.3, 0.4, 0.45], [0.3, 0.3, 0.3, 0.1, 0.0], [0.2, 0.1, 0.0, 0.4, 0.3]]
     return numpy_case("all-empty", Y, Y, S)
