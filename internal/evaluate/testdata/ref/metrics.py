@@ -235,7 +235,7 @@ def main():
     path = common.write_json("metrics.json", doc)
     dt = time.perf_counter() - t0
     for c in ml + md:
-        print(f"{c['name']:36s} " + " ".join(f"{k}={v:.6g}" for k, v in c["metrics"].items()))
+        print(f"{c['name']:36s} " + " ".join(f"{k}={v:.6g}" if v is not None else f"{k}=undefined" for k, v in c["metrics"].items()))
         print(f"{'':36s} checks {c['checks'] if 'rows_by_variables_right' not in c['checks'] else {k: v for k, v in c['checks'].items() if k != 'rows_by_variables_right'}}")
     print(f"wrote {path} in {dt:.2f} s")
 
