@@ -29,14 +29,19 @@ const ccaLabelRidge = 1e-6
 // rank ≤ q: with YcᵀYc + r_yI = L_yL_yᵀ it is FFᵀ, F = XcᵀYc·L_y⁻ᵀ (D×q), so
 // one thin SVD of the D×q matrix L⁻¹F solves it (L from the right side).
 // The eigenvalues are the squared (regularised) canonical correlations.
+// With fewer rows than features the N×N path (rowspace.go) solves it in the
+// row space of Xc (r_x = 0 is refused there: XcᵀXc would be singular).
 func fitCCA(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 	rx, err := nonNegative(ParamRidge, p.Ridge, DefaultCCARidge)
 	if err != nil {
 		return nil, err
 	}
 	p.Ridge = Float(rx)
-	s, err := computeStats(ctx, in.X, statsSpec{gram: true, labels: in.labelRows(), labelGram: true}, st.sub(0, 0.7, "XᵀX and XᵀHY"))
+	s, err := featureStats(ctx, in.X, statsSpec{gram: true, labels: in.labelRows(), labelGram: true}, useRowSpace(in), st.sub(0, 0.7, "XᵀX and XᵀHY"))
 	if err != nil {
+		return nil, err
+	}
+	if err := s.needRidge(rx, ParamRidge, "XcᵀXc + r_xI"); err != nil {
 		return nil, err
 	}
 	if err := st.checkpoint(ctx, 0.7); err != nil {
@@ -80,6 +85,9 @@ func fitCCA(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 	}
 	e, err := lowRankGenEig(ctx, b, l)
 	if err != nil {
+		return nil, err
+	}
+	if e, err = s.up(ctx, e); err != nil {
 		return nil, err
 	}
 	m, err := newFeatureModel("cca", p, e, rankOf(e.values), "rank of XᵀHY", s.mean, in.X)

@@ -20,6 +20,8 @@ type Input struct {
 	// Classes holds K_j, the number of categories of each class variable,
 	// for multi-dimensional data; it is nil for multi-label data.
 	Classes []int
+
+	path pathChoice // tests force the D×D or the N×N path with it
 }
 
 // MultiDim reports whether the labels are class variables.

@@ -179,11 +179,29 @@ type ridgeHat struct {
 // ε·‖X_{:a}‖·‖X_{:b}‖ as a direct XᵀX would, and the pass over the rows is
 // shared with the cross product. With XᵀX + λI = LLᵀ (Cholesky, O(D³)) and
 // F = L⁻¹XᵀZ (O(D²q)), ZᵀĤZ = FᵀF (O(Dq²)); no inverse is formed. The whole
-// costs O(N·D² + D³ + D²q).
+// costs O(N·D² + D³ + D²q). With fewer rows than features it takes the
+// N×N path (rowspace.go), O(D·N² + N³ + N²q), the exact equivalent of the
+// push-through identity (XᵀX + λI)⁻¹Xᵀ = Xᵀ(XXᵀ + λI)⁻¹.
 func computeRidgeHat(ctx context.Context, in Input, lambda float64, st stage) (*ridgeHat, error) {
 	ones := binaryRows(in.Y)
-	s, err := computeStats(ctx, in.X, statsSpec{gram: true, labels: ones, labelGram: true}, st.sub(0, 0.8, "XᵀX and XᵀZ"))
-	if err != nil {
+	spec := statsSpec{gram: true, labels: ones, labelGram: true}
+	var s *stats
+	var err error
+	if useRowSpace(in) {
+		// The N×N path (push-through): with Xᵀ = QR (X as given, not
+		// centred), XᵀX + λI = Q(RRᵀ + λI)Qᵀ + λQ⊥Q⊥ᵀ and XᵀZ = Q·RZ, so
+		// ZᵀĤZ = (RZ)ᵀ(RRᵀ + λI)⁻¹(RZ): the same computation on the rows
+		// U = Rᵀ of X in the basis Q, whose statistics below are those of
+		// X with Q applied (the means too).
+		rs, err := newRowSpace(ctx, in.X, nil, st.sub(0, 0.5, "row space"))
+		if err != nil {
+			return nil, err
+		}
+		s, err = computeStats(ctx, rs.coords, spec, st.sub(0.5, 0.8, "XᵀX and XᵀZ"))
+		if err != nil {
+			return nil, err
+		}
+	} else if s, err = computeStats(ctx, in.X, spec, st.sub(0, 0.8, "XᵀX and XᵀZ")); err != nil {
 		return nil, err
 	}
 	if err := st.checkpoint(ctx, 0.8); err != nil {

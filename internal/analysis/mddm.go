@@ -26,6 +26,11 @@ const maxLabelsets = 2000
 //     label sets only, so with E the N×G indicator of the G distinct label
 //     sets and K their G×G kernel, S = (XcᵀE)K(XcᵀE)ᵀ; K = RRᵀ gives
 //     S = FFᵀ, F = XcᵀE·R. G may be at most maxLabelsets.
+//
+// The D×c matrix B (c the kernel's columns) costs D·c memory and its SVD
+// D·c² time; when N < D and N < c the N×N path (rowspace.go) is cheaper:
+// B = Q·(UᵀΦ), with U (N×N) the rows of Xc in the basis Q, so only the N×c
+// matrix UᵀΦ is formed.
 func fitMDDMp(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 	kernel := p.LabelKernel
 	if kernel == "" {
@@ -57,7 +62,7 @@ func fitMDDMp(ctx context.Context, in Input, p Params, st stage) (*Model, error)
 		return nil, invalid(ParamLabelKernel, "label_kernel must be %s, %s or %s, not %q", KernelLinear, KernelQuadratic, KernelRBF, p.LabelKernel)
 	}
 	p.LabelKernel = kernel
-	s, err := computeStats(ctx, in.X, statsSpec{labels: labels}, st.sub(0, 0.8, "XᵀHY"))
+	s, err := featureStats(ctx, in.X, statsSpec{labels: labels}, lowRankRows(in, labels.cols), st.sub(0, 0.8, "XᵀHY"))
 	if err != nil {
 		return nil, err
 	}
@@ -71,6 +76,9 @@ func fitMDDMp(ctx context.Context, in Input, p Params, st stage) (*Model, error)
 	}
 	e, err := lowRankEig(ctx, f)
 	if err != nil {
+		return nil, err
+	}
+	if e, err = s.up(ctx, e); err != nil {
 		return nil, err
 	}
 	what := "rank of XᵀHY"
@@ -176,7 +184,9 @@ func hamming(a, b []int32) int {
 // fitMDDMf is MDDM with orthonormal projected features (seed 004, eq.
 // 19–20): S p = λ(βC + (1−β)I)p with S = BBᵀ, B = XcᵀY and C = XcᵀXc. With
 // B̃ = L⁻¹B for βC + (1−β)I = LLᵀ, P = L⁻ᵀU from the left singular vectors U
-// of B̃, so Pᵀ(βC + (1−β)I)P = I. β = 0 is mddmp.
+// of B̃, so Pᵀ(βC + (1−β)I)P = I. β = 0 is mddmp. The right-hand matrix is
+// D×D, so with fewer rows than features the N×N path (rowspace.go) solves
+// it: (βRRᵀ + (1−β)I)·, exactly.
 func fitMDDMf(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 	if p.Beta != nil && *p.Beta == 1 {
 		return nil, invalid(ParamBeta, "beta = 1 makes the right-hand matrix XcᵀXc, which is singular whenever features are collinear "+
@@ -187,7 +197,7 @@ func fitMDDMf(ctx context.Context, in Input, p Params, st stage) (*Model, error)
 		return nil, err
 	}
 	p.Beta = Float(beta)
-	s, err := computeStats(ctx, in.X, statsSpec{gram: beta > 0, labels: binaryRows(in.Y)}, st.sub(0, 0.7, "XᵀX and XᵀHY"))
+	s, err := featureStats(ctx, in.X, statsSpec{gram: beta > 0, labels: binaryRows(in.Y)}, useRowSpace(in), st.sub(0, 0.7, "XᵀX and XᵀHY"))
 	if err != nil {
 		return nil, err
 	}
@@ -205,6 +215,9 @@ func fitMDDMf(ctx context.Context, in Input, p Params, st stage) (*Model, error)
 	}
 	e, err := lowRankGenEig(ctx, s.cross, l)
 	if err != nil {
+		return nil, err
+	}
+	if e, err = s.up(ctx, e); err != nil {
 		return nil, err
 	}
 	return newFeatureModel("mddmf", p, e, rankOf(e.values), "rank of XᵀHY", s.mean, in.X)

@@ -19,8 +19,11 @@ const mdsMaxDims = 200
 // this against the explicit −½HD²H. MDS is transductive: it embeds the
 // training rows and has no projection for new rows (Transform returns
 // ErrTransductive). The eigenvalues are those of B (its non-zero ones).
+// With fewer rows than features C is decomposed on the N×N path
+// (rowspace.go) and the embedding is U·V from the rows U of Xc in its row
+// space.
 func fitMDS(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
-	s, err := computeStats(ctx, in.X, statsSpec{gram: true}, st.sub(0, 0.7, "Gram matrix"))
+	s, err := featureStats(ctx, in.X, statsSpec{gram: true}, useRowSpace(in), st.sub(0, 0.7, "Gram matrix"))
 	if err != nil {
 		return nil, err
 	}
@@ -34,7 +37,13 @@ func fitMDS(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	emb := Project(in.X, s.mean, sliceCols(e.vectors, rank))
+	var emb *mat.Dense
+	if s.space != nil { // the rows of Xc in the basis Q, times V: Xc·QV
+		emb = mat.NewDense(s.n, rank, nil)
+		emb.Mul(s.space.coords, sliceCols(e.vectors, rank))
+	} else {
+		emb = Project(in.X, s.mean, sliceCols(e.vectors, rank))
+	}
 	fixSigns(emb) // the convention holds for MDS's own eigenvectors, the embedding's columns
 	m := &Model{Method: "mds", Space: FeatureSpace, Params: p, Means: s.mean, Eigenvalues: e.values[:rankOf(e.values)],
 		Rank: rank, RankOf: "rank of −½HD²H (at most 200 coordinates are kept)", Dim: d, embedding: emb}

@@ -18,7 +18,10 @@ const DefaultMLSIRidge = 1.0
 //	((1−β)·C·C + β·BBᵀ) w = λ (C + εI) w,
 //
 // β default 0.5 (the value seed 000 used), ε = ridge, default 1. P is
-// B-orthonormal: Pᵀ(C + εI)P = I. Cost O(N·D² + D³).
+// B-orthonormal: Pᵀ(C + εI)P = I. Cost O(N·D² + D³); with fewer rows than
+// features the N×N path (rowspace.go), O(D·N² + N³): C = Q·RRᵀ·Qᵀ, so
+// C² = Q(RRᵀ)²Qᵀ and the problem is solved in span(Q). ε = 0 is refused
+// there: C + εI would be singular.
 func fitMLSI(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 	beta, err := p.beta(1, false)
 	if err != nil {
@@ -29,8 +32,11 @@ func fitMLSI(ctx context.Context, in Input, p Params, st stage) (*Model, error) 
 		return nil, err
 	}
 	p.Beta, p.Ridge = Float(beta), Float(eps)
-	s, err := computeStats(ctx, in.X, statsSpec{gram: true, labels: binaryRows(in.Y)}, st.sub(0, 0.6, "XᵀX and XᵀHY"))
+	s, err := featureStats(ctx, in.X, statsSpec{gram: true, labels: binaryRows(in.Y)}, useRowSpace(in), st.sub(0, 0.6, "XᵀX and XᵀHY"))
 	if err != nil {
+		return nil, err
+	}
+	if err := s.needRidge(eps, ParamRidge, "XcᵀXc + εI"); err != nil {
 		return nil, err
 	}
 	if err := st.checkpoint(ctx, 0.6); err != nil {
@@ -59,6 +65,9 @@ func fitMLSI(ctx context.Context, in Input, p Params, st stage) (*Model, error) 
 	}
 	e, err := genEig(ctx, left, l)
 	if err != nil {
+		return nil, err
+	}
+	if e, err = s.up(ctx, e); err != nil {
 		return nil, err
 	}
 	return newFeatureModel("mlsi", p, e, rankOf(e.values), "rank of the MLSI problem", s.mean, in.X)
