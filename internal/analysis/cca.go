@@ -99,3 +99,19 @@ func fitCCA(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 	}
 	return m, nil
 }
+
+// memCCA: C, B and YcᵀYc (D×D, D×c, c×c, c = q or ΣK_j; or N×N-path
+// forms), the label side's Cholesky factor, the right-hand matrix and its
+// factor, and the D×c low-rank generalised problem.
+func memCCA(p Params, s Shape) float64 {
+	c, nnz := labelColumns(s)
+	return nnzPlus(s, nnz, featureFit("cca", p, s, rowsFor(s), memSpec{gram: true, c: c, labelGram: true}, func(l *memoryLedger, k float64) float64 {
+		l.hold(c*c + k*c) // ky, b
+		l.chol(c)
+		l.hold(k * k) // right
+		l.chol(k)
+		l.hold(k * c)
+		l.lowRank(k, c)
+		return min(k, c)
+	}))
+}

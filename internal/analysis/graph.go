@@ -164,3 +164,33 @@ func columnMeans(x *mat.Dense) []float64 {
 	mean, _ := meansOfColumns(context.Background(), x.RawMatrix(), stage{}) // no context to stop: no error
 	return mean
 }
+
+// memGraph: the sparse labels and per-row sums, the weighted Gram
+// Xcᵀdiag(δ)Xc and XcᵀU (D×D, D×c; or N×N-path forms), (XcᵀU)K(XcᵀU)ᵀ and
+// its symmetric copy, the decomposition.
+func memGraph(p Params, s Shape) float64 {
+	c, nnz := labelColumns(s)
+	n := float64(s.N)
+	return nnzPlus(s, nnz, 2*n+featureFit("ge-hamming", p, s, rowsFor(s), memSpec{weighted: true, c: c}, func(l *memoryLedger, k float64) float64 {
+		l.hold(k*c + 2*k*k)
+		l.eig(k)
+		return k
+	})) + 2*c*c
+}
+
+// memGEGH is memGraph with the label NMI matrix (q×q, three times).
+func memGEGH(p Params, s Shape) float64 {
+	c, _ := labelColumns(s)
+	return memGraph(p, s) + 3*c*c
+}
+
+// memGEEuclidX: the row norms, XcᵀXc and the weighted Gram, C² and its
+// symmetric copy, the decomposition.
+func memGEEuclidX(p Params, s Shape) float64 {
+	n, d := float64(s.N), float64(s.D)
+	return 2*n + 2*d + featureFit("ge-euclid-x", p, s, rowsFor(s), memSpec{gram: true, weighted: true}, func(l *memoryLedger, k float64) float64 {
+		l.hold(2 * k * k)
+		l.eig(k)
+		return k
+	})
+}

@@ -319,3 +319,69 @@ func hstack(r int, ms []*mat.Dense) *mat.Dense {
 	}
 	return out
 }
+
+// memLDA: the one-hot Z, C and XcᵀZ (D×D, D×ΣK_j; or N×N-path forms), then
+// per class variable its D×K_j F, Sw + εI and its Cholesky factor, the
+// low-rank generalised problem (all released before the next variable),
+// and its K_j − 1 directions, kept (lifted to D on the N×N path); then P
+// side by side and the projection.
+func memLDA(p Params, s Shape) float64 {
+	classes := s.Classes
+	if classes == nil {
+		classes = make([]int, s.Q)
+		for j := range classes {
+			classes[j] = 2
+		}
+	}
+	l := newLedger()
+	n, d := float64(s.N), float64(s.D)
+	sumK := 0.0
+	for _, kj := range classes {
+		sumK += float64(kj)
+	}
+	l.labelRows(n, n*float64(len(classes)))
+	rows := rowsFor(s)
+	k := d
+	if rows {
+		k = min(n, d)
+		l.hold(d)
+		l.rowSpace(n, d)
+	}
+	l.stats(n, k, memSpec{gram: true, c: sumK})
+	dims := 0.0
+	for _, kj := range classes {
+		c := float64(kj)
+		one := newLedger()
+		one.hold(k*c + 2*k*k) // F, Sw, its factor
+		one.burst(k * k)      // mat.Cholesky's copy
+		one.hold(k * c)
+		one.lowRank(k, c)
+		l.burst(2 * one.peak) // the previous variable's buffers may not be reclaimed yet
+		kept := min(c-1, k)
+		if rows {
+			l.burst(k*kept + d*kept + float64(rowSpaceBlock)*float64(rowSpaceBlock) + 65*64)
+		}
+		l.hold(d*kept + c)
+		dims += min(kept, chosenDim("lda", p, s))
+	}
+	l.hold(d * dims) // P side by side (or one variable's copy)
+	l.burst(d*(math.Ceil(dims/8)*8) + l.workers*(8*d+64))
+	l.hold(n * dims)
+	return l.peak
+}
+
+// memMLDA: the label correlation (q×q twice), the weighted one-hot rows
+// (up to N·q entries), Sw or the weighted Gram and XcᵀZ (D×D, D×q; or
+// N×N-path forms), F and the within-class columns (D×q each), Sw + εI and
+// its factor, the low-rank generalised problem.
+func memMLDA(p Params, s Shape) float64 {
+	n, q := float64(s.N), float64(s.Q)
+	ones := labelOnes(s)
+	return nnzPlus(s, ones, 2*q*q+n+q) + nnzPlus(s, n*q, featureFit("mlda", p, s, rowsFor(s), memSpec{gram: true, c: q}, func(l *memoryLedger, k float64) float64 {
+		l.hold(k + 2*k*q + k*k)
+		l.chol(k)
+		l.hold(k * q)
+		l.lowRank(k, q)
+		return min(k, q)
+	}))
+}

@@ -277,3 +277,35 @@ func lppMatrices(ctx context.Context, xc *mat.Dense, w *sparseRows, st stage) (a
 	symmetrize(acc, a)
 	return a, b, nil
 }
+
+// memLPP: the exact neighbour search (knn.EstimateMemory: a centred copy of
+// X and a block of distances per worker), the graph (2·N·k edges, kept as
+// sparse rows), Xc (N×D) or on the N×N path the D×N reflectors, the two
+// matrices XcᵀWXc and XcᵀD_WXc (and the unsymmetrised accumulator) of
+// order D (or N), the Cholesky factor, genEig; then the model.
+func memLPP(p Params, s Shape) float64 {
+	l := newLedger()
+	n, d := float64(s.N), float64(s.D)
+	kn := float64(cmp.Or(p.K, DefaultK))
+	l.burst((2*l.gang(n, blockRows) + 1) * d)
+	l.hold(d)
+	l.burst(float64(knn.EstimateMemory(s.N, s.N, s.D, int(kn), true)) / 8)
+	l.hold(1.5 * n * kn)           // the neighbours
+	l.hold(n + 1 + 4*n*kn + n)     // the graph's edges and pointers
+	l.hold(2*1.5*2*n*kn + 2*n + 2) // W's sparse rows
+	k := d
+	if rowsFor(s) {
+		k = min(n, d)
+		l.rowSpace(n, d)
+	} else {
+		l.hold(n * d)
+	}
+	l.hold(3*k*k + 2*float64(lppBlockRows)*k)
+	l.chol(k)
+	l.genEig(k)
+	if rowsFor(s) {
+		l.lift(d, k)
+	}
+	l.featureModel(n, d, min(chosenDim("lpp", p, s), k))
+	return l.peak
+}

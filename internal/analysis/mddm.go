@@ -46,6 +46,9 @@ func fitMDDMp(ctx context.Context, in Input, p Params, st stage) (*Model, error)
 	case KernelLinear:
 		labels = y
 	case KernelQuadratic:
+		if err := checkLabelKernel(kernel, y.cols, 0); err != nil {
+			return nil, err
+		}
 		labels = quadraticRows(y)
 	case KernelRBF:
 		_, q := in.Y.Dims()
@@ -134,7 +137,8 @@ func newLabelsetKernel(ctx context.Context, y *sparseRows, gamma float64) (*labe
 			sets = append(sets, idx)
 			if len(sets) > maxLabelsets {
 				return nil, unservable(ParamLabelKernel, 0, "the rbf label kernel is computed between the distinct label sets, "+
-					"and these data have more than %d; use the linear or quadratic kernel", maxLabelsets)
+					"and these data have more than %d; it serves at most %d. Use the linear or quadratic kernel, or fewer labels",
+					maxLabelsets, maxLabelsets)
 			}
 		}
 		ind.add(g, 1)
@@ -221,4 +225,62 @@ func fitMDDMf(ctx context.Context, in Input, p Params, st stage) (*Model, error)
 		return nil, err
 	}
 	return newFeatureModel("mddmf", p, e, rankOf(e.values), "rank of XᵀHY", s.mean, in.X)
+}
+
+// memMDDMp: the label kernel's sparse columns — q (linear), q(q+1)/2
+// (quadratic; at most Σ|y_i|(|y_i|+1)/2 ones) or the G label sets (rbf:
+// their G×G kernel and its decomposition) — then XcᵀΦ (D×c) and its thin
+// SVD, or on the N×N path (N < D, N < c) the D×N reflectors and UᵀΦ (N×c).
+func memMDDMp(p Params, s Shape) float64 {
+	n, q := float64(s.N), float64(s.Q)
+	ones := labelOnes(s)
+	c, nnz := q, ones
+	extra := 0.0
+	switch p.LabelKernel {
+	case KernelQuadratic:
+		c = q * (q + 1) / 2
+		nnz = min(n*c, ones*(q+1)/2)
+		extra = 4.5*ones + n // y, besides Φ
+	case KernelRBF:
+		g := labelSetsOf(s)
+		c, nnz = g, n
+		// y, the map of label-set keys, the G×G kernel, its decomposition
+		// and root.
+		extra = 4.5*ones + n + g*(ones/n+8) + 8*g*g + 64*g
+	}
+	rows := rowsFor(s) && n < c
+	peak := featureFit("mddmp", p, s, rows, memSpec{c: c}, func(l *memoryLedger, k float64) float64 {
+		if p.LabelKernel == KernelRBF {
+			l.hold(k * c) // F = XcᵀE·R
+		}
+		l.lowRank(k, c)
+		return min(k, c)
+	})
+	return nnzPlus(s, nnz, peak) + extra
+}
+
+// labelSetsOf is G: s.LabelSets, or min(N, 2^q) when unknown, and at most
+// one more than the rbf kernel accepts (the fit stops there).
+func labelSetsOf(s Shape) float64 {
+	g := float64(s.LabelSets)
+	if g <= 0 {
+		g = min(float64(s.N), math.Pow(2, float64(s.Q)))
+	}
+	return min(g, maxLabelsets+1)
+}
+
+// memMDDMf: C (when β > 0) and B (D×D, D×q; or N×N-path forms), the
+// right-hand matrix, its Cholesky factor, and the low-rank generalised
+// problem on B.
+func memMDDMf(p Params, s Shape) float64 {
+	_, nnz := labelColumns(s)
+	q := float64(s.Q)
+	gram := p.Beta == nil || *p.Beta > 0
+	return nnzPlus(s, nnz, featureFit("mddmf", p, s, rowsFor(s), memSpec{gram: gram, c: q}, func(l *memoryLedger, k float64) float64 {
+		l.hold(k * k)
+		l.chol(k)
+		l.hold(k * q)
+		l.lowRank(k, q)
+		return min(k, q)
+	}))
 }

@@ -51,3 +51,27 @@ func fitMDS(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 	m.Projected = mat.DenseCopyOf(emb.Slice(0, s.n, 0, d))
 	return m, nil
 }
+
+// memMDS: pca's statistics and decomposition (D×D, or N×N when N < D), then
+// the N×min(rank, 200) embedding and its copy; no N×N distance matrix.
+func memMDS(p Params, s Shape) float64 {
+	l := newLedger()
+	n, d := float64(s.N), float64(s.D)
+	k := d
+	if rowsFor(s) {
+		k = min(n, d)
+		l.hold(d)
+		l.rowSpace(n, d)
+	}
+	l.stats(n, k, memSpec{gram: true})
+	l.eig(k)
+	r := min(k, mdsMaxDims)
+	if !rowsFor(s) {
+		l.hold(d * r) // the first columns of V, projected
+		l.burst(d*(r+8) + l.workers*(8*d+64))
+	} else {
+		l.hold(k * r)
+	}
+	l.hold(2 * n * r) // the embedding and Projected
+	return l.peak
+}

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"context"
+	"math"
 	"mldr/internal/linalg"
 
 	"gonum.org/v1/gonum/mat"
@@ -71,4 +72,21 @@ func fitMLSI(ctx context.Context, in Input, p Params, st stage) (*Model, error) 
 		return nil, err
 	}
 	return newFeatureModel("mlsi", p, e, rankOf(e.values), "rank of the MLSI problem", s.mean, in.X)
+}
+
+// memMLSI: C and B (D×D, D×q; or N×N-path forms), C² (a copy of C and
+// linalg.Gram's accumulators), the right-hand matrix and its Cholesky
+// factor, and genEig: some 12 matrices of order D (or N).
+func memMLSI(p Params, s Shape) float64 {
+	_, nnz := labelColumns(s)
+	q := float64(s.Q)
+	return nnzPlus(s, nnz, featureFit("mlsi", p, s, rowsFor(s), memSpec{gram: true, c: q}, func(l *memoryLedger, k float64) float64 {
+		k8 := math.Ceil(k/8) * 8
+		l.hold(k * k) // left
+		l.burst(k*k + l.gang(k, 128)*(k8*k8+128*k8))
+		l.hold(k * k) // right
+		l.chol(k)
+		l.genEig(k)
+		return k
+	}))
 }

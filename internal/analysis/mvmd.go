@@ -57,3 +57,24 @@ func fitMVMD(ctx context.Context, in Input, p Params, st stage) (*Model, error) 
 	}
 	return newFeatureModel("mvmd", p, e, rankOf(e.values), "rank of G", s.mean, in.X)
 }
+
+// memMVMD: the sparse labels, then XcᵀXc and XcᵀY (D×D and D×q, or their
+// N×N-path forms), the D×q ±1 copy, G and its decomposition; β = 1 needs
+// only the D×q matrix and its thin SVD.
+func memMVMD(p Params, s Shape) float64 {
+	_, nnz := labelColumns(s)
+	q := float64(s.Q)
+	if p.Beta != nil && *p.Beta == 1 {
+		return nnzPlus(s, nnz, featureFit("mvmd", p, s, false, memSpec{c: q}, func(l *memoryLedger, k float64) float64 {
+			l.hold(k * q)
+			l.lowRank(k, q)
+			return min(k, q)
+		}))
+	}
+	return nnzPlus(s, nnz, featureFit("mvmd", p, s, rowsFor(s), memSpec{gram: true, c: q}, func(l *memoryLedger, k float64) float64 {
+		l.hold(k*q + k*k)
+		l.burst(k * k) // SymRankK onto itself works on a copy
+		l.eig(k)
+		return k
+	}))
+}

@@ -22,3 +22,13 @@ func fitPCA(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 	}
 	return newFeatureModel("pca", p, e, rankOf(e.values), "rank of XcᵀXc", s.mean, in.X)
 }
+
+// memPCA: the D×D statistics and their decomposition (about 8·D² with the
+// workers' accumulators), or on the N×N path the D×N reflectors, the N×N
+// problem and the D×N lifted basis (about 2·D·N + 8·N²); then the model.
+func memPCA(p Params, s Shape) float64 {
+	return featureFit("pca", p, s, rowsFor(s), memSpec{gram: true}, func(l *memoryLedger, k float64) float64 {
+		l.eig(k)
+		return k
+	})
+}

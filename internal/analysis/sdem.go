@@ -27,3 +27,14 @@ func fitSDeM(ctx context.Context, in Input, p Params, st stage) (*Model, error) 
 	}
 	return newFeatureModel("sdem", p, e, rankOf(e.values), "rank of XᵀHZ (at most ΣK_j − q)", s.mean, in.X)
 }
+
+// memSDeM: the one-hot Z (N·q ones), XcᵀZ (D×ΣK_j) and its thin SVD; on
+// the N×N path (N < D, N < ΣK_j) the D×N reflectors and the N×ΣK_j UᵀZ.
+func memSDeM(p Params, s Shape) float64 {
+	c, nnz := labelColumns(s)
+	rows := rowsFor(s) && float64(s.N) < c
+	return nnzPlus(s, nnz, featureFit("sdem", p, s, rows, memSpec{c: c}, func(l *memoryLedger, k float64) float64 {
+		l.lowRank(k, c)
+		return min(k, c)
+	}))
+}
