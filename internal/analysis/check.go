@@ -9,7 +9,7 @@ import (
 type Shape struct {
 	N, D, Q int
 	// Classes holds K_j for multi-dimensional data, nil for multi-label.
-	Classes []int
+	Classes   []int
 	LabelSets int // G, the number of distinct label sets; 0: unknown (assume min(N, 2^q))
 	// LabelOnes is Σ_i |y_i|, the ones of the multi-label Y; 0: unknown
 	// (EstimateMemory assumes N·q).
