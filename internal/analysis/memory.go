@@ -56,11 +56,12 @@ const memoryOverhead = 1 << 20
 // stays live, burst what is live only for a moment on top of it, drop what
 // is released; peak is the largest total seen. A released buffer is not
 // gone at once: the collector reclaims it during a later cycle, which may
-// end after the fit's next stage has allocated its own (measured: pca's
-// peak is its Gram workers' released accumulators plus the eigen-solver's
-// buffers), so the ledger keeps the largest buffer released so far as
-// garbage on top of everything that follows. Counts are float64 so that
-// absurd shapes saturate instead of overflowing.
+// end after the next stage has allocated its own (measured: pca's peak at
+// small D is its Gram workers' released accumulators plus the
+// eigen-solver's buffers), so the ledger keeps the last burst, and what
+// was dropped since, as garbage on top of what follows until the next
+// burst. Counts are float64 so that absurd shapes saturate instead of
+// overflowing.
 type memoryLedger struct {
 	held, garbage, peak float64
 	workers             float64 // runtime.GOMAXPROCS(0)
@@ -77,12 +78,12 @@ func (l *memoryLedger) hold(u float64) {
 
 func (l *memoryLedger) burst(u float64) {
 	l.peak = max(l.peak, l.held+l.garbage+u)
-	l.garbage = max(l.garbage, u)
+	l.garbage = u
 }
 
 func (l *memoryLedger) drop(u float64) {
 	l.held -= u
-	l.garbage = max(l.garbage, u)
+	l.garbage += u
 }
 
 // gang is how many goroutines a pass over n rows in blocks of block rows
@@ -139,14 +140,14 @@ func (l *memoryLedger) stats(n, d float64, spec memSpec) {
 func (l *memoryLedger) rowSpace(n, d float64) {
 	k := min(n, d)
 	l.hold(d*n + k)
-	l.burst(float64(rowSpaceBlock)*max(d, n) + 65*64)
+	l.burst(float64(rowSpaceWork(int(min(n, 1<<30)))))
 	l.hold(n * k)
 }
 
 // lift follows rowSpace.lift of r vectors: the D×r result and workspace.
 func (l *memoryLedger) lift(d, r float64) {
 	l.hold(d * r)
-	l.burst(float64(rowSpaceBlock)*max(r, float64(rowSpaceBlock)) + 65*64)
+	l.burst(float64(rowSpaceWork(int(min(r, 1<<30)))))
 }
 
 // eig follows symEig of an n×n matrix: linalg.SymEig's working copy, the

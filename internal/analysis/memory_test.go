@@ -135,7 +135,7 @@ func checkEstimate(t *testing.T, c memCase, seed uint64) (est, peak, total int64
 // path) on shapes with N > D (the D×D path) and N < D (the N×N path), some
 // large enough that the matrices dominate the constant.
 func memCases() []memCase {
-	shapes := []struct{ n, d, q int }{{60, 20, 5}, {400, 160, 8}, {40, 400, 6}, {150, 600, 12}, {700, 90, 20}}
+	shapes := []struct{ n, d, q int }{{60, 20, 5}, {400, 160, 8}, {40, 400, 6}, {150, 600, 12}, {700, 90, 20}, {900, 450, 10}, {200, 3000, 8}}
 	var cs []memCase
 	for _, m := range Methods() {
 		ps := []Params{{}}

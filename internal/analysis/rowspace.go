@@ -102,7 +102,7 @@ func newRowSpace(ctx context.Context, x *mat.Dense, shift []float64, st stage) (
 	}
 	kk := min(n, d)
 	rs := &rowSpace{d: d, n: n, k: kk, refl: blas64.General{Rows: d, Cols: n, Stride: n, Data: at}, tau: make([]float64, kk)}
-	work := make([]float64, rowSpaceWork(d, n))
+	work := make([]float64, rowSpaceWork(n))
 	for k := 0; k < kk; k += rowSpaceBlock {
 		if err := st.checkpoint(ctx, float64(k)/float64(kk)); err != nil {
 			return nil, err
@@ -126,12 +126,12 @@ func newRowSpace(ctx context.Context, x *mat.Dense, shift []float64, st stage) (
 	return rs, nil
 }
 
-// rowSpaceWork is the workspace newRowSpace and lift use: Dgeqrf and
-// Dormqr on panels of rowSpaceBlock columns need at most that many
-// columns' worth per row of the matrix they update, and Dormqr's blocked
-// form adds a (64+1)×64 triangular factor.
-func rowSpaceWork(d, n int) int {
-	return rowSpaceBlock*max(d, n) + 65*64
+// rowSpaceWork is the workspace newRowSpace and lift use for reflectors
+// applied from the left to c columns: Dgeqrf on a panel of rowSpaceBlock
+// columns needs rowSpaceBlock·nb, Dormqr c·nb (nb ≤ 64, its block size)
+// plus a (64+1)×64 triangular factor. It does not grow with D.
+func rowSpaceWork(c int) int {
+	return rowSpaceBlock*max(c, rowSpaceBlock) + 65*64
 }
 
 // sub is the rows×cols part of the reflectors at (i, j).
@@ -153,7 +153,7 @@ func (rs *rowSpace) lift(ctx context.Context, v *mat.Dense) (*mat.Dense, error) 
 		return p, nil
 	}
 	pr := p.RawMatrix()
-	work := make([]float64, rowSpaceWork(r, rowSpaceBlock))
+	work := make([]float64, rowSpaceWork(r))
 	// Q·[v; 0] = H_1(H_2(…(H_N [v; 0]))): the last block of reflectors first.
 	last := (rs.k - 1) / rowSpaceBlock * rowSpaceBlock
 	for k := last; k >= 0; k -= rowSpaceBlock {

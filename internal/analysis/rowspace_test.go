@@ -184,3 +184,46 @@ func TestRowSpaceRefusesZeroRidge(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkRowSpace compares the two paths with fewer rows than features:
+//
+//	go test -run '^$' -bench RowSpace -benchtime 1x ./internal/analysis/
+//
+// At D = 20 000 the D×D path (3.2 GB per matrix, a 20 000-order
+// eigen-decomposition) is out of reach of the test machine, so it is timed
+// at D = 2 000 and 4 000; the N×N path at all three.
+func BenchmarkRowSpace(b *testing.B) {
+	for _, tc := range []struct {
+		id   string
+		d    int
+		path pathChoice
+	}{
+		{"pca", 2000, pathFeatures}, {"pca", 2000, pathRows},
+		{"pca", 4000, pathFeatures}, {"pca", 4000, pathRows},
+		{"pca", 20000, pathRows},
+		{"cplst", 2000, pathFeatures}, {"cplst", 2000, pathRows},
+		{"cplst", 20000, pathRows},
+		{"lda", 20000, pathRows},
+	} {
+		name := map[pathChoice]string{pathFeatures: "DxD", pathRows: "NxN"}[tc.path]
+		b.Run(fmt.Sprintf("%s/N=200,D=%d/%s", tc.id, tc.d, name), func(b *testing.B) {
+			var in Input
+			if tc.id == "lda" {
+				in = tuMultiDim(7, 200, tc.d, []int{3, 4})
+			} else {
+				in = tuMultiLabel(7, 200, tc.d, 10)
+			}
+			in.path = tc.path
+			p := Params{D: 5}
+			if tc.id == "lda" {
+				p.D = 2 // per class variable
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Fit(context.Background(), tc.id, in, p, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
