@@ -29,14 +29,19 @@ const ccaLabelRidge = 1e-6
 // rank ≤ q: with YcᵀYc + r_yI = L_yL_yᵀ it is FFᵀ, F = XcᵀYc·L_y⁻ᵀ (D×q), so
 // one thin SVD of the D×q matrix L⁻¹F solves it (L from the right side).
 // The eigenvalues are the squared (regularised) canonical correlations.
+// With fewer rows than features the N×N path (rowspace.go) solves it in the
+// row space of Xc (r_x = 0 is refused there: XcᵀXc would be singular).
 func fitCCA(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 	rx, err := nonNegative(ParamRidge, p.Ridge, DefaultCCARidge)
 	if err != nil {
 		return nil, err
 	}
 	p.Ridge = Float(rx)
-	s, err := computeStats(ctx, in.X, statsSpec{gram: true, labels: in.labelRows(), labelGram: true}, st.sub(0, 0.7, "XᵀX and XᵀHY"))
+	s, err := featureStats(ctx, in.X, statsSpec{gram: true, labels: in.labelRows(), labelGram: true}, useRowSpace(in), st.sub(0, 0.7, "XᵀX and XᵀHY"))
 	if err != nil {
+		return nil, err
+	}
+	if err := s.needRidge(rx, ParamRidge, "XcᵀXc + r_xI"); err != nil {
 		return nil, err
 	}
 	if err := st.checkpoint(ctx, 0.7); err != nil {
@@ -82,6 +87,9 @@ func fitCCA(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	if e, err = s.up(ctx, e); err != nil {
+		return nil, err
+	}
 	m, err := newFeatureModel("cca", p, e, rankOf(e.values), "rank of XᵀHY", s.mean, in.X)
 	if err != nil {
 		return nil, err
@@ -90,4 +98,20 @@ func fitCCA(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 		m.Notes = append(m.Notes, fmt.Sprintf("%d label columns are constant in these rows and were left out.", dropped))
 	}
 	return m, nil
+}
+
+// memCCA: C, B and YcᵀYc (D×D, D×c, c×c, c = q or ΣK_j; or N×N-path
+// forms), the label side's Cholesky factor, the right-hand matrix and its
+// factor, and the D×c low-rank generalised problem.
+func memCCA(p Params, s Shape) float64 {
+	c, nnz := labelColumns(s)
+	return nnzPlus(s, nnz, featureFit("cca", p, s, rowsFor(s), memSpec{gram: true, c: c, labelGram: true}, func(l *memoryLedger, k float64) float64 {
+		l.hold(c*c + k*c) // ky, b
+		l.chol(c)
+		l.hold(k * k) // right
+		l.chol(k)
+		l.hold(k * c)
+		l.lowRank(k, c)
+		return min(k, c)
+	}))
 }

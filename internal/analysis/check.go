@@ -9,7 +9,11 @@ import (
 type Shape struct {
 	N, D, Q int
 	// Classes holds K_j for multi-dimensional data, nil for multi-label.
-	Classes []int
+	Classes   []int
+	LabelSets int // G, the number of distinct label sets; 0: unknown (assume min(N, 2^q))
+	// LabelOnes is Σ_i |y_i|, the ones of the multi-label Y; 0: unknown
+	// (EstimateMemory assumes N·q).
+	LabelOnes int
 }
 
 // Check validates a fit before any data are read: the method, its
@@ -46,8 +50,34 @@ func Check(id string, p Params, s Shape) error {
 		k := cmp.Or(p.K, DefaultK)
 		return unservable(ParamK, s.N-1, "k = %d neighbours needs more than %d rows; with %d rows k may be at most %d", k, k, s.N, s.N-1)
 	}
+	if m.ID == "mddmp" {
+		if err := checkLabelKernel(p.LabelKernel, s.Q, s.LabelSets); err != nil {
+			return err
+		}
+	}
 	if bound := dimBound(m, p, s); p.D > bound {
 		return unservable(ParamD, bound, "d = %d exceeds what %s can give on data of this shape: at most %d", p.D, m.ID, bound)
+	}
+	return nil
+}
+
+// maxQuadraticLabels is the most labels mddmp's quadratic label kernel
+// serves: it builds q(q+1)/2 label columns (20 100 at q = 200), and XcᵀΦ
+// is D×q(q+1)/2 (1.6 GB at D = 10 000), its SVD D·(q(q+1)/2)² flops.
+const maxQuadraticLabels = 200
+
+// checkLabelKernel refuses a label kernel the data are too large for: the
+// quadratic kernel above maxQuadraticLabels labels, the rbf kernel above
+// maxLabelsets distinct label sets (sets 0: not known yet; Fit counts them).
+func checkLabelKernel(kernel string, q, sets int) error {
+	switch {
+	case kernel == KernelQuadratic && q > maxQuadraticLabels:
+		return unservable(ParamLabelKernel, 0, "the quadratic label kernel builds q(q+1)/2 label columns, %d for these %d labels; "+
+			"it serves at most %d labels (%d columns). Use the linear kernel, or fewer labels",
+			q*(q+1)/2, q, maxQuadraticLabels, maxQuadraticLabels*(maxQuadraticLabels+1)/2)
+	case kernel == KernelRBF && sets > maxLabelsets:
+		return unservable(ParamLabelKernel, 0, "the rbf label kernel is computed between the distinct label sets, "+
+			"and these data have %d; it serves at most %d. Use the linear or quadratic kernel, or fewer labels", sets, maxLabelsets)
 	}
 	return nil
 }

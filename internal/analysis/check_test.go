@@ -75,3 +75,44 @@ func TestCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckLabelKernels: the quadratic and rbf label kernels are refused
+// at submission above the sizes they serve, with the sizes in the message;
+// at the limits they pass. Fit refuses the quadratic kernel the same way.
+func TestCheckLabelKernels(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		p    Params
+		s    Shape
+		want string // "" for no refusal
+	}{
+		{"quadratic at 200 labels", Params{LabelKernel: KernelQuadratic}, Shape{N: 1000, D: 50, Q: 200}, ""},
+		{"quadratic at 201 labels", Params{LabelKernel: KernelQuadratic}, Shape{N: 1000, D: 50, Q: 201},
+			"analysis: the quadratic label kernel builds q(q+1)/2 label columns, 20301 for these 201 labels; it serves at most 200 labels (20100 columns). Use the linear kernel, or fewer labels"},
+		{"quadratic at 5000 labels", Params{LabelKernel: KernelQuadratic}, Shape{N: 10, D: 50, Q: 5000},
+			"analysis: the quadratic label kernel builds q(q+1)/2 label columns, 12502500 for these 5000 labels; it serves at most 200 labels (20100 columns). Use the linear kernel, or fewer labels"},
+		{"linear at 5000 labels", Params{}, Shape{N: 10, D: 50, Q: 5000}, ""},
+		{"rbf at 2000 sets", Params{LabelKernel: KernelRBF}, Shape{N: 5000, D: 50, Q: 30, LabelSets: 2000}, ""},
+		{"rbf at 2001 sets", Params{LabelKernel: KernelRBF}, Shape{N: 5000, D: 50, Q: 30, LabelSets: 2001},
+			"analysis: the rbf label kernel is computed between the distinct label sets, and these data have 2001; it serves at most 2000. Use the linear or quadratic kernel, or fewer labels"},
+		{"rbf, sets unknown", Params{LabelKernel: KernelRBF}, Shape{N: 5000, D: 50, Q: 30}, ""},
+	} {
+		err := Check("mddmp", tc.p, tc.s)
+		if tc.want == "" {
+			if err != nil {
+				t.Errorf("%s: got %v, want no error", tc.name, err)
+			}
+			continue
+		}
+		var e *Error
+		if !errors.As(err, &e) || e.Kind != Unservable || e.Param != ParamLabelKernel || err.Error() != tc.want {
+			t.Errorf("%s: got %#v, want Unservable on label_kernel: %q", tc.name, err, tc.want)
+		}
+	}
+	in := tuMultiLabel(5, 20, 4, maxQuadraticLabels+1)
+	_, err := Fit(context.Background(), "mddmp", in, Params{LabelKernel: KernelQuadratic}, nil)
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != Unservable || e.Param != ParamLabelKernel {
+		t.Errorf("Fit with 201 labels, quadratic: got %v, want an Unservable refusal on label_kernel", err)
+	}
+}

@@ -16,7 +16,9 @@ import (
 //	δ_i = Σ_j A_ij = N·r_i + Σ_j r_j − u_iᵀK(Uᵀ1),
 //
 // one weighted Gram and one D×c product: no N×N matrix. (A's diagonal does
-// not matter: it cancels in L.) Cost O(N·D² + N·c·D + D³).
+// not matter: it cancels in L.) Cost O(N·D² + N·c·D + D³). With fewer rows
+// than features the same is formed from the rows U of Xc in its row space
+// (rowspace.go: XᵀLX = Q(UᵀLU)Qᵀ) in O(D·N² + N³).
 //
 //   - ge-hamming: A_ij = count(y_i ⊕ y_j): r = |y|, U = Y, K = 2I.
 //   - ge-euclid-y: A_ij = ‖y_i − y_j‖²: r = ‖y‖², U = Y, K = 2I. On 0/1
@@ -71,7 +73,7 @@ func fitGraph(ctx context.Context, id string, in Input, p Params, st stage, u *s
 		}
 		delta[i] = d
 	}
-	s, err := computeStats(ctx, in.X, statsSpec{labels: u, weights: delta}, st.sub(0, 0.75, "XᵀLX"))
+	s, err := featureStats(ctx, in.X, statsSpec{labels: u, weights: delta}, useRowSpace(in), st.sub(0, 0.75, "XᵀLX"))
 	if err != nil {
 		return nil, err
 	}
@@ -87,6 +89,9 @@ func fitGraph(ctx context.Context, id string, in Input, p Params, st stage, u *s
 	sym.AddSym(sym, s.wgram)
 	e, err := symEig(ctx, sym)
 	if err != nil {
+		return nil, err
+	}
+	if e, err = s.up(ctx, e); err != nil {
 		return nil, err
 	}
 	return newFeatureModel(id, p, e, rankOf(e.values), "number of positive eigenvalues of XᵀLX", s.mean, in.X)
@@ -110,7 +115,7 @@ func fitGEEuclidX(ctx context.Context, in Input, p Params, st stage) (*Model, er
 	for i := range n {
 		delta[i] = float64(n)*norms[i] + total
 	}
-	s, err := computeStats(ctx, in.X, statsSpec{gram: true, weights: delta}, st.sub(0, 0.75, "XᵀLX"))
+	s, err := featureStats(ctx, in.X, statsSpec{gram: true, weights: delta}, useRowSpace(in), st.sub(0, 0.75, "XᵀLX"))
 	if err != nil {
 		return nil, err
 	}
@@ -119,12 +124,15 @@ func fitGEEuclidX(ctx context.Context, in Input, p Params, st stage) (*Model, er
 	}
 	var cc mat.Dense
 	cc.Mul(s.gram, s.gram)
-	sym := mat.NewSymDense(d, nil)
+	sym := mat.NewSymDense(s.d, nil)
 	symmetrize(&cc, sym)
 	sym.ScaleSym(2, sym)
 	sym.AddSym(sym, s.wgram)
 	e, err := symEig(ctx, sym)
 	if err != nil {
+		return nil, err
+	}
+	if e, err = s.up(ctx, e); err != nil {
 		return nil, err
 	}
 	return newFeatureModel("ge-euclid-x", p, e, rankOf(e.values), "number of positive eigenvalues of XᵀLX", s.mean, in.X)
@@ -155,4 +163,34 @@ func identityScaled(n int, v float64) *mat.SymDense {
 func columnMeans(x *mat.Dense) []float64 {
 	mean, _ := meansOfColumns(context.Background(), x.RawMatrix(), stage{}) // no context to stop: no error
 	return mean
+}
+
+// memGraph: the sparse labels and per-row sums, the weighted Gram
+// Xcᵀdiag(δ)Xc and XcᵀU (D×D, D×c; or N×N-path forms), (XcᵀU)K(XcᵀU)ᵀ and
+// its symmetric copy, the decomposition.
+func memGraph(p Params, s Shape) float64 {
+	c, nnz := labelColumns(s)
+	n := float64(s.N)
+	return nnzPlus(s, nnz, 2*n+featureFit("ge-hamming", p, s, rowsFor(s), memSpec{weighted: true, c: c}, func(l *memoryLedger, k float64) float64 {
+		l.hold(k*c + 2*k*k)
+		l.eig(k)
+		return k
+	})) + 2*c*c
+}
+
+// memGEGH is memGraph with the label NMI matrix (q×q, three times).
+func memGEGH(p Params, s Shape) float64 {
+	c, _ := labelColumns(s)
+	return memGraph(p, s) + 3*c*c
+}
+
+// memGEEuclidX: the row norms, XcᵀXc and the weighted Gram, C² and its
+// symmetric copy, the decomposition.
+func memGEEuclidX(p Params, s Shape) float64 {
+	n, d := float64(s.N), float64(s.D)
+	return 2*n + 2*d + featureFit("ge-euclid-x", p, s, rowsFor(s), memSpec{gram: true, weighted: true}, func(l *memoryLedger, k float64) float64 {
+		l.hold(2 * k * k)
+		l.eig(k)
+		return k
+	})
 }

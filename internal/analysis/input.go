@@ -24,6 +24,8 @@ type Input struct {
 	// FeatureNames optionally names the D features, for messages; nil
 	// names them by position ("feature 3").
 	FeatureNames []string
+
+	path pathChoice // tests force the D×D or the N×N path with it
 }
 
 // featureName names feature j (0-based) for a message.
@@ -48,13 +50,8 @@ var minSquarable = math.Sqrt(0x1p-1022)
 // is not 0 but M² is below the smallest normal float64.
 func (in Input) checkScale() error {
 	raw := in.X.RawMatrix()
-	n, d := raw.Rows, raw.Cols
-	maxAbs := make([]float64, d)
-	for i := range n {
-		for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+d] {
-			maxAbs[j] = max(maxAbs[j], math.Abs(v))
-		}
-	}
+	n := raw.Rows
+	maxAbs := columnMaxAbs(raw)
 	big := math.Sqrt(math.MaxFloat64 / (4 * float64(n)))
 	for j, m := range maxAbs {
 		switch {
@@ -73,6 +70,37 @@ func (in Input) checkScale() error {
 
 // MultiDim reports whether the labels are class variables.
 func (in Input) MultiDim() bool { return in.Classes != nil }
+
+// columnMaxAbs is the largest magnitude of every column of x, found on
+// every core (each worker keeps its own maxima over a range of rows).
+func columnMaxAbs(x blas64.General) []float64 {
+	n, d := x.Rows, x.Cols
+	workers := max(1, min(runtime.GOMAXPROCS(0), n/1024))
+	part := make([][]float64, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		lo, hi := n*w/workers, n*(w+1)/workers
+		wg.Go(func() {
+			m := make([]float64, d)
+			for i := lo; i < hi; i++ {
+				for j, v := range x.Data[i*x.Stride : i*x.Stride+d] {
+					if a := math.Abs(v); a > m[j] {
+						m[j] = a
+					}
+				}
+			}
+			part[w] = m
+		})
+	}
+	wg.Wait()
+	out := part[0]
+	for _, m := range part[1:] {
+		for j, v := range m {
+			out[j] = max(out[j], v)
+		}
+	}
+	return out
+}
 
 // validate checks shapes and values: at least 2 rows, finite features,
 // labels of the declared kind.

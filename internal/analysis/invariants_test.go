@@ -11,11 +11,14 @@ import (
 )
 
 // tuInputFor gives each method data it accepts.
-func tuInputFor(m Method) Input {
+func tuInputFor(m Method) Input { return tuInputShape(m, 150, 8) }
+
+// tuInputShape gives each method data it accepts, n rows of d features.
+func tuInputShape(m Method, n, d int) Input {
 	if m.MultiLabel && m.ID != "lda" { // lda: class variables, for 2 directions
-		return tuMultiLabel(31, 150, 8, 5)
+		return tuMultiLabel(31, n, d, 5)
 	}
-	return tuMultiDim(31, 150, 8, []int{3, 4, 2})
+	return tuMultiDim(31, n, d, []int{3, 4, 2})
 }
 
 // generalised problems: B-orthonormal instead of orthonormal.
@@ -25,84 +28,89 @@ var tuGeneralized = map[string]bool{"mddmf": true, "mlsi": true, "cca": true, "l
 // convention; PᵀP = I (or, for generalised problems, columns not
 // orthonormal in general); Projected = Transform of the training rows; the
 // thr rule; WithDim; progress that only grows and ends at 1; determinism.
+// Both paths: N > D (the D×D one) and N < D (the N×N one, rowspace.go).
 func TestInvariants(t *testing.T) {
 	for _, m := range Methods() {
-		t.Run(m.ID, func(t *testing.T) {
-			in := tuInputFor(m)
-			var seen []float64
-			p := Params{D: 2}
-			model, err := Fit(context.Background(), m.ID, in, p, func(f float64, _ string) { seen = append(seen, f) })
-			if err != nil {
-				t.Fatalf("Fit: %v", err)
-			}
-			for i := 1; i < len(seen); i++ {
-				if seen[i] < seen[i-1] {
-					t.Fatalf("progress went back from %v to %v", seen[i-1], seen[i])
+		for _, sh := range []struct{ n, d int }{{150, 8}, {20, 60}} {
+			t.Run(fmt.Sprintf("%s/N=%d,D=%d", m.ID, sh.n, sh.d), func(t *testing.T) { invariants(t, m, tuInputShape(m, sh.n, sh.d)) })
+		}
+	}
+}
+
+func invariants(t *testing.T, m Method, in Input) {
+	t.Helper()
+	var seen []float64
+	p := Params{D: 2}
+	model, err := Fit(context.Background(), m.ID, in, p, func(f float64, _ string) { seen = append(seen, f) })
+	if err != nil {
+		t.Fatalf("Fit: %v", err)
+	}
+	for i := 1; i < len(seen); i++ {
+		if seen[i] < seen[i-1] {
+			t.Fatalf("progress went back from %v to %v", seen[i-1], seen[i])
+		}
+	}
+	if len(seen) == 0 || seen[len(seen)-1] != 1 {
+		t.Errorf("progress did not end at 1: %v", seen)
+	}
+	for i := 1; i < len(model.Eigenvalues); i++ {
+		if model.Eigenvalues[i] > model.Eigenvalues[i-1] {
+			t.Fatalf("eigenvalues not descending at %d: %v > %v", i, model.Eigenvalues[i], model.Eigenvalues[i-1])
+		}
+	}
+	wantDim := 2
+	if len(model.Blocks) > 0 { // d applies to each class variable
+		wantDim = 0
+		for _, b := range model.Blocks {
+			wantDim += min(2, len(b.Values))
+		}
+	}
+	if model.Dim != wantDim || model.Method != m.ID || model.Space != m.Space {
+		t.Errorf("got Dim %d, Method %s, Space %s; want Dim %d", model.Dim, model.Method, model.Space, wantDim)
+	}
+	if model.Basis != nil {
+		r, c := model.Basis.Dims()
+		for k := range c {
+			best, at := -1.0, 0
+			for i := range r {
+				if a := math.Abs(model.Basis.At(i, k)); a > best {
+					best, at = a, i
 				}
 			}
-			if len(seen) == 0 || seen[len(seen)-1] != 1 {
-				t.Errorf("progress did not end at 1: %v", seen)
+			if model.Basis.At(at, k) <= 0 {
+				t.Errorf("direction %d: its largest-magnitude entry is negative", k)
 			}
-			for i := 1; i < len(model.Eigenvalues); i++ {
-				if model.Eigenvalues[i] > model.Eigenvalues[i-1] {
-					t.Fatalf("eigenvalues not descending at %d: %v > %v", i, model.Eigenvalues[i], model.Eigenvalues[i-1])
-				}
-			}
-			wantDim := 2
-			if len(model.Blocks) > 0 { // d applies to each class variable
-				wantDim = 0
-				for _, b := range model.Blocks {
-					wantDim += min(2, len(b.Values))
-				}
-			}
-			if model.Dim != wantDim || model.Method != m.ID || model.Space != m.Space {
-				t.Errorf("got Dim %d, Method %s, Space %s; want Dim %d", model.Dim, model.Method, model.Space, wantDim)
-			}
-			if model.Basis != nil {
-				r, c := model.Basis.Dims()
-				for k := range c {
-					best, at := -1.0, 0
-					for i := range r {
-						if a := math.Abs(model.Basis.At(i, k)); a > best {
-							best, at = a, i
-						}
-					}
-					if model.Basis.At(at, k) <= 0 {
-						t.Errorf("direction %d: its largest-magnitude entry is negative", k)
-					}
-				}
-				if !tuGeneralized[m.ID] {
-					tuIsIdentity(t, "PᵀP", tuGram(model.Basis, nil, model.Dim), 1e-10)
-				}
-				rows := in.X
-				if m.Space == LabelSpace {
-					rows = in.Y
-				}
-				tr, err := model.Transform(rows)
-				if err != nil {
-					t.Fatalf("Transform: %v", err)
-				}
-				if !mat.EqualApprox(tr, model.Projected, 1e-9*math.Max(1, mat.Norm(tr, math.Inf(1)))) {
-					t.Error("Projected differs from Transform of the training rows")
-				}
-			}
-			again, _ := Fit(context.Background(), m.ID, in, p, nil)
-			if !mat.Equal(again.Projected, model.Projected) {
-				t.Error("a second fit gave other numbers")
-			}
-			if len(model.Blocks) == 0 {
-				w, err := model.WithDim(1)
-				if err != nil {
-					t.Fatalf("WithDim(1): %v", err)
-				}
-				if w.Dim != 1 || (w.Basis != nil && !mat.Equal(w.P(), sliceCols(model.Basis, 1))) {
-					t.Error("WithDim(1) is not the first direction")
-				}
-				if _, err := model.WithDim(model.Rank + 1); err == nil {
-					t.Error("WithDim(rank+1): got no error")
-				}
-			}
-		})
+		}
+		if !tuGeneralized[m.ID] {
+			tuIsIdentity(t, "PᵀP", tuGram(model.Basis, nil, model.Dim), 1e-10)
+		}
+		rows := in.X
+		if m.Space == LabelSpace {
+			rows = in.Y
+		}
+		tr, err := model.Transform(rows)
+		if err != nil {
+			t.Fatalf("Transform: %v", err)
+		}
+		if !mat.EqualApprox(tr, model.Projected, 1e-9*math.Max(1, mat.Norm(tr, math.Inf(1)))) {
+			t.Error("Projected differs from Transform of the training rows")
+		}
+	}
+	again, _ := Fit(context.Background(), m.ID, in, p, nil)
+	if !mat.Equal(again.Projected, model.Projected) {
+		t.Error("a second fit gave other numbers")
+	}
+	if len(model.Blocks) == 0 {
+		w, err := model.WithDim(1)
+		if err != nil {
+			t.Fatalf("WithDim(1): %v", err)
+		}
+		if w.Dim != 1 || (w.Basis != nil && !mat.Equal(w.P(), sliceCols(model.Basis, 1))) {
+			t.Error("WithDim(1) is not the first direction")
+		}
+		if _, err := model.WithDim(model.Rank + 1); err == nil {
+			t.Error("WithDim(rank+1): got no error")
+		}
 	}
 }
 
@@ -157,24 +165,27 @@ func contains(s []string, v string) bool {
 // starts and in the middle (canceled from the progress callback).
 func TestCancellation(t *testing.T) {
 	for _, m := range Methods() {
-		t.Run(m.ID, func(t *testing.T) {
-			in := tuInputFor(m)
-			ctx, cancel := context.WithCancel(context.Background())
+		t.Run(m.ID, func(t *testing.T) { cancellation(t, m, tuInputFor(m)) })
+		t.Run(m.ID+"/N<D", func(t *testing.T) { cancellation(t, m, tuInputShape(m, 20, 60)) })
+	}
+}
+
+func cancellation(t *testing.T, m Method, in Input) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Fit(ctx, m.ID, in, Params{D: 2}, nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("canceled before: got %v, want context.Canceled", err)
+	}
+	ctx, cancel = context.WithCancel(context.Background())
+	defer cancel()
+	_, err := Fit(ctx, m.ID, in, Params{D: 2}, func(f float64, _ string) {
+		if f > 0 {
 			cancel()
-			if _, err := Fit(ctx, m.ID, in, Params{D: 2}, nil); !errors.Is(err, context.Canceled) {
-				t.Errorf("canceled before: got %v, want context.Canceled", err)
-			}
-			ctx, cancel = context.WithCancel(context.Background())
-			defer cancel()
-			_, err := Fit(ctx, m.ID, in, Params{D: 2}, func(f float64, _ string) {
-				if f > 0 {
-					cancel()
-				}
-			})
-			if !errors.Is(err, context.Canceled) {
-				t.Errorf("canceled during: got %v, want context.Canceled", err)
-			}
-		})
+		}
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("canceled during: got %v, want context.Canceled", err)
 	}
 }
 

@@ -27,7 +27,10 @@ const ldaRidgeScale = 1e-4
 // gives at most K_j − 1 directions (one per binary label), B-orthonormal:
 // Pᵀ(Sw + εI)P = I. With several variables, P puts their directions side by
 // side (Model.Blocks says which columns are whose) and d applies to each
-// (at most K_j − 1). One pass over the rows serves every variable.
+// (at most K_j − 1). One pass over the rows serves every variable. With
+// fewer rows than features, Sb and Sw come from the rows of Xc in its row
+// space (rowspace.go) and the problems are solved there, exactly; a ridge
+// of 0 is refused then (Sw would be singular).
 func fitLDA(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 	classes := in.Classes
 	if classes == nil {
@@ -35,9 +38,14 @@ func fitLDA(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 		classes = slices.Repeat([]int{2}, q)
 	}
 	z := oneHotRows(in.Y, classes)
-	s, err := computeStats(ctx, in.X, statsSpec{gram: true, labels: z}, st.sub(0, 0.6, "scatter matrices"))
+	s, err := featureStats(ctx, in.X, statsSpec{gram: true, labels: z}, useRowSpace(in), st.sub(0, 0.6, "scatter matrices"))
 	if err != nil {
 		return nil, err
+	}
+	if p.Ridge != nil {
+		if err := s.needRidge(*p.Ridge, ParamRidge, "Sw + εI"); err != nil {
+			return nil, err
+		}
 	}
 	type block struct {
 		e     eigenResult
@@ -73,8 +81,11 @@ func fitLDA(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 		sw := mat.NewSymDense(s.d, nil)
 		sw.CopySym(s.gram)
 		sw.SymRankK(sw, -1, f)
-		e, limit, eps, err := discriminant(ctx, f, sw, p.Ridge)
+		e, limit, eps, err := discriminant(ctx, f, sw, p.Ridge, s)
 		if err != nil {
+			return nil, err
+		}
+		if e, err = s.up(ctx, eigenResult{values: e.values, vectors: sliceCols(e.vectors, limit)}); err != nil {
 			return nil, err
 		}
 		blocks[j] = block{e: e, limit: limit, eps: eps}
@@ -127,7 +138,7 @@ func fitLDA(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 		}
 		all = append(all, vals...)
 	}
-	m.Basis = hstack(s.d, cols)
+	m.Basis = hstack(s.dim, cols)
 	slices.SortFunc(all, func(a, b float64) int { return cmp.Compare(b, a) })
 	m.Eigenvalues = all
 	if total > 0 {
@@ -151,7 +162,7 @@ func fitLDA(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 // m the weighted overall mean, ε = ridge, default 1e-4·tr(Sw)/D. As the
 // weights of a row sum to 1, Sw = Σ_i s_i xc_i xc_iᵀ − Σ_k W_k mc_k mc_kᵀ
 // (s_i = 1 for labelled rows): one pass, O(N·D² + N·q·D); Sb has rank
-// ≤ q − 1 and comes from a D×q matrix.
+// ≤ q − 1 and comes from a D×q matrix. The N×N path is lda's.
 func fitMLDA(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 	y := binaryRows(in.Y)
 	q := y.cols
@@ -205,9 +216,14 @@ func fitMLDA(ctx context.Context, in Input, p Params, st stage) (*Model, error) 
 	} else {
 		spec.gram = true
 	}
-	s, err := computeStats(ctx, in.X, spec, st.sub(0, 0.7, "weighted scatter"))
+	s, err := featureStats(ctx, in.X, spec, useRowSpace(in), st.sub(0, 0.7, "weighted scatter"))
 	if err != nil {
 		return nil, err
+	}
+	if p.Ridge != nil {
+		if err := s.needRidge(*p.Ridge, ParamRidge, "Sw + εI"); err != nil {
+			return nil, err
+		}
 	}
 	if err := st.checkpoint(ctx, 0.7); err != nil {
 		return nil, err
@@ -245,8 +261,11 @@ func fitMLDA(ctx context.Context, in Input, p Params, st stage) (*Model, error) 
 	right := mat.NewSymDense(s.d, nil)
 	right.CopySym(sw)
 	right.SymRankK(right, -1, within)
-	e, limit, eps, err := discriminant(ctx, f, right, p.Ridge)
+	e, limit, eps, err := discriminant(ctx, f, right, p.Ridge, s)
 	if err != nil {
+		return nil, err
+	}
+	if e, err = s.up(ctx, eigenResult{values: e.values, vectors: sliceCols(e.vectors, limit)}); err != nil {
 		return nil, err
 	}
 	p.Ridge = Float(eps)
@@ -256,11 +275,12 @@ func fitMLDA(ctx context.Context, in Input, p Params, st stage) (*Model, error) 
 
 // discriminant solves Sb w = λ(Sw + εI)w for Sb = FFᵀ (F is D×c, one
 // column per class): ε is ridge if given (≥ 0), else ldaRidgeScale·tr(Sw)/D.
-// Sw is changed in place. It returns the decomposition, how many
+// Sw is changed in place; the trace is over s's D features (on the N×N path
+// f and sw are in the row space). It returns the decomposition, how many
 // directions count (at most c − 1, the rank of the centred class means) and
 // the ε used.
-func discriminant(ctx context.Context, f *mat.Dense, sw *mat.SymDense, ridge *float64) (eigenResult, int, float64, error) {
-	eps, err := nonNegative(ParamRidge, ridge, ldaRidgeScale*meanDiag(sw))
+func discriminant(ctx context.Context, f *mat.Dense, sw *mat.SymDense, ridge *float64, s *stats) (eigenResult, int, float64, error) {
+	eps, err := nonNegative(ParamRidge, ridge, ldaRidgeScale*s.meanDiag(sw))
 	if err != nil {
 		return eigenResult{}, 0, 0, err
 	}
@@ -298,4 +318,70 @@ func hstack(r int, ms []*mat.Dense) *mat.Dense {
 		off += mc
 	}
 	return out
+}
+
+// memLDA: the one-hot Z, C and XcᵀZ (D×D, D×ΣK_j; or N×N-path forms), then
+// per class variable its D×K_j F, Sw + εI and its Cholesky factor, the
+// low-rank generalised problem (all released before the next variable),
+// and its K_j − 1 directions, kept (lifted to D on the N×N path); then P
+// side by side and the projection.
+func memLDA(p Params, s Shape) float64 {
+	classes := s.Classes
+	if classes == nil {
+		classes = make([]int, s.Q)
+		for j := range classes {
+			classes[j] = 2
+		}
+	}
+	l := newLedger()
+	n, d := float64(s.N), float64(s.D)
+	sumK := 0.0
+	for _, kj := range classes {
+		sumK += float64(kj)
+	}
+	l.labelRows(n, n*float64(len(classes)))
+	rows := rowsFor(s)
+	k := d
+	if rows {
+		k = min(n, d)
+		l.hold(d)
+		l.rowSpace(n, d)
+	}
+	l.stats(n, k, memSpec{gram: true, c: sumK})
+	dims := 0.0
+	for _, kj := range classes {
+		c := float64(kj)
+		one := newLedger()
+		one.hold(k*c + 2*k*k) // F, Sw, its factor
+		one.burst(k * k)      // mat.Cholesky's copy
+		one.hold(k * c)
+		one.lowRank(k, c)
+		l.burst(2 * one.peak) // the previous variable's buffers may not be reclaimed yet
+		kept := min(c-1, k)
+		if rows {
+			l.burst(k*kept + d*kept + float64(rowSpaceBlock)*float64(rowSpaceBlock) + 65*64)
+		}
+		l.hold(d*kept + c)
+		dims += min(kept, chosenDim("lda", p, s))
+	}
+	l.hold(d * dims) // P side by side (or one variable's copy)
+	l.burst(d*(math.Ceil(dims/8)*8) + l.workers*(8*d+64))
+	l.hold(n * dims)
+	return l.peak
+}
+
+// memMLDA: the label correlation (q×q twice), the weighted one-hot rows
+// (up to N·q entries), Sw or the weighted Gram and XcᵀZ (D×D, D×q; or
+// N×N-path forms), F and the within-class columns (D×q each), Sw + εI and
+// its factor, the low-rank generalised problem.
+func memMLDA(p Params, s Shape) float64 {
+	n, q := float64(s.N), float64(s.Q)
+	ones := labelOnes(s)
+	return nnzPlus(s, ones, 2*q*q+n+q) + nnzPlus(s, n*q, featureFit("mlda", p, s, rowsFor(s), memSpec{gram: true, c: q}, func(l *memoryLedger, k float64) float64 {
+		l.hold(k + 2*k*q + k*k)
+		l.chol(k)
+		l.hold(k * q)
+		l.lowRank(k, q)
+		return min(k, q)
+	}))
 }

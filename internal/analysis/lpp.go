@@ -63,7 +63,10 @@ const maxLPPK = 200
 // neighbour lists; XcᵀWXc = Xcᵀ(W·Xc) with the sparse W·Xc, and
 // XcᵀD_WXc, take O(N·k·D + N·D²), and the eigenproblem O(D³). Memory is
 // O(N·k + N·D + D²) plus a block of distances per search worker. Fit
-// refuses N above maxNLPP.
+// refuses N above maxNLPP. With fewer rows than features both matrices are
+// formed from the rows of Xc in its row space and the problem solved there
+// (rowspace.go), exactly, in O(N·D·N + N³) and O(N·D + N²) memory; a ridge
+// of 0 is refused then (the right-hand matrix would be singular).
 func fitLPP(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 	n, _ := in.X.Dims()
 	k := p.K
@@ -93,7 +96,6 @@ func fitLPP(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 		return nil, err
 	}
 	mean := columnMeans(in.X)
-	xc := lppCentre(in.X, mean)
 	search := st.sub(0.02, 0.85, "neighbours")
 	nn, err := knn.Search(ctx, in.X, in.X, k, true, search.at)
 	if err != nil {
@@ -109,12 +111,29 @@ func fitLPP(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 		return nil, err
 	}
 	w := lppGraph(nn, gamma)
+	// Xc, or on the N×N path (rowspace.go) its rows in the basis of its row
+	// space: XcᵀWXc = Q(UᵀWU)Qᵀ, and so for D_W.
+	var rs *rowSpace
+	var xc *mat.Dense
+	if useRowSpace(in) {
+		if rs, err = newRowSpace(ctx, in.X, mean, st.sub(0.85, 0.87, "row space")); err != nil {
+			return nil, err
+		}
+		xc = rs.coords
+	} else {
+		xc = lppCentre(in.X, mean)
+	}
 	a, b, err := lppMatrices(ctx, xc, w, st.sub(0.87, 0.97, "XᵀWX and XᵀDX"))
 	if err != nil {
 		return nil, err
 	}
+	_, dim := in.X.Dims()
 	if ridge < 0 {
-		ridge = 1e-4 * meanDiag(b)
+		ridge = 1e-4 * meanDiag(b) * float64(b.SymmetricDim()) / float64(dim) // trace/D on either path
+	}
+	if rs != nil && dim >= n && ridge == 0 {
+		return nil, unservable(ParamRidge, 0, "XcᵀD_WXc + εI is singular on these data (%d rows, %d features: its rank is at most %d); give a %s greater than 0",
+			n, dim, n-1, ParamRidge)
 	}
 	addDiag(b, ridge)
 	if err := st.sub(0.97, 1, "eigen-decomposition").checkpoint(ctx, 0); err != nil {
@@ -127,6 +146,11 @@ func fitLPP(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 	e, err := genEig(ctx, a, l)
 	if err != nil {
 		return nil, err
+	}
+	if rs != nil {
+		if e.vectors, err = rs.lift(ctx, e.vectors); err != nil {
+			return nil, err
+		}
 	}
 	p.K, p.Gamma, p.Ridge = k, Float(gamma), Float(ridge)
 	return newFeatureModel("lpp", p, e, rankOf(e.values), "number of positive eigenvalues of the LPP problem", mean, in.X)
@@ -252,4 +276,36 @@ func lppMatrices(ctx context.Context, xc *mat.Dense, w *sparseRows, st stage) (a
 	a = mat.NewSymDense(d, nil)
 	symmetrize(acc, a)
 	return a, b, nil
+}
+
+// memLPP: the exact neighbour search (knn.EstimateMemory: a centred copy of
+// X and a block of distances per worker), the graph (2·N·k edges, kept as
+// sparse rows), Xc (N×D) or on the N×N path the D×N reflectors, the two
+// matrices XcᵀWXc and XcᵀD_WXc (and the unsymmetrised accumulator) of
+// order D (or N), the Cholesky factor, genEig; then the model.
+func memLPP(p Params, s Shape) float64 {
+	l := newLedger()
+	n, d := float64(s.N), float64(s.D)
+	kn := float64(cmp.Or(p.K, DefaultK))
+	l.burst((2*l.gang(n, blockRows) + 1) * d)
+	l.hold(d)
+	l.burst(float64(knn.EstimateMemory(s.N, s.N, s.D, int(kn), true)) / 8)
+	l.hold(1.5 * n * kn)           // the neighbours
+	l.hold(n + 1 + 4*n*kn + n)     // the graph's edges and pointers
+	l.hold(2*1.5*2*n*kn + 2*n + 2) // W's sparse rows
+	k := d
+	if rowsFor(s) {
+		k = min(n, d)
+		l.rowSpace(n, d)
+	} else {
+		l.hold(n * d)
+	}
+	l.hold(3*k*k + 2*float64(lppBlockRows)*k)
+	l.chol(k)
+	l.genEig(k)
+	if rowsFor(s) {
+		l.lift(d, k)
+	}
+	l.featureModel(n, d, min(chosenDim("lpp", p, s), k))
+	return l.peak
 }

@@ -179,11 +179,29 @@ type ridgeHat struct {
 // ε·‖X_{:a}‖·‖X_{:b}‖ as a direct XᵀX would, and the pass over the rows is
 // shared with the cross product. With XᵀX + λI = LLᵀ (Cholesky, O(D³)) and
 // F = L⁻¹XᵀZ (O(D²q)), ZᵀĤZ = FᵀF (O(Dq²)); no inverse is formed. The whole
-// costs O(N·D² + D³ + D²q).
+// costs O(N·D² + D³ + D²q). With fewer rows than features it takes the
+// N×N path (rowspace.go), O(D·N² + N³ + N²q), the exact equivalent of the
+// push-through identity (XᵀX + λI)⁻¹Xᵀ = Xᵀ(XXᵀ + λI)⁻¹.
 func computeRidgeHat(ctx context.Context, in Input, lambda float64, st stage) (*ridgeHat, error) {
 	ones := binaryRows(in.Y)
-	s, err := computeStats(ctx, in.X, statsSpec{gram: true, labels: ones, labelGram: true}, st.sub(0, 0.8, "XᵀX and XᵀZ"))
-	if err != nil {
+	spec := statsSpec{gram: true, labels: ones, labelGram: true}
+	var s *stats
+	var err error
+	if useRowSpace(in) {
+		// The N×N path (push-through): with Xᵀ = QR (X as given, not
+		// centred), XᵀX + λI = Q(RRᵀ + λI)Qᵀ + λQ⊥Q⊥ᵀ and XᵀZ = Q·RZ, so
+		// ZᵀĤZ = (RZ)ᵀ(RRᵀ + λI)⁻¹(RZ): the same computation on the rows
+		// U = Rᵀ of X in the basis Q, whose statistics below are those of
+		// X with Q applied (the means too).
+		rs, err := newRowSpace(ctx, in.X, nil, st.sub(0, 0.5, "row space"))
+		if err != nil {
+			return nil, err
+		}
+		s, err = computeStats(ctx, rs.coords, spec, st.sub(0.5, 0.8, "XᵀX and XᵀZ"))
+		if err != nil {
+			return nil, err
+		}
+	} else if s, err = computeStats(ctx, in.X, spec, st.sub(0, 0.8, "XᵀX and XᵀZ")); err != nil {
 		return nil, err
 	}
 	if err := st.checkpoint(ctx, 0.8); err != nil {
@@ -504,4 +522,77 @@ func choleskyInPlace(ctx context.Context, a *mat.SymDense, st stage) (blas64.Tri
 		}
 	}
 	return blas64.Triangular{N: n, Stride: s, Data: ar.Data, Uplo: blas.Upper, Diag: blas.NonUnit}, nil
+}
+
+// labelModelMem is newLabelModel's codes (N×M) and the shift.
+func labelModelMem(l *memoryLedger, id string, p Params, s Shape) {
+	m := min(chosenDim(id, p, s), float64(s.Q))
+	l.hold(float64(s.N)*m + m)
+}
+
+// memPLST: the ones of Y, ZᵀZ (q×q, formed through two q×q buffers) and its
+// decomposition, the codes.
+func memPLST(p Params, s Shape) float64 {
+	l := newLedger()
+	q := float64(s.Q)
+	l.labelRows(float64(s.N), labelOnes(s))
+	l.hold(3*q*q + q)
+	l.eig(q)
+	labelModelMem(l, "plst", p, s)
+	return l.peak
+}
+
+// ridgeHatMem follows computeRidgeHat: the statistics of X (D×D, D×q, q×q)
+// or on the N×N path the D×N reflectors and the statistics of the rows of
+// X in its row space (N×N, N×q), XᵀX + λI and its factor, F (D×q or N×q),
+// ZᵀĤZ and ZᵀZ.
+func ridgeHatMem(l *memoryLedger, s Shape) {
+	n, d, q := float64(s.N), float64(s.D), float64(s.Q)
+	l.labelRows(n, labelOnes(s))
+	k := d
+	if rowsFor(s) {
+		k = min(n, d)
+		l.rowSpace(n, d)
+	}
+	l.stats(n, k, memSpec{gram: true, c: q, labelGram: true})
+	l.hold(k * k)
+	l.chol(k)
+	l.hold(k*q + 2*q*q)
+}
+
+// memCPLST: the ridge hat matrix (ridgeHatMem), the q×q decomposition, the
+// codes.
+func memCPLST(p Params, s Shape) float64 {
+	l := newLedger()
+	ridgeHatMem(l, s)
+	l.eig(float64(s.Q))
+	labelModelMem(l, "cplst", p, s)
+	return l.peak
+}
+
+// memOCCA is cplst's with one more q×q matrix.
+func memOCCA(p Params, s Shape) float64 {
+	l := newLedger()
+	ridgeHatMem(l, s)
+	q := float64(s.Q)
+	l.hold(q * q)
+	l.eig(q)
+	labelModelMem(l, "occa", p, s)
+	return l.peak
+}
+
+// memKCPLST: centred X (N×D), the N×N kernel factored in place, Z and
+// (λI + K)⁻¹Z (N×q each; the model keeps the latter), the q×q matrix and
+// its decomposition, the codes.
+func memKCPLST(p Params, s Shape) float64 {
+	l := newLedger()
+	n, d, q := float64(s.N), float64(s.D), float64(s.Q)
+	l.hold(n*d + n + d)
+	l.hold(n * n)
+	l.labelRows(n, labelOnes(s))
+	l.hold(2*n*q + q)
+	l.hold(q * q)
+	l.eig(q)
+	labelModelMem(l, "kcplst", p, s)
+	return l.peak
 }

@@ -26,6 +26,11 @@ const maxLabelsets = 2000
 //     label sets only, so with E the N×G indicator of the G distinct label
 //     sets and K their G×G kernel, S = (XcᵀE)K(XcᵀE)ᵀ; K = RRᵀ gives
 //     S = FFᵀ, F = XcᵀE·R. G may be at most maxLabelsets.
+//
+// The D×c matrix B (c the kernel's columns) costs D·c memory and its SVD
+// D·c² time; when N < D and N < c the N×N path (rowspace.go) is cheaper:
+// B = Q·(UᵀΦ), with U (N×N) the rows of Xc in the basis Q, so only the N×c
+// matrix UᵀΦ is formed.
 func fitMDDMp(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 	kernel := p.LabelKernel
 	if kernel == "" {
@@ -41,6 +46,9 @@ func fitMDDMp(ctx context.Context, in Input, p Params, st stage) (*Model, error)
 	case KernelLinear:
 		labels = y
 	case KernelQuadratic:
+		if err := checkLabelKernel(kernel, y.cols, 0); err != nil {
+			return nil, err
+		}
 		labels = quadraticRows(y)
 	case KernelRBF:
 		_, q := in.Y.Dims()
@@ -57,7 +65,7 @@ func fitMDDMp(ctx context.Context, in Input, p Params, st stage) (*Model, error)
 		return nil, invalid(ParamLabelKernel, "label_kernel must be %s, %s or %s, not %q", KernelLinear, KernelQuadratic, KernelRBF, p.LabelKernel)
 	}
 	p.LabelKernel = kernel
-	s, err := computeStats(ctx, in.X, statsSpec{labels: labels}, st.sub(0, 0.8, "XᵀHY"))
+	s, err := featureStats(ctx, in.X, statsSpec{labels: labels}, lowRankRows(in, labels.cols), st.sub(0, 0.8, "XᵀHY"))
 	if err != nil {
 		return nil, err
 	}
@@ -71,6 +79,9 @@ func fitMDDMp(ctx context.Context, in Input, p Params, st stage) (*Model, error)
 	}
 	e, err := lowRankEig(ctx, f)
 	if err != nil {
+		return nil, err
+	}
+	if e, err = s.up(ctx, e); err != nil {
 		return nil, err
 	}
 	what := "rank of XᵀHY"
@@ -126,7 +137,8 @@ func newLabelsetKernel(ctx context.Context, y *sparseRows, gamma float64) (*labe
 			sets = append(sets, idx)
 			if len(sets) > maxLabelsets {
 				return nil, unservable(ParamLabelKernel, 0, "the rbf label kernel is computed between the distinct label sets, "+
-					"and these data have more than %d; use the linear or quadratic kernel", maxLabelsets)
+					"and these data have more than %d; it serves at most %d. Use the linear or quadratic kernel, or fewer labels",
+					maxLabelsets, maxLabelsets)
 			}
 		}
 		ind.add(g, 1)
@@ -176,7 +188,9 @@ func hamming(a, b []int32) int {
 // fitMDDMf is MDDM with orthonormal projected features (seed 004, eq.
 // 19–20): S p = λ(βC + (1−β)I)p with S = BBᵀ, B = XcᵀY and C = XcᵀXc. With
 // B̃ = L⁻¹B for βC + (1−β)I = LLᵀ, P = L⁻ᵀU from the left singular vectors U
-// of B̃, so Pᵀ(βC + (1−β)I)P = I. β = 0 is mddmp.
+// of B̃, so Pᵀ(βC + (1−β)I)P = I. β = 0 is mddmp. The right-hand matrix is
+// D×D, so with fewer rows than features the N×N path (rowspace.go) solves
+// it: (βRRᵀ + (1−β)I)·, exactly.
 func fitMDDMf(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 	if p.Beta != nil && *p.Beta == 1 {
 		return nil, invalid(ParamBeta, "beta = 1 makes the right-hand matrix XcᵀXc, which is singular whenever features are collinear "+
@@ -187,7 +201,7 @@ func fitMDDMf(ctx context.Context, in Input, p Params, st stage) (*Model, error)
 		return nil, err
 	}
 	p.Beta = Float(beta)
-	s, err := computeStats(ctx, in.X, statsSpec{gram: beta > 0, labels: binaryRows(in.Y)}, st.sub(0, 0.7, "XᵀX and XᵀHY"))
+	s, err := featureStats(ctx, in.X, statsSpec{gram: beta > 0, labels: binaryRows(in.Y)}, useRowSpace(in), st.sub(0, 0.7, "XᵀX and XᵀHY"))
 	if err != nil {
 		return nil, err
 	}
@@ -207,5 +221,66 @@ func fitMDDMf(ctx context.Context, in Input, p Params, st stage) (*Model, error)
 	if err != nil {
 		return nil, err
 	}
+	if e, err = s.up(ctx, e); err != nil {
+		return nil, err
+	}
 	return newFeatureModel("mddmf", p, e, rankOf(e.values), "rank of XᵀHY", s.mean, in.X)
+}
+
+// memMDDMp: the label kernel's sparse columns — q (linear), q(q+1)/2
+// (quadratic; at most Σ|y_i|(|y_i|+1)/2 ones) or the G label sets (rbf:
+// their G×G kernel and its decomposition) — then XcᵀΦ (D×c) and its thin
+// SVD, or on the N×N path (N < D, N < c) the D×N reflectors and UᵀΦ (N×c).
+func memMDDMp(p Params, s Shape) float64 {
+	n, q := float64(s.N), float64(s.Q)
+	ones := labelOnes(s)
+	c, nnz := q, ones
+	extra := 0.0
+	switch p.LabelKernel {
+	case KernelQuadratic:
+		c = q * (q + 1) / 2
+		nnz = min(n*c, ones*(q+1)/2)
+		extra = 4.5*ones + n // y, besides Φ
+	case KernelRBF:
+		g := labelSetsOf(s)
+		c, nnz = g, n
+		// y, the map of label-set keys, the G×G kernel, its decomposition
+		// and root.
+		extra = 4.5*ones + n + g*(ones/n+8) + 8*g*g + 64*g
+	}
+	rows := rowsFor(s) && n < c
+	peak := featureFit("mddmp", p, s, rows, memSpec{c: c}, func(l *memoryLedger, k float64) float64 {
+		if p.LabelKernel == KernelRBF {
+			l.hold(k * c) // F = XcᵀE·R
+		}
+		l.lowRank(k, c)
+		return min(k, c)
+	})
+	return nnzPlus(s, nnz, peak) + extra
+}
+
+// labelSetsOf is G: s.LabelSets, or min(N, 2^q) when unknown, and at most
+// one more than the rbf kernel accepts (the fit stops there).
+func labelSetsOf(s Shape) float64 {
+	g := float64(s.LabelSets)
+	if g <= 0 {
+		g = min(float64(s.N), math.Pow(2, float64(s.Q)))
+	}
+	return min(g, maxLabelsets+1)
+}
+
+// memMDDMf: C (when β > 0) and B (D×D, D×q; or N×N-path forms), the
+// right-hand matrix, its Cholesky factor, and the low-rank generalised
+// problem on B.
+func memMDDMf(p Params, s Shape) float64 {
+	_, nnz := labelColumns(s)
+	q := float64(s.Q)
+	gram := p.Beta == nil || *p.Beta > 0
+	return nnzPlus(s, nnz, featureFit("mddmf", p, s, rowsFor(s), memSpec{gram: gram, c: q}, func(l *memoryLedger, k float64) float64 {
+		l.hold(k * k)
+		l.chol(k)
+		l.hold(k * q)
+		l.lowRank(k, q)
+		return min(k, q)
+	}))
 }

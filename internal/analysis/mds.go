@@ -19,8 +19,11 @@ const mdsMaxDims = 200
 // this against the explicit −½HD²H. MDS is transductive: it embeds the
 // training rows and has no projection for new rows (Transform returns
 // ErrTransductive). The eigenvalues are those of B (its non-zero ones).
+// With fewer rows than features C is decomposed on the N×N path
+// (rowspace.go) and the embedding is U·V from the rows U of Xc in its row
+// space.
 func fitMDS(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
-	s, err := computeStats(ctx, in.X, statsSpec{gram: true}, st.sub(0, 0.7, "Gram matrix"))
+	s, err := featureStats(ctx, in.X, statsSpec{gram: true}, useRowSpace(in), st.sub(0, 0.7, "Gram matrix"))
 	if err != nil {
 		return nil, err
 	}
@@ -34,11 +37,41 @@ func fitMDS(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	emb := Project(in.X, s.mean, sliceCols(e.vectors, rank))
+	var emb *mat.Dense
+	if s.space != nil { // the rows of Xc in the basis Q, times V: Xc·QV
+		emb = mat.NewDense(s.n, rank, nil)
+		emb.Mul(s.space.coords, sliceCols(e.vectors, rank))
+	} else {
+		emb = Project(in.X, s.mean, sliceCols(e.vectors, rank))
+	}
 	fixSigns(emb) // the convention holds for MDS's own eigenvectors, the embedding's columns
 	m := &Model{Method: "mds", Space: FeatureSpace, Params: p, Means: s.mean, Eigenvalues: e.values[:rankOf(e.values)],
 		Rank: rank, RankOf: "rank of −½HD²H (at most 200 coordinates are kept)", Dim: d, embedding: emb}
 	m.Energy = energy(m.Eigenvalues, d)
 	m.Projected = mat.DenseCopyOf(emb.Slice(0, s.n, 0, d))
 	return m, nil
+}
+
+// memMDS: pca's statistics and decomposition (D×D, or N×N when N < D), then
+// the N×min(rank, 200) embedding and its copy; no N×N distance matrix.
+func memMDS(p Params, s Shape) float64 {
+	l := newLedger()
+	n, d := float64(s.N), float64(s.D)
+	k := d
+	if rowsFor(s) {
+		k = min(n, d)
+		l.hold(d)
+		l.rowSpace(n, d)
+	}
+	l.stats(n, k, memSpec{gram: true})
+	l.eig(k)
+	r := min(k, mdsMaxDims)
+	if !rowsFor(s) {
+		l.hold(d * r) // the first columns of V, projected
+		l.burst(d*(r+8) + l.workers*(8*d+64))
+	} else {
+		l.hold(k * r)
+	}
+	l.hold(2 * n * r) // the embedding and Projected
+	return l.peak
 }

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"context"
+	"math"
 	"mldr/internal/linalg"
 
 	"gonum.org/v1/gonum/mat"
@@ -18,7 +19,10 @@ const DefaultMLSIRidge = 1.0
 //	((1−β)·C·C + β·BBᵀ) w = λ (C + εI) w,
 //
 // β default 0.5 (the value seed 000 used), ε = ridge, default 1. P is
-// B-orthonormal: Pᵀ(C + εI)P = I. Cost O(N·D² + D³).
+// B-orthonormal: Pᵀ(C + εI)P = I. Cost O(N·D² + D³); with fewer rows than
+// features the N×N path (rowspace.go), O(D·N² + N³): C = Q·RRᵀ·Qᵀ, so
+// C² = Q(RRᵀ)²Qᵀ and the problem is solved in span(Q). ε = 0 is refused
+// there: C + εI would be singular.
 func fitMLSI(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 	beta, err := p.beta(1, false)
 	if err != nil {
@@ -29,8 +33,11 @@ func fitMLSI(ctx context.Context, in Input, p Params, st stage) (*Model, error) 
 		return nil, err
 	}
 	p.Beta, p.Ridge = Float(beta), Float(eps)
-	s, err := computeStats(ctx, in.X, statsSpec{gram: true, labels: binaryRows(in.Y)}, st.sub(0, 0.6, "XᵀX and XᵀHY"))
+	s, err := featureStats(ctx, in.X, statsSpec{gram: true, labels: binaryRows(in.Y)}, useRowSpace(in), st.sub(0, 0.6, "XᵀX and XᵀHY"))
 	if err != nil {
+		return nil, err
+	}
+	if err := s.needRidge(eps, ParamRidge, "XcᵀXc + εI"); err != nil {
 		return nil, err
 	}
 	if err := st.checkpoint(ctx, 0.6); err != nil {
@@ -61,5 +68,25 @@ func fitMLSI(ctx context.Context, in Input, p Params, st stage) (*Model, error) 
 	if err != nil {
 		return nil, err
 	}
+	if e, err = s.up(ctx, e); err != nil {
+		return nil, err
+	}
 	return newFeatureModel("mlsi", p, e, rankOf(e.values), "rank of the MLSI problem", s.mean, in.X)
+}
+
+// memMLSI: C and B (D×D, D×q; or N×N-path forms), C² (a copy of C and
+// linalg.Gram's accumulators), the right-hand matrix and its Cholesky
+// factor, and genEig: some 12 matrices of order D (or N).
+func memMLSI(p Params, s Shape) float64 {
+	_, nnz := labelColumns(s)
+	q := float64(s.Q)
+	return nnzPlus(s, nnz, featureFit("mlsi", p, s, rowsFor(s), memSpec{gram: true, c: q}, func(l *memoryLedger, k float64) float64 {
+		k8 := math.Ceil(k/8) * 8
+		l.hold(k * k) // left
+		l.burst(k*k + l.gang(k, 128)*(k8*k8+128*k8))
+		l.hold(k * k) // right
+		l.chol(k)
+		l.genEig(k)
+		return k
+	}))
 }

@@ -14,14 +14,17 @@ import (
 // with the labels coded ±1 as in the paper, so XcᵀYc = 2·XcᵀY for the 0/1
 // matrix Y: the label term is four times that of 0/1 labels. β = 0 is PCA;
 // β = 1 is mddmp (its subspace, with eigenvalues 4σ²), computed then from
-// the thin SVD of the D×q matrix alone. Cost O(N·D² + D³).
+// the thin SVD of the D×q matrix alone. Cost O(N·D² + D³), or with fewer
+// rows than features O(D·N² + N³) on the N×N path (rowspace.go): G is
+// Xcᵀ((1−β)I + 4β·YcYcᵀ)Xc.
 func fitMVMD(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 	beta, err := p.beta(1, false)
 	if err != nil {
 		return nil, err
 	}
 	p.Beta = Float(beta)
-	s, err := computeStats(ctx, in.X, statsSpec{gram: beta < 1, labels: binaryRows(in.Y)}, st.sub(0, 0.7, "XᵀX and XᵀHY"))
+	// β = 1 needs only the D×q matrix: the N×N path would cost more.
+	s, err := featureStats(ctx, in.X, statsSpec{gram: beta < 1, labels: binaryRows(in.Y)}, beta < 1 && useRowSpace(in), st.sub(0, 0.7, "XᵀX and XᵀHY"))
 	if err != nil {
 		return nil, err
 	}
@@ -35,6 +38,9 @@ func fitMVMD(ctx context.Context, in Input, p Params, st stage) (*Model, error) 
 		if err != nil {
 			return nil, err
 		}
+		if e, err = s.up(ctx, e); err != nil {
+			return nil, err
+		}
 		return newFeatureModel("mvmd", p, e, rankOf(e.values), "rank of XᵀHY", s.mean, in.X)
 	}
 	g := mat.NewSymDense(s.d, nil)
@@ -46,5 +52,29 @@ func fitMVMD(ctx context.Context, in Input, p Params, st stage) (*Model, error) 
 	if err != nil {
 		return nil, err
 	}
+	if e, err = s.up(ctx, e); err != nil {
+		return nil, err
+	}
 	return newFeatureModel("mvmd", p, e, rankOf(e.values), "rank of G", s.mean, in.X)
+}
+
+// memMVMD: the sparse labels, then XcᵀXc and XcᵀY (D×D and D×q, or their
+// N×N-path forms), the D×q ±1 copy, G and its decomposition; β = 1 needs
+// only the D×q matrix and its thin SVD.
+func memMVMD(p Params, s Shape) float64 {
+	_, nnz := labelColumns(s)
+	q := float64(s.Q)
+	if p.Beta != nil && *p.Beta == 1 {
+		return nnzPlus(s, nnz, featureFit("mvmd", p, s, false, memSpec{c: q}, func(l *memoryLedger, k float64) float64 {
+			l.hold(k * q)
+			l.lowRank(k, q)
+			return min(k, q)
+		}))
+	}
+	return nnzPlus(s, nnz, featureFit("mvmd", p, s, rowsFor(s), memSpec{gram: true, c: q}, func(l *memoryLedger, k float64) float64 {
+		l.hold(k*q + k*k)
+		l.burst(k * k) // SymRankK onto itself works on a copy
+		l.eig(k)
+		return k
+	}))
 }

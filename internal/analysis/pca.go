@@ -3,9 +3,12 @@ package analysis
 import "context"
 
 // fitPCA: the top-d eigenvectors of C = XcᵀXc. The eigenvalues are those
-// of C itself (N−1 times the sample covariance's).
+// of C itself (N−1 times the sample covariance's). With fewer rows than
+// features it takes the N×N path (rowspace.go): the eigenvectors V of RRᵀ
+// (N×N, Xcᵀ = QR) give P = QV, the same eigenvalues, and the D − N
+// eigenvalues it leaves out are exactly zero.
 func fitPCA(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
-	s, err := computeStats(ctx, in.X, statsSpec{gram: true}, st.sub(0, 0.7, "covariance"))
+	s, err := featureStats(ctx, in.X, statsSpec{gram: true}, useRowSpace(in), st.sub(0, 0.7, "covariance"))
 	if err != nil {
 		return nil, err
 	}
@@ -14,5 +17,18 @@ func fitPCA(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	if e, err = s.up(ctx, e); err != nil {
+		return nil, err
+	}
 	return newFeatureModel("pca", p, e, rankOf(e.values), "rank of XcᵀXc", s.mean, in.X)
+}
+
+// memPCA: the D×D statistics and their decomposition (about 8·D² with the
+// workers' accumulators), or on the N×N path the D×N reflectors, the N×N
+// problem and the D×N lifted basis (about 2·D·N + 8·N²); then the model.
+func memPCA(p Params, s Shape) float64 {
+	return featureFit("pca", p, s, rowsFor(s), memSpec{gram: true}, func(l *memoryLedger, k float64) float64 {
+		l.eig(k)
+		return k
+	})
 }

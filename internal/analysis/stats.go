@@ -23,7 +23,11 @@ type statsSpec struct {
 
 // stats are the sufficient statistics of one pass over the rows.
 type stats struct {
+	// n is the number of rows, d the dimension of the statistics: D, or N
+	// on the N×N path, where space maps them back to the D features.
 	n, d      int
+	dim       int           // D, the number of features
+	space     *rowSpace     // the N×N path's basis, or nil
 	mean      []float64     // D column means of X
 	gram      *mat.SymDense // XcᵀXc (D×D)
 	cross     *mat.Dense    // XcᵀL = XcᵀLc (D×c)
@@ -107,6 +111,80 @@ func computeStats(ctx context.Context, x *mat.Dense, spec statsSpec, st stage) (
 		}
 	}
 	return s, nil
+}
+
+// featureStats computes what spec asks for, on the N×N path (see
+// rowspace.go) when rows is set: then the statistics are those of the rows
+// of Xc in the basis Q of its row space (s.d = N), s.space maps their
+// vectors back, and s.mean still holds the D column means of X.
+func featureStats(ctx context.Context, x *mat.Dense, spec statsSpec, rows bool, st stage) (*stats, error) {
+	_, d := x.Dims()
+	if !rows {
+		s, err := computeStats(ctx, x, spec, st)
+		if s != nil {
+			s.dim = d
+		}
+		return s, err
+	}
+	mean, err := meansOfColumns(ctx, x.RawMatrix(), st.sub(0, 0.05, st.name))
+	if err != nil {
+		return nil, err
+	}
+	rs, err := newRowSpace(ctx, x, mean, st.sub(0.05, 0.7, "row space"))
+	if err != nil {
+		return nil, err
+	}
+	s, err := computeStats(ctx, rs.coords, spec, st.sub(0.7, 1, st.name))
+	if err != nil {
+		return nil, err
+	}
+	s.mean, s.space, s.dim = mean, rs, d
+	return s, nil
+}
+
+// up maps a decomposition of the statistics' space to the features: on
+// the N×N path its vectors (N×r) become Q·V (D×r), signs fixed; on the D×D
+// path it is e itself.
+func (s *stats) up(ctx context.Context, e eigenResult) (eigenResult, error) {
+	if s.space == nil {
+		return e, nil
+	}
+	v, err := s.space.lift(ctx, e.vectors)
+	if err != nil {
+		return eigenResult{}, err
+	}
+	return eigenResult{values: e.values, vectors: v}, nil
+}
+
+// lowRankRows is the path of the methods that need only XcᵀL (D×c): the
+// N×N path when N < D and N < c, where the D×N reflectors cost less than
+// the D×c matrix and its SVD.
+func lowRankRows(in Input, c int) bool {
+	n, _ := in.X.Dims()
+	switch in.path {
+	case pathFeatures, pathRows:
+		return useRowSpace(in)
+	}
+	return useRowSpace(in) && n < c
+}
+
+// meanDiag is the trace of a matrix of the statistics over D, the number
+// of features (the scale of the relative ridges): on the N×N path the
+// trace is the D×D matrix's, and the mean is still over D.
+func (s *stats) meanDiag(m mat.Symmetric) float64 {
+	return meanDiag(m) * float64(m.SymmetricDim()) / float64(s.dim)
+}
+
+// needRidge refuses a zero ridge on the N×N path: there the right-hand
+// matrix XcᵀMXc + εI has rank ≤ N − 1 < D when ε = 0, so it is singular (as
+// it is on the D×D path, where its Cholesky factorisation fails or is
+// meaningless).
+func (s *stats) needRidge(eps float64, param, what string) error {
+	if s.space != nil && s.dim >= s.n && eps == 0 {
+		return unservable(param, 0, "%s is singular on these data (%d rows, %d features: its rank is at most %d); give a %s greater than 0",
+			what, s.n, s.dim, s.n-1, param)
+	}
+	return nil
 }
 
 // meansOfColumns is the mean of every column of x, summed per block of rows

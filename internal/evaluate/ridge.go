@@ -39,7 +39,18 @@ func fitRidgeBias(x, t *mat.Dense, lambda float64) (*ridgeModel, error) {
 	return &ridgeModel{w: w, bias: true}, nil
 }
 
+// solveRidge returns W = (XᵀX + λI)⁻¹XᵀT (x is n×d, t n×c). With fewer rows
+// than columns it uses the push-through identity W = Xᵀ(XXᵀ + λI)⁻¹T, exact,
+// which needs an n×n matrix instead of a d×d one (a 6-row, 60 000-column
+// baseline would otherwise ask for 29 GB).
 func solveRidge(x, t *mat.Dense, lambda float64) (*mat.Dense, error) {
+	if n, d := x.Dims(); n < d {
+		return solveRidgeDual(x, t, lambda)
+	}
+	return solveRidgePrimal(x, t, lambda)
+}
+
+func solveRidgePrimal(x, t *mat.Dense, lambda float64) (*mat.Dense, error) {
 	_, d := x.Dims()
 	a := mat.NewSymDense(d, nil)
 	a.SymOuterK(1, x.T())
@@ -55,6 +66,26 @@ func solveRidge(x, t *mat.Dense, lambda float64) (*mat.Dense, error) {
 	if err := ch.SolveTo(&w, &xt); err != nil {
 		return nil, fmt.Errorf("solving the ridge system: %w", err)
 	}
+	return &w, nil
+}
+
+// solveRidgeDual is W = Xᵀ(XXᵀ + λI)⁻¹T.
+func solveRidgeDual(x, t *mat.Dense, lambda float64) (*mat.Dense, error) {
+	n, _ := x.Dims()
+	k := mat.NewSymDense(n, nil)
+	k.SymOuterK(1, x)
+	for i := range n {
+		k.SetSym(i, i, k.At(i, i)+lambda)
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(k) {
+		return nil, fmt.Errorf("the ridge system is not positive definite; use a larger lambda")
+	}
+	var a, w mat.Dense
+	if err := ch.SolveTo(&a, t); err != nil {
+		return nil, fmt.Errorf("solving the ridge system: %w", err)
+	}
+	w.Mul(x.T(), &a)
 	return &w, nil
 }
 

@@ -1,0 +1,168 @@
+package evaluate
+
+import (
+	"fmt"
+	"math"
+
+	"mldr/internal/analysis"
+	"mldr/internal/knn"
+)
+
+// EstimateMemory returns the peak bytes Run(ctx, in, splits, spec, …) allocates beyond
+// in.X and in.Y for data of shape s (s.N = all rows of in), when the largest test part
+// of a split has testRows rows, including the fits of spec's methods, the projected
+// copies, the classifier's work (ML-kNN's neighbour search blocks, ridge's matrices)
+// and the metric rows.
+//
+// Run handles one split at a time and, within it, one method at a time, so
+// the peak is the split's copies of its rows (training and test parts, N
+// rows in all) plus the largest of: the baseline's classifier on the D
+// features, and for each method its fit (analysis.EstimateMemory on the
+// training rows; lda refits once per d, one fit alive at a time) plus the
+// model's projections of both parts and the classifier at the largest d
+// of the grid — or, for label-space methods, the ridge regression from
+// the features (bias column included) or kcplst's kernel codes. The metric
+// rows of every method, d and split are added, and the buffers of the
+// stage before the largest, which the collector may not have reclaimed
+// yet (at most as large as it). Like analysis's, the
+// estimate is of the live heap: the runtime may hold up to twice that
+// with the default GOGC unless a memory limit is set.
+func EstimateMemory(s analysis.Shape, testRows int, spec Spec) (int64, error) {
+	if s.N < 2 || s.D < 1 || s.Q < 1 {
+		return 0, fmt.Errorf("evaluate: a shape needs at least 2 rows, a feature and a label, not N = %d, D = %d, q = %d", s.N, s.D, s.Q)
+	}
+	if testRows < 1 || testRows >= s.N {
+		return 0, fmt.Errorf("evaluate: the test part must have between 1 and %d rows, not %d", s.N-1, testRows)
+	}
+	o := spec.Options
+	switch o.Classifier {
+	case "", ClassifierMLkNN, ClassifierRidge:
+	case ClassifierNone:
+		return 0, ErrNothingToEvaluate
+	default:
+		return 0, fmt.Errorf("evaluate: classifier must be mlknn, ridge or none, not %q", o.Classifier)
+	}
+	k := o.K
+	if k == 0 {
+		k = DefaultK
+	}
+	n, d, q := float64(s.N), float64(s.D), float64(s.Q)
+	nte := float64(testRows)
+	ntr := n - nte
+	train := s // the fits see the training rows (LabelOnes and LabelSets: at most all of them)
+	train.N = s.N - testRows
+	peak := 8 * classifierMem(o.Classifier, k, s.Classes, ntr, nte, d, q) // the baseline, in bytes
+	dims := 0.0                                                           // the grid's points over all methods, for the metric rows
+	for _, run := range spec.Methods {
+		m, ok := analysis.Lookup(run.ID)
+		if !ok {
+			return 0, fmt.Errorf("evaluate: unknown method %q", run.ID)
+		}
+		p := run.Params
+		if len(spec.Grid.Dims) > 0 || len(spec.Grid.Percent) > 0 {
+			p.D, p.Thr = 0, 0
+		}
+		fit, err := analysis.EstimateMemory(run.ID, p, train)
+		if err != nil {
+			return 0, err
+		}
+		top := float64(analysis.MaxDim(run.ID, p, train))
+		if m.ID == "lda" && s.Classes != nil {
+			top *= float64(len(s.Classes)) // d per class variable
+		}
+		grid := gridPoints(spec.Grid, s.D, int(top))
+		if p.D > 0 && grid == 0 {
+			top = min(top, float64(p.D))
+		}
+		if g := gridMax(spec.Grid, s.D); g > 0 {
+			top = min(top, g)
+		}
+		dims += max(1, float64(grid))
+		var after float64
+		if m.Space == analysis.LabelSpace {
+			after = labelSpaceMem(m.ID, ntr, nte, d, q, top)
+		} else {
+			// Transform of both parts (P's copy, the projections), the
+			// columns cut for each d, the classifier on them.
+			after = d*top + 2*(ntr+nte)*top + classifierMem(o.Classifier, k, s.Classes, ntr, nte, top, q)
+		}
+		peak = max(peak, float64(fit)+8*after) // fit is in bytes, after in float64s
+	}
+	rows := (float64(len(spec.Methods)) + 1) * max(1, dims) * 2 * 1024 // a Row and its metric maps, per fold and mean
+	// The split's copies of its rows, the largest stage and, not yet
+	// reclaimed by the collector, the previous one's buffers (at most as
+	// large), the metric rows.
+	total := 8*(n*(d+q)+n) + 2*peak + rows
+	if total > math.MaxInt64/2 {
+		return math.MaxInt64 / 2, nil
+	}
+	return int64(total), nil
+}
+
+// classifierMem is the classifier's peak, in float64s, on f features:
+// ML-kNN's two neighbour searches (training rows among themselves, then
+// the test rows) and its outputs; ridge's centred copies, its f×f (or, with
+// fewer training rows than features, ntr×ntr) system, a Cholesky copy and
+// factor, the weights and the outputs; for multi-dimensional data the
+// k-NN vote, or one ridge per class variable.
+func classifierMem(classifier string, k int, classes []int, ntr, nte, f, q float64) float64 {
+	metrics := 4*nte*q + 16*q
+	if classifier == ClassifierRidge {
+		c := q
+		if classes != nil {
+			c = 0
+			for _, kj := range classes {
+				c = max(c, float64(kj))
+			}
+		}
+		m := min(f, ntr)
+		return ntr*f + 2*ntr*c + 3*m*m + 3*f*c + ntr*c + nte*f + 3*nte*max(c, q) + metrics + 2*ntr*c
+	}
+	search := float64(max(knn.EstimateMemory(int(ntr), int(ntr), int(f), k, true),
+		knn.EstimateMemory(int(ntr), int(nte), int(f), k, false))) / 8
+	return search + 1.5*ntr*float64(k) + 2*q*float64(k+1) + 2*nte*q + metrics
+}
+
+// labelSpaceMem is a label-space method's evaluation after its fit, in
+// float64s: the codes of the training rows (N×M), the ridge regression from
+// the features with a bias column — X copied with the column, its system
+// (D+1)² or N², the weights — and the test rows' predicted codes, decoded
+// labels and the encoding and prediction errors (N_te×q, several); kcplst
+// instead computes its kernel codes from centred copies of both parts and
+// blocks of 256 kernel rows.
+func labelSpaceMem(id string, ntr, nte, d, q, m float64) float64 {
+	codes := ntr*m + nte*m
+	decode := 8*nte*q + q*m
+	if id == "kcplst" {
+		return codes + ntr*m + (ntr+nte)*d + 256*ntr + decode
+	}
+	d1 := d + 1
+	s := min(d1, ntr)
+	return codes + (ntr+nte)*d1 + 3*s*s + 3*d1*m + decode
+}
+
+// gridPoints is how many d a method's curve visits (0: its own d only).
+func gridPoints(g Grid, features, rank int) int {
+	return len(g.values(features, max(rank, 1)))
+}
+
+// gridMax is the grid's largest d when it does not depend on the rank (0:
+// none, or of the rank).
+func gridMax(g Grid, features int) float64 {
+	if len(g.Dims) > 0 {
+		return float64(slicesMax(g.Dims))
+	}
+	if len(g.Percent) > 0 && g.Of != "rank" {
+		v := g.values(features, 1)
+		return float64(v[len(v)-1])
+	}
+	return 0
+}
+
+func slicesMax(v []int) int {
+	best := v[0]
+	for _, x := range v {
+		best = max(best, x)
+	}
+	return best
+}

@@ -1,0 +1,117 @@
+package evaluate
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"sync"
+	"testing"
+
+	"mldr/internal/analysis"
+)
+
+// measurePeak is analysis's measurement (see its memory_test.go): the
+// largest heap-object bytes above the start, sampled continuously with the
+// collector at GOGC = 1, and the total allocated.
+func measurePeak(f func()) (peak, total int64) {
+	runtime.GC()
+	old := debug.SetGCPercent(1)
+	defer debug.SetGCPercent(old)
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/allocs:bytes"}}
+	metrics.Read(s)
+	base, alloc0 := int64(s[0].Value.Uint64()), int64(s[1].Value.Uint64())
+	var mu sync.Mutex
+	high := int64(0)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		one := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		for {
+			metrics.Read(one)
+			v := int64(one[0].Value.Uint64()) - base
+			mu.Lock()
+			high = max(high, v)
+			mu.Unlock()
+			select {
+			case <-done:
+				return
+			default:
+				runtime.Gosched()
+			}
+		}
+	})
+	f()
+	runtime.GC()
+	metrics.Read(s)
+	close(done)
+	wg.Wait()
+	return max(high, int64(s[0].Value.Uint64())-base), int64(s[1].Value.Uint64()) - alloc0
+}
+
+// TestEstimateMemory runs evaluations on a small grid of shapes, specs and
+// classifiers and checks measured peak ≤ estimate ≤ 8 × measured + 3 MiB
+// (the fits' own 1 MiB constants and 1 MiB); -v prints the ratios.
+func TestEstimateMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures real runs")
+	}
+	specs := []Spec{
+		{Methods: []MethodRun{{ID: "pca", Params: analysis.Params{D: 5}}, {ID: "mddmp"}}},
+		{Methods: []MethodRun{{ID: "cplst"}, {ID: "mlsi"}}, Grid: Grid{Percent: []float64{25, 50, 100}, Of: "rank"}},
+		{Methods: []MethodRun{{ID: "pca"}, {ID: "kcplst"}}, Grid: Grid{Dims: []int{2, 4}}, Options: Options{Classifier: ClassifierRidge}},
+		{Methods: []MethodRun{{ID: "lpp", Params: analysis.Params{K: 5}}, {ID: "ge-hamming"}}, Options: Options{Classifier: ClassifierRidge}},
+	}
+	for _, sh := range []struct{ n, d, q int }{{200, 30, 6}, {60, 400, 5}, {500, 120, 10}} {
+		for si, spec := range specs {
+			t.Run(fmt.Sprintf("N=%d,D=%d,q=%d/spec%d", sh.n, sh.d, sh.q, si), func(t *testing.T) {
+				in := runData(5, sh.n, sh.d, sh.q, nil)
+				splits, err := KFold(sh.n, 4, 1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				test := 0
+				for _, s := range splits {
+					test = max(test, len(s.Test))
+				}
+				est, err := EstimateMemory(analysis.Shape{N: sh.n, D: sh.d, Q: sh.q}, test, spec)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var runErr error
+				peak, total := measurePeak(func() { _, runErr = Run(context.Background(), in, splits, spec, nil) })
+				if runErr != nil {
+					t.Fatalf("Run: %v", runErr)
+				}
+				if peak > est {
+					t.Errorf("measured peak %d bytes, above the estimate %d (total allocated %d)", peak, est, total)
+				}
+				if est > 8*peak+3<<20 {
+					t.Errorf("estimate %d bytes, more than 8 × the measured peak %d + 3 MiB", est, peak)
+				}
+				t.Logf("estimate %9d  peak %9d  total %9d  estimate/peak %.2f", est, peak, total, float64(est)/float64(peak))
+			})
+		}
+	}
+}
+
+func TestEstimateMemoryRefusals(t *testing.T) {
+	s := analysis.Shape{N: 100, D: 10, Q: 3}
+	for _, tc := range []struct {
+		name string
+		s    analysis.Shape
+		test int
+		spec Spec
+	}{
+		{"no rows", analysis.Shape{N: 1, D: 10, Q: 3}, 1, Spec{}},
+		{"test part too large", s, 100, Spec{}},
+		{"unknown method", s, 10, Spec{Methods: []MethodRun{{ID: "nope"}}}},
+		{"unknown classifier", s, 10, Spec{Options: Options{Classifier: "svm"}}},
+		{"classifier none", s, 10, Spec{Options: Options{Classifier: ClassifierNone}}},
+	} {
+		if _, err := EstimateMemory(tc.s, tc.test, tc.spec); err == nil {
+			t.Errorf("%s: got no error", tc.name)
+		}
+	}
+}
