@@ -93,6 +93,9 @@ type Limits struct {
 	// (analysis.Method.MaxN > 0: lpp, kcplst) fits on. It can lower each
 	// method's own cap, never raise it; 0: the methods' own caps.
 	MaxPairwiseRows int
+	// MaxJobMemory bounds, in bytes, what a job may hold at its peak, as
+	// EstimateJob figures it; 0: no limit.
+	MaxJobMemory int64
 }
 
 // PairwiseRows is the most rows method m fits on under these limits: the
@@ -202,7 +205,10 @@ func (r *Request) Validate(ds DatasetLookup, lim Limits) error {
 	if err := r.checkSplit(ds, train, ids); err != nil {
 		return err
 	}
-	return r.checkParams(ids, train, lim)
+	if err := r.checkParams(ids, train, lim); err != nil {
+		return err
+	}
+	return r.checkMemory(ds, lim)
 }
 
 func lookup(ds DatasetLookup, field, id string) (store.DatasetRecord, error) {

@@ -1,0 +1,221 @@
+package jobs
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"mldr/internal/analysis"
+	"mldr/internal/evaluate"
+	"mldr/internal/store"
+)
+
+// fakeEstimators make the figures of the messages known: pca, cplst and
+// lda hold a D×D matrix, lpp an N×N one, mddmp with the quadratic kernel
+// the N × q(q+1)/2 kernel columns, every other method N×D; the evaluation
+// holds testRows × N distances.
+func fakeEstimators() estimators {
+	return estimators{
+		fit: func(id string, p analysis.Params, s analysis.Shape) (int64, error) {
+			n, d, q := int64(s.N), int64(s.D), int64(s.Q)
+			switch {
+			case id == "pca" || id == "cplst" || id == "lda":
+				return 8 * d * d, nil
+			case id == "lpp":
+				return 8 * n * n, nil
+			case id == "mddmp" && p.LabelKernel == analysis.KernelQuadratic:
+				return 8 * n * q * (q + 1) / 2, nil
+			}
+			return 8 * n * d, nil
+		},
+		eval: func(s analysis.Shape, testRows int, spec evaluate.Spec) (int64, error) {
+			return 8 * int64(testRows) * int64(s.N), nil
+		},
+	}
+}
+
+const gib = 1 << 30
+
+// The parts of an estimate, each by the rule its doc comment states.
+func TestEstimateParts(t *testing.T) {
+	rec := mlRecord("wide", 6, 60000, 3)
+	req := Request{Dataset: "wide", Method: "pca"}
+	req.Normalize()
+	e, err := estimateShape(req, shapeOfJob(req, rec, store.DatasetRecord{}), fakeEstimators())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n, d, q = 6, 60000, 3
+	data := int64(8*(d+q)*n + 2*nameBytes*(d+q) + 24*n + 8*n) // X and Y, names, the rows' parts and numbers and the fit rows
+	// pca keeps at most N−1 = 5 directions of D: Basis D×5, projected rows N×5, means and eigenvalues.
+	model := int64(8 * (d*5 + n*5 + 2*(d+q)))
+	write := int64(8*d*5 + 2*(8*d*5+24*d) + 2*jsonBytesPerNumber*d*5 + 8*n*5 + 8*n + 2*(jsonBytesPerNumber+nameBytes)*(d+q+5))
+	if e.Overhead != JobOverhead || e.Data != data {
+		t.Errorf("got overhead %d, data %d; want %d, %d", e.Overhead, e.Data, JobOverhead, data)
+	}
+	want := MethodEstimate{ID: "pca", Fit: 8 * d * d, Model: model, Write: write}
+	if len(e.Methods) != 1 || e.Methods[0] != want {
+		t.Fatalf("got methods %+v, want [%+v]", e.Methods, want)
+	}
+	if peak := JobOverhead + data + 8*d*d; e.Peak != peak || e.Evaluation != 0 || e.Kept != model {
+		t.Errorf("got peak %d, evaluation %d, kept %d; want %d, 0, %d", e.Peak, e.Evaluation, e.Kept, peak, model)
+	}
+
+	// A holdout with an evaluation: the fit rows' copy, the split's rows,
+	// the evaluation on 20 % of the rows, with the model kept.
+	rec = mlRecord("ml", 1000, 10, 2)
+	req = Request{Dataset: "ml", Methods: []string{"mddmp", "pca"}, Evaluate: &Evaluate{}}
+	req.Normalize()
+	e, err = estimateShape(req, shapeOfJob(req, rec, store.DatasetRecord{}), fakeEstimators())
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = 8*12*1000 + 8*12*800 + 2*nameBytes*12 + 24*1000 + 8*1000*2
+	if e.Data != data || e.Evaluation != 8*200*1000 {
+		t.Errorf("got data %d, evaluation %d; want %d, %d", e.Data, e.Evaluation, data, 8*200*1000)
+	}
+	if len(e.Methods) != 2 || e.Methods[0].Kept != 0 || e.Methods[1].Kept != e.Methods[0].Model || e.Kept != e.Methods[0].Model+e.Methods[1].Model {
+		t.Errorf("got methods %+v, kept %d: each method's model is kept after it", e.Methods, e.Kept)
+	}
+}
+
+func TestAdmission(t *testing.T) {
+	ds := fakeDatasets{
+		"wide":   mlRecord("wide", 6, 60000, 3),
+		"labels": mlRecord("labels", 600, 100, 5000),
+		"tall":   mlRecord("tall", 100000, 50, 5),
+		"big":    mlRecord("big", 1000000, 100, 5),
+	}
+	tests := []struct {
+		name  string
+		req   Request
+		limit int64
+		field string // "": accepted
+		msg   string
+	}{
+		{"D×D fits", Request{Dataset: "wide", Method: "pca"}, 32 * gib, "", ""},
+		{"D×D", Request{Dataset: "wide", Method: "pca"}, 12 * gib, "method",
+			"pca would need about 26.9 GiB here (a 60 000 × 60 000 matrix of the features), more than the 12 GiB a job may use (the -max-job-memory limit). " +
+				"Fewer features (at most about 40 000) or another method (mddmp, mddmf, mvmd…) would fit."},
+		{"D×D among methods", Request{Dataset: "wide", Methods: []string{"mddmp", "cplst"}}, 12 * gib, "methods",
+			"cplst would need about 26.9 GiB here (a 60 000 × 60 000 matrix of the features), more than the 12 GiB a job may use (the -max-job-memory limit). " +
+				"Fewer features (at most about 40 000) or another method (mddmf, mvmd, mlsi…) would fit."},
+		{"quadratic kernel", Request{Dataset: "labels", Method: "mddmp", Params: analysis.Params{LabelKernel: analysis.KernelQuadratic}}, 4 * gib, "params.label_kernel",
+			"mddmp with label_kernel=quadratic would need about 56.0 GiB here (the 12 502 500 columns of the quadratic label kernel for 600 rows), " +
+				"more than the 4 GiB a job may use (the -max-job-memory limit). The linear label kernel, another method (pca, mddmf, mvmd…) or a sample of at most about 42 rows would fit."},
+		{"N×N", Request{Dataset: "tall", Method: "lpp"}, 4 * gib, "method",
+			"lpp would need about 74.6 GiB here (a 100 000 × 100 000 matrix of the rows), more than the 4 GiB a job may use (the -max-job-memory limit). " +
+				"Another method (pca, mddmp, mddmf…) or a sample of at most about 22 000 rows would fit."},
+		{"evaluation", Request{Dataset: "big", Method: "mddmp", Evaluate: &Evaluate{Classifier: evaluate.ClassifierRidge}}, 4 * gib, "evaluate",
+			"the evaluation with ridge on 200 000 test rows would need about 1.5 TiB here, more than the 4 GiB a job may use (the -max-job-memory limit). " +
+				"Fewer test rows (at most about 330), no evaluation or a sample of at most about 50 000 rows would fit."},
+		{"the data", Request{Dataset: "big", Method: "mddmp"}, 512 << 20, "dataset",
+			"the data as loaded would need about 895.6 MiB here (1 000 000 rows × 100 features and 5 labels, with the copies the split makes), " +
+				"more than the 512 MiB a job may use (the -max-job-memory limit). A sample of at most about 280 000 rows would fit."},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			req := tc.req
+			req.Normalize()
+			rec, _ := ds.Dataset(req.Dataset)
+			f, err := admit(req, rec, store.DatasetRecord{}, tc.limit, fakeEstimators())
+			switch {
+			case err != nil:
+				t.Fatal(err)
+			case tc.field == "" && f != nil:
+				t.Fatalf("got refused: %s, want accepted", f.message())
+			case tc.field == "":
+				return
+			case f == nil:
+				t.Fatalf("got accepted, want refused at %s", tc.field)
+			}
+			if f.field != tc.field || f.message() != tc.msg {
+				t.Errorf("got %s: %q\nwant %s: %q", f.field, f.message(), tc.field, tc.msg)
+			}
+		})
+	}
+}
+
+// Every suggestion a refusal makes fits, checked against the estimate.
+func TestAdmissionSuggestionsFit(t *testing.T) {
+	est := fakeEstimators()
+	rec := mlRecord("wide", 6, 60000, 3)
+	req := Request{Dataset: "wide", Method: "pca"}
+	req.Normalize()
+	sh := shapeOfJob(req, rec, store.DatasetRecord{})
+	peak := func(sh jobShape) int64 {
+		e, err := estimateShape(req, sh, est)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e.Peak
+	}
+	// 8·D² ≤ 12 GiB − 64 MiB − the data: D ≤ 40 016, said as 40 000; it
+	// fits and one more does not.
+	d := largest(1, sh.d-1, func(d int) bool { return peak(sh.withFeatures(d)) <= 12*gib })
+	if d != 40016 || roundDown(d) != 40000 || peak(sh.withFeatures(d+1)) <= 12*gib {
+		t.Errorf("got the largest d %d (%d), peak %d at d+1; want 40 016 (40 000), d+1 beyond 12 GiB", d, roundDown(d), peak(sh.withFeatures(d+1)))
+	}
+	for _, c := range []struct{ n, want int }{{5, 5}, {99, 99}, {123, 120}, {38417, 38000}, {1000000, 1000000}} {
+		if got := roundDown(c.n); got != c.want {
+			t.Errorf("roundDown(%d): got %d, want %d", c.n, got, c.want)
+		}
+	}
+}
+
+// Validate refuses with 413 what would not fit, with the real estimates;
+// without a limit (0) it refuses nothing for memory.
+func TestValidateMemory(t *testing.T) {
+	ds := testDatasets()
+	ds["wide"] = mlRecord("wide", 6, 60000, 3)
+	tests := []struct {
+		name   string
+		req    Request
+		limit  int64
+		status int
+		prefix string
+	}{
+		{"no limit", Request{Dataset: "wide", Method: "pca"}, 0, 0, ""},
+		{"small data", Request{Dataset: "ml", Methods: []string{"pca", "mddmp", "cplst"}, Evaluate: &Evaluate{}}, 1 * gib, 0, ""},
+		{"D×D", Request{Dataset: "wide", Method: "cplst"}, 1 * gib, http.StatusRequestEntityTooLarge, "cplst would need about "},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			req := tc.req
+			req.Normalize()
+			err := req.Validate(ds, Limits{MaxJobMemory: tc.limit})
+			if tc.status == 0 {
+				if err != nil {
+					t.Fatalf("got %v, want accepted", err)
+				}
+				return
+			}
+			re, ok := err.(*RequestError)
+			if !ok {
+				t.Fatalf("got %v, want a *RequestError", err)
+			}
+			if re.Status != tc.status || re.Field != "method" || !strings.HasPrefix(re.Msg, tc.prefix) ||
+				!strings.Contains(re.Msg, "more than the 1 GiB a job may use (the -max-job-memory limit).") {
+				t.Errorf("got %d %s %q, want %d method %q… the 1 GiB limit", re.Status, re.Field, re.Msg, tc.status, tc.prefix)
+			}
+		})
+	}
+}
+
+// The form's reason for a method that does not fit.
+func TestMethodMemory(t *testing.T) {
+	rec := mlRecord("wide", 6, 60000, 3)
+	for _, c := range []struct {
+		limit  int64
+		method string
+		fits   bool
+	}{{0, "pca", true}, {1 << 50, "pca", true}, {1 * gib, "pca", false}} {
+		why, fits := Limits{MaxJobMemory: c.limit}.MethodMemory(rec, c.method)
+		if fits != c.fits || (why == "") != fits {
+			t.Errorf("%s under %d: got %v %q, want fits %v with a reason when not", c.method, c.limit, fits, why, c.fits)
+		}
+		if !fits && (!strings.HasPrefix(why, "Needs about ") || !strings.HasSuffix(why, "; a job may use at most 1 GiB.")) {
+			t.Errorf("got %q, want Needs about … a job may use at most 1 GiB.", why)
+		}
+	}
+}
