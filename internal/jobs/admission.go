@@ -138,7 +138,7 @@ func shapeOfJob(req Request, train, test store.DatasetRecord) jobShape {
 	if !evaluated {
 		sh.testPart = 0
 	}
-	sh.fitSets = min(sh.sets, sh.fit)
+	sh.fitSets = min(labelSets(train), sh.fit) // the fit rows are the training set's
 	return sh
 }
 
@@ -305,7 +305,7 @@ func (r *Request) checkMemory(ds DatasetLookup, lim Limits) error {
 			return err
 		}
 	}
-	f, err := admit(*r, train, test, lim.MaxJobMemory, realEstimators())
+	f, err := admit(*r, train, test, lim.MaxJobMemory, realEstimators(), true)
 	if err != nil || f == nil {
 		return err
 	}
@@ -322,7 +322,7 @@ func (l Limits) MethodMemory(rec store.DatasetRecord, id string) (reason string,
 	}
 	req := Request{Dataset: rec.ID, Method: id}
 	req.Normalize()
-	f, err := admit(req, rec, store.DatasetRecord{}, l.MaxJobMemory, realEstimators())
+	f, err := admit(req, rec, store.DatasetRecord{}, l.MaxJobMemory, realEstimators(), false)
 	if err != nil || f == nil {
 		return "", true // an unknown method is the form's to refuse
 	}
@@ -373,9 +373,10 @@ func joinOr(s []string) string {
 }
 
 // admit returns nil when the request's job fits in limit bytes, else why
-// not: the part that needs the most (the data, a method or the
-// evaluation), and what would fit instead.
-func admit(req Request, train, test store.DatasetRecord, limit int64, est estimators) (*refusal, error) {
+// not: the data when they alone exceed it, else the method that needs the
+// most when one does (the evaluation fits each method again), else the
+// evaluation; and with suggest, what would fit instead.
+func admit(req Request, train, test store.DatasetRecord, limit int64, est estimators, suggest bool) (*refusal, error) {
 	sh := shapeOfJob(req, train, test)
 	e, err := estimateShape(req, sh, est)
 	if err != nil {
@@ -385,6 +386,9 @@ func admit(req Request, train, test store.DatasetRecord, limit int64, est estima
 		return nil, nil
 	}
 	fits := func(req Request, sh jobShape) bool {
+		if !suggest {
+			return false
+		}
 		e, err := estimateShape(req, sh, est)
 		return err == nil && e.Peak <= limit
 	}
@@ -406,7 +410,7 @@ func admit(req Request, train, test store.DatasetRecord, limit int64, est estima
 		f.field, f.subject, f.need = "dataset", "the data as loaded", base
 		f.what = fmt.Sprintf("%s rows × %s features and %s labels, with the copies the split makes", group(sh.all()), group(sh.d), group(sh.q))
 		sample()
-	case e.Evaluation > 0 && evalPhase >= phase:
+	case base+phase <= limit: // every method fits alone: the evaluation is what does not
 		f.field, f.need = "evaluate", base+evalPhase
 		f.subject = fmt.Sprintf("the evaluation with %s on %s test rows", classifierName(req.Evaluate.Classifier, sh.classes != nil), group(sh.testPart))
 		if n := largest(1, sh.testPart-1, func(n int) bool { return fits(req, sh.withTestPart(n)) }); n > 0 {

@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,25 +14,30 @@ import (
 // fakeEstimators make the figures of the messages known: pca, cplst and
 // lda hold a D×D matrix, lpp an N×N one, mddmp with the quadratic kernel
 // the N × q(q+1)/2 kernel columns, every other method N×D; the evaluation
-// holds testRows × N distances.
+// holds testRows × N distances and the largest fit on a training part.
 func fakeEstimators() estimators {
-	return estimators{
-		fit: func(id string, p analysis.Params, s analysis.Shape) (int64, error) {
-			n, d, q := int64(s.N), int64(s.D), int64(s.Q)
-			switch {
-			case id == "pca" || id == "cplst" || id == "lda":
-				return 8 * d * d, nil
-			case id == "lpp":
-				return 8 * n * n, nil
-			case id == "mddmp" && p.LabelKernel == analysis.KernelQuadratic:
-				return 8 * n * q * (q + 1) / 2, nil
-			}
-			return 8 * n * d, nil
-		},
-		eval: func(s analysis.Shape, testRows int, spec evaluate.Spec) (int64, error) {
-			return 8 * int64(testRows) * int64(s.N), nil
-		},
+	fit := func(id string, p analysis.Params, s analysis.Shape) (int64, error) {
+		n, d, q := int64(s.N), int64(s.D), int64(s.Q)
+		switch {
+		case id == "pca" || id == "cplst" || id == "lda":
+			return 8 * d * d, nil
+		case id == "lpp":
+			return 8 * n * n, nil
+		case id == "mddmp" && p.LabelKernel == analysis.KernelQuadratic:
+			return 8 * n * q * (q + 1) / 2, nil
+		}
+		return 8 * n * d, nil
 	}
+	eval := func(s analysis.Shape, testRows int, spec evaluate.Spec) (int64, error) {
+		train, most := s, int64(0)
+		train.N -= testRows
+		for _, m := range spec.Methods {
+			b, _ := fit(m.ID, m.Params, train)
+			most = max(most, b)
+		}
+		return 8*int64(testRows)*int64(s.N) + most, nil
+	}
+	return estimators{fit: fit, eval: eval}
 }
 
 const gib = 1 << 30
@@ -71,8 +77,10 @@ func TestEstimateParts(t *testing.T) {
 		t.Fatal(err)
 	}
 	data = 8*12*1000 + 8*12*800 + 2*nameBytes*12 + 24*1000 + 8*1000*2
-	if e.Data != data || e.Evaluation != 8*200*1000 {
-		t.Errorf("got data %d, evaluation %d; want %d, %d", e.Data, e.Evaluation, data, 8*200*1000)
+	// The fake evaluation: 200 test rows × 1000 rows, and mddmp's fit on
+	// 800 rows × 10 features.
+	if eval := int64(8*200*1000 + 8*800*10); e.Data != data || e.Evaluation != eval {
+		t.Errorf("got data %d, evaluation %d; want %d, %d", e.Data, e.Evaluation, data, eval)
 	}
 	if len(e.Methods) != 2 || e.Methods[0].Kept != 0 || e.Methods[1].Kept != e.Methods[0].Model || e.Kept != e.Methods[0].Model+e.Methods[1].Model {
 		t.Errorf("got methods %+v, kept %d: each method's model is kept after it", e.Methods, e.Kept)
@@ -97,6 +105,9 @@ func TestAdmission(t *testing.T) {
 		{"D×D", Request{Dataset: "wide", Method: "pca"}, 12 * gib, "method",
 			"pca would need about 26.9 GiB here (a 60 000 × 60 000 matrix of the features), more than the 12 GiB a job may use (the -max-job-memory limit). " +
 				"Fewer features (at most about 40 000) or another method (mddmp, mddmf, mvmd…) would fit."},
+		{"D×D evaluated", Request{Dataset: "wide", Method: "pca", Evaluate: &Evaluate{}}, 12 * gib, "method",
+			"pca would need about 26.9 GiB here (a 60 000 × 60 000 matrix of the features), more than the 12 GiB a job may use (the -max-job-memory limit). " +
+				"Fewer features (at most about 40 000) or another method (mddmp, mddmf, mvmd…) would fit."},
 		{"D×D among methods", Request{Dataset: "wide", Methods: []string{"mddmp", "cplst"}}, 12 * gib, "methods",
 			"cplst would need about 26.9 GiB here (a 60 000 × 60 000 matrix of the features), more than the 12 GiB a job may use (the -max-job-memory limit). " +
 				"Fewer features (at most about 40 000) or another method (mddmf, mvmd, mlsi…) would fit."},
@@ -108,7 +119,7 @@ func TestAdmission(t *testing.T) {
 				"Another method (pca, mddmp, mddmf…) or a sample of at most about 22 000 rows would fit."},
 		{"evaluation", Request{Dataset: "big", Method: "mddmp", Evaluate: &Evaluate{Classifier: evaluate.ClassifierRidge}}, 4 * gib, "evaluate",
 			"the evaluation with ridge on 200 000 test rows would need about 1.5 TiB here, more than the 4 GiB a job may use (the -max-job-memory limit). " +
-				"Fewer test rows (at most about 330), no evaluation or a sample of at most about 50 000 rows would fit."},
+				"Fewer test rows (at most about 230), no evaluation or a sample of at most about 50 000 rows would fit."},
 		{"the data", Request{Dataset: "big", Method: "mddmp"}, 512 << 20, "dataset",
 			"the data as loaded would need about 895.6 MiB here (1 000 000 rows × 100 features and 5 labels, with the copies the split makes), " +
 				"more than the 512 MiB a job may use (the -max-job-memory limit). A sample of at most about 280 000 rows would fit."},
@@ -118,7 +129,7 @@ func TestAdmission(t *testing.T) {
 			req := tc.req
 			req.Normalize()
 			rec, _ := ds.Dataset(req.Dataset)
-			f, err := admit(req, rec, store.DatasetRecord{}, tc.limit, fakeEstimators())
+			f, err := admit(req, rec, store.DatasetRecord{}, tc.limit, fakeEstimators(), true)
 			switch {
 			case err != nil:
 				t.Fatal(err)
@@ -217,5 +228,41 @@ func TestMethodMemory(t *testing.T) {
 		if !fits && (!strings.HasPrefix(why, "Needs about ") || !strings.HasSuffix(why, "; a job may use at most 1 GiB.")) {
 			t.Errorf("got %q, want Needs about … a job may use at most 1 GiB.", why)
 		}
+	}
+}
+
+// What a job's shape takes from its request and records.
+func TestShapeOfJob(t *testing.T) {
+	train := mlRecord("ml", 1000, 10, 4)
+	train.Summary.DistinctLabelsets = 9
+	train.Folds = 5
+	test := mlRecord("test", 300, 10, 4)
+	unknown := mlRecord("unknown", 1000, 10, 4) // no count of label sets: one per row
+	eval := &Evaluate{}
+	tests := []struct {
+		name                                     string
+		req                                      Request
+		train                                    store.DatasetRecord
+		fit, testPart, splits, all, sets, fitSet int
+	}{
+		{"no split", Request{Method: "pca"}, train, 1000, 0, 0, 1000, 9, 9},
+		{"holdout", Request{Method: "pca", Evaluate: eval}, train, 800, 200, 1, 1000, 9, 9},
+		{"holdout without evaluation", Request{Method: "pca", Split: &Split{Kind: SplitHoldout}}, train, 800, 0, 1, 1000, 9, 9},
+		{"kfold", Request{Method: "pca", Evaluate: eval, Split: &Split{Kind: SplitKFold, Folds: 3}}, train, 1000, 334, 3, 1000, 9, 9},
+		{"predefined", Request{Method: "pca", Evaluate: eval, Split: &Split{Kind: SplitPredefined}}, train, 1000, 1000, 5, 1000, 9, 9},
+		{"test set", Request{Method: "pca", Evaluate: eval, TestDataset: "test"}, train, 1000, 300, 1, 1300, 309, 9},
+		{"unknown label sets", Request{Method: "pca", Evaluate: eval}, unknown, 800, 200, 1, 1000, 1000, 800},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			req := tc.req
+			req.Normalize()
+			sh := shapeOfJob(req, tc.train, test)
+			got := []int{sh.fit, sh.testPart, sh.splits, sh.all(), sh.sets, sh.fitSets}
+			want := []int{tc.fit, tc.testPart, tc.splits, tc.all, tc.sets, tc.fitSet}
+			if !slices.Equal(got, want) {
+				t.Errorf("got fit, test part, splits, rows, label sets, fit label sets %v, want %v", got, want)
+			}
+		})
 	}
 }
