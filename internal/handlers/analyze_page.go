@@ -59,6 +59,10 @@ func (h *handler) analyzeView(rec store.DatasetRecord, form templates.AnalyzeFor
 			c.Disabled, c.DisabledWhy = true, "Needs multi-dimensional data."
 		case most > 0 && rec.Summary.Rows > most:
 			c.Disabled, c.DisabledWhy = true, fmt.Sprintf("At most %d rows: %s.", most, m.MaxNWhy)
+		default:
+			if why, fits := lim.MethodMemory(rec, m.ID); !fits {
+				c.Disabled, c.DisabledWhy = true, why
+			}
 		}
 		if c.Disabled {
 			c.Checked = false
