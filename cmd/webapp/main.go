@@ -122,7 +122,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 			log.Info("jobs still running were stopped; they run again at the next start")
 		}
 	}()
-	svc := jobs.NewService(runner, st, jobs.Limits{MaxCells: cfg.maxCells, MaxPairwiseRows: int(cfg.maxPairwise)})
+	svc := jobs.NewService(runner, st, jobs.Limits{MaxCells: cfg.maxCells, MaxPairwiseRows: int(cfg.maxPairwise), MaxJobMemory: cfg.maxJobMemory})
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
 		return fmt.Errorf("listening on %s: %w", cfg.addr, err)

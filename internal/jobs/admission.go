@@ -2,12 +2,14 @@ package jobs
 
 import (
 	"fmt"
+	"math"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 
 	"mldr/internal/analysis"
+	"mldr/internal/dataset"
 	"mldr/internal/evaluate"
 	"mldr/internal/store"
 )
@@ -89,18 +91,21 @@ type jobShape struct {
 	classes     []int
 	sets        int // distinct label sets of the training set and of the test set, together
 	fitSets     int // distinct label sets of the fit rows, at most
+	// ones and fitOnes bound the ones of the label matrix (multi-label
+	// data) of every row and of the fit rows; 0: unknown.
+	ones, fitOnes int
 }
 
 func (s jobShape) all() int { return s.train + s.test }
 
 // fitShape is the shape the result models are fitted on.
 func (s jobShape) fitShape() analysis.Shape {
-	return analysis.Shape{N: s.fit, D: s.d, Q: s.q, Classes: s.classes, LabelSets: s.fitSets}
+	return analysis.Shape{N: s.fit, D: s.d, Q: s.q, Classes: s.classes, LabelSets: s.fitSets, LabelOnes: min(s.fitOnes, s.fit*s.q)}
 }
 
 // allShape is the shape of every row, as the evaluation sees it.
 func (s jobShape) allShape() analysis.Shape {
-	return analysis.Shape{N: s.all(), D: s.d, Q: s.q, Classes: s.classes, LabelSets: s.sets}
+	return analysis.Shape{N: s.all(), D: s.d, Q: s.q, Classes: s.classes, LabelSets: s.sets, LabelOnes: min(s.ones, s.all()*s.q)}
 }
 
 // labelSets is a record's count of distinct label sets, or when the record
@@ -112,17 +117,33 @@ func labelSets(rec store.DatasetRecord) int {
 	return rec.Summary.Rows
 }
 
+// labelOnes is the number of ones of a multi-label record's label matrix
+// (its cardinality times its rows, rounded up), 0 when not known.
+func labelOnes(rec store.DatasetRecord) int {
+	c := rec.Summary.LabelCardinality
+	if c == nil || rec.Summary.Kind == dataset.MultiDim {
+		return 0
+	}
+	return int(math.Ceil(*c*float64(rec.Summary.Rows))) + 1
+}
+
 // shapeOfJob is the shape of a normalized request's job on its records
 // (test is ignored without a TestDataset).
 func shapeOfJob(req Request, train, test store.DatasetRecord) jobShape {
 	n := train.Summary.Rows
-	sh := jobShape{train: n, fit: n, d: train.Summary.Features, q: len(train.Summary.Labels), sets: labelSets(train)}
+	sh := jobShape{train: n, fit: n, d: train.Summary.Features, q: len(train.Summary.Labels), sets: labelSets(train), ones: labelOnes(train)}
+	sh.fitOnes = sh.ones // a subset of the rows holds at most the set's ones
 	sh.classes = shapeOf(train, n).Classes
 	evaluated := req.Evaluate != nil && req.Evaluate.Classifier != evaluate.ClassifierNone
 	switch s := req.Split; {
 	case req.TestDataset != "":
 		sh.test = test.Summary.Rows
 		sh.sets = min(sh.sets+labelSets(test), sh.all())
+		if sh.ones > 0 && labelOnes(test) > 0 {
+			sh.ones += labelOnes(test)
+		} else {
+			sh.ones = 0
+		}
 		sh.testPart, sh.splits = sh.test, 1
 	case s != nil && s.Kind == SplitHoldout:
 		sh.testPart = int(float64(n)*s.TestFraction + 0.5)
@@ -378,7 +399,14 @@ func joinOr(s []string) string {
 // evaluation; and with suggest, what would fit instead.
 func admit(req Request, train, test store.DatasetRecord, limit int64, est estimators, suggest bool) (*refusal, error) {
 	sh := shapeOfJob(req, train, test)
-	e, err := estimateShape(req, sh, est)
+	// A worker keeps decompositions of earlier jobs, at most CacheBudget.
+	estimate := func(req Request, sh jobShape) (Estimate, error) {
+		e, err := estimateShape(req, sh, est)
+		c := CacheBudget(limit)
+		e.Overhead, e.Peak = e.Overhead+c, e.Peak+c
+		return e, err
+	}
+	e, err := estimate(req, sh)
 	if err != nil {
 		return nil, err
 	}
@@ -389,7 +417,7 @@ func admit(req Request, train, test store.DatasetRecord, limit int64, est estima
 		if !suggest {
 			return false
 		}
-		e, err := estimateShape(req, sh, est)
+		e, err := estimate(req, sh)
 		return err == nil && e.Peak <= limit
 	}
 	base := e.Overhead + e.Data

@@ -103,26 +103,26 @@ func TestAdmission(t *testing.T) {
 	}{
 		{"D×D fits", Request{Dataset: "wide", Method: "pca"}, 32 * gib, "", ""},
 		{"D×D", Request{Dataset: "wide", Method: "pca"}, 12 * gib, "method",
-			"pca would need about 26.9 GiB here (a 60 000 × 60 000 matrix of the features), more than the 12 GiB a job may use (the -max-job-memory limit). " +
-				"Fewer features (at most about 40 000) or another method (mddmp, mddmf, mvmd…) would fit."},
+			"pca would need about 27.1 GiB here (a 60 000 × 60 000 matrix of the features), more than the 12 GiB a job may use (the -max-job-memory limit). " +
+				"Fewer features (at most about 39 000) or another method (mddmp, mddmf, mvmd…) would fit."},
 		{"D×D evaluated", Request{Dataset: "wide", Method: "pca", Evaluate: &Evaluate{}}, 12 * gib, "method",
-			"pca would need about 26.9 GiB here (a 60 000 × 60 000 matrix of the features), more than the 12 GiB a job may use (the -max-job-memory limit). " +
-				"Fewer features (at most about 40 000) or another method (mddmp, mddmf, mvmd…) would fit."},
+			"pca would need about 27.1 GiB here (a 60 000 × 60 000 matrix of the features), more than the 12 GiB a job may use (the -max-job-memory limit). " +
+				"Fewer features (at most about 39 000) or another method (mddmp, mddmf, mvmd…) would fit."},
 		{"D×D among methods", Request{Dataset: "wide", Methods: []string{"mddmp", "cplst"}}, 12 * gib, "methods",
-			"cplst would need about 26.9 GiB here (a 60 000 × 60 000 matrix of the features), more than the 12 GiB a job may use (the -max-job-memory limit). " +
-				"Fewer features (at most about 40 000) or another method (mddmf, mvmd, mlsi…) would fit."},
+			"cplst would need about 27.1 GiB here (a 60 000 × 60 000 matrix of the features), more than the 12 GiB a job may use (the -max-job-memory limit). " +
+				"Fewer features (at most about 39 000) or another method (mddmf, mvmd, mlsi…) would fit."},
 		{"quadratic kernel", Request{Dataset: "labels", Method: "mddmp", Params: analysis.Params{LabelKernel: analysis.KernelQuadratic}}, 4 * gib, "params.label_kernel",
-			"mddmp with label_kernel=quadratic would need about 56.0 GiB here (the 12 502 500 columns of the quadratic label kernel for 600 rows), " +
-				"more than the 4 GiB a job may use (the -max-job-memory limit). The linear label kernel, another method (pca, mddmf, mvmd…) or a sample of at most about 42 rows would fit."},
+			"mddmp with label_kernel=quadratic would need about 56.2 GiB here (the 12 502 500 columns of the quadratic label kernel for 600 rows), " +
+				"more than the 4 GiB a job may use (the -max-job-memory limit). The linear label kernel, another method (pca, mddmf, mvmd…) or a sample of at most about 39 rows would fit."},
 		{"N×N", Request{Dataset: "tall", Method: "lpp"}, 4 * gib, "method",
-			"lpp would need about 74.6 GiB here (a 100 000 × 100 000 matrix of the rows), more than the 4 GiB a job may use (the -max-job-memory limit). " +
+			"lpp would need about 74.9 GiB here (a 100 000 × 100 000 matrix of the rows), more than the 4 GiB a job may use (the -max-job-memory limit). " +
 				"Another method (pca, mddmp, mddmf…) or a sample of at most about 22 000 rows would fit."},
 		{"evaluation", Request{Dataset: "big", Method: "mddmp", Evaluate: &Evaluate{Classifier: evaluate.ClassifierRidge}}, 4 * gib, "evaluate",
 			"the evaluation with ridge on 200 000 test rows would need about 1.5 TiB here, more than the 4 GiB a job may use (the -max-job-memory limit). " +
-				"Fewer test rows (at most about 230), no evaluation or a sample of at most about 50 000 rows would fit."},
+				"Fewer test rows (at most about 190), no evaluation or a sample of at most about 49 000 rows would fit."},
 		{"the data", Request{Dataset: "big", Method: "mddmp"}, 512 << 20, "dataset",
-			"the data as loaded would need about 895.6 MiB here (1 000 000 rows × 100 features and 5 labels, with the copies the split makes), " +
-				"more than the 512 MiB a job may use (the -max-job-memory limit). A sample of at most about 280 000 rows would fit."},
+			"the data as loaded would need about 927.6 MiB here (1 000 000 rows × 100 features and 5 labels, with the copies the split makes), " +
+				"more than the 512 MiB a job may use (the -max-job-memory limit). A sample of at most about 260 000 rows would fit."},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -179,6 +179,7 @@ func TestAdmissionSuggestionsFit(t *testing.T) {
 func TestValidateMemory(t *testing.T) {
 	ds := testDatasets()
 	ds["wide"] = mlRecord("wide", 6, 60000, 3)
+	ds["pairs"] = mlRecord("pairs", 3000, 4, 3)
 	tests := []struct {
 		name   string
 		req    Request
@@ -188,7 +189,9 @@ func TestValidateMemory(t *testing.T) {
 	}{
 		{"no limit", Request{Dataset: "wide", Method: "pca"}, 0, 0, ""},
 		{"small data", Request{Dataset: "ml", Methods: []string{"pca", "mddmp", "cplst"}, Evaluate: &Evaluate{}}, 1 * gib, 0, ""},
-		{"D×D", Request{Dataset: "wide", Method: "cplst"}, 1 * gib, http.StatusRequestEntityTooLarge, "cplst would need about "},
+		// 6 × 60 000: the N×N path, no D×D matrix (the attack of issue 12).
+		{"wide", Request{Dataset: "wide", Methods: []string{"pca", "cplst", "lda", "mlsi"}}, 1 * gib, 0, ""},
+		{"N×N", Request{Dataset: "pairs", Method: "kcplst"}, 128 << 20, http.StatusRequestEntityTooLarge, "kcplst would need about "},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -206,8 +209,8 @@ func TestValidateMemory(t *testing.T) {
 				t.Fatalf("got %v, want a *RequestError", err)
 			}
 			if re.Status != tc.status || re.Field != "method" || !strings.HasPrefix(re.Msg, tc.prefix) ||
-				!strings.Contains(re.Msg, "more than the 1 GiB a job may use (the -max-job-memory limit).") {
-				t.Errorf("got %d %s %q, want %d method %q… the 1 GiB limit", re.Status, re.Field, re.Msg, tc.status, tc.prefix)
+				!strings.Contains(re.Msg, "more than the "+store.FormatBytes(tc.limit)+" a job may use (the -max-job-memory limit).") {
+				t.Errorf("got %d %s %q, want %d method %q… the %s limit", re.Status, re.Field, re.Msg, tc.status, tc.prefix, store.FormatBytes(tc.limit))
 			}
 		})
 	}
@@ -215,18 +218,18 @@ func TestValidateMemory(t *testing.T) {
 
 // The form's reason for a method that does not fit.
 func TestMethodMemory(t *testing.T) {
-	rec := mlRecord("wide", 6, 60000, 3)
+	rec := mlRecord("pairs", 3000, 4, 3)
 	for _, c := range []struct {
 		limit  int64
 		method string
 		fits   bool
-	}{{0, "pca", true}, {1 << 50, "pca", true}, {1 * gib, "pca", false}} {
+	}{{0, "kcplst", true}, {1 << 50, "kcplst", true}, {128 << 20, "kcplst", false}, {128 << 20, "pca", true}} {
 		why, fits := Limits{MaxJobMemory: c.limit}.MethodMemory(rec, c.method)
 		if fits != c.fits || (why == "") != fits {
 			t.Errorf("%s under %d: got %v %q, want fits %v with a reason when not", c.method, c.limit, fits, why, c.fits)
 		}
-		if !fits && (!strings.HasPrefix(why, "Needs about ") || !strings.HasSuffix(why, "; a job may use at most 1 GiB.")) {
-			t.Errorf("got %q, want Needs about … a job may use at most 1 GiB.", why)
+		if !fits && (!strings.HasPrefix(why, "Needs about ") || !strings.HasSuffix(why, "; a job may use at most 128 MiB.")) {
+			t.Errorf("got %q, want Needs about … a job may use at most 128 MiB.", why)
 		}
 	}
 }

@@ -31,12 +31,22 @@ type cacheEntry struct {
 	job   string // the job that fitted it
 }
 
+// CacheBudget is the most a worker whose memory limit is limit (0: none)
+// keeps of fitted decompositions between jobs: a sixteenth of the limit,
+// at most DefaultCacheBytes. Admission counts it in every job's peak.
+func CacheBudget(limit int64) int64 {
+	if limit <= 0 {
+		return DefaultCacheBytes
+	}
+	return min(DefaultCacheBytes, limit/16)
+}
+
 func newFitCache(max int, maxBytes int64) *fitCache {
 	return &fitCache{max: max, maxBytes: maxBytes, order: list.New(), items: map[string]*list.Element{}}
 }
 
-// modelBytes is what a model's numbers take.
-func modelBytes(m *analysis.Model) int64 {
+// cachedBytes is what a cached model's numbers take.
+func cachedBytes(m *analysis.Model) int64 {
 	n := len(m.Means) + len(m.Eigenvalues)
 	for _, d := range []*mat.Dense{m.Basis, m.Projected} {
 		if d != nil {
@@ -65,7 +75,7 @@ func (c *fitCache) get(key string) (*analysis.Model, string, bool) {
 func (c *fitCache) put(key string, m *analysis.Model, job string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	size := modelBytes(m)
+	size := cachedBytes(m)
 	if el, ok := c.items[key]; ok {
 		c.order.MoveToFront(el)
 		e := el.Value.(*cacheEntry)

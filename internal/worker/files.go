@@ -17,11 +17,7 @@ import (
 // worker's memory limit (0: no limit) between jobs.
 func Executor(files *store.Files, version string, memoryLimit int64) Run {
 	rs := &recordStore{Files: files}
-	cache := int64(jobs.DefaultCacheBytes)
-	if memoryLimit > 0 {
-		cache = min(cache, memoryLimit/16)
-	}
-	x := jobs.NewExecutorCache(rs, version, cache)
+	x := jobs.NewExecutorCache(rs, version, jobs.CacheBudget(memoryLimit))
 	return func(ctx context.Context, job jobs.Job, recs map[string]store.DatasetRecord, report jobs.Report) ([]string, error) {
 		rs.set(recs)
 		return x.Execute(ctx, job, report)
