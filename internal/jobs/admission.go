@@ -179,6 +179,15 @@ func (s jobShape) withRows(n int) jobShape {
 	return s
 }
 
+// withLabels is s with q of its labels (multi-label data), the ones of
+// the label matrix scaled alike.
+func (s jobShape) withLabels(q int) jobShape {
+	s.ones = int(int64(s.ones) * int64(q) / int64(max(s.q, 1)))
+	s.fitOnes = int(int64(s.fitOnes) * int64(q) / int64(max(s.q, 1)))
+	s.q = q
+	return s
+}
+
 // withTestPart is s with test parts of n rows.
 func (s jobShape) withTestPart(n int) jobShape {
 	s.testPart = n
@@ -479,6 +488,13 @@ func admit(req Request, train, test store.DatasetRecord, limit int64, est estima
 		}
 		if d := largest(1, sh.d-1, func(d int) bool { return fits(req, sh.withFeatures(d)) }); d > 0 {
 			f.fits = append(f.fits, "fewer features (at most about "+group(roundDown(d))+")")
+		}
+		if sh.classes == nil {
+			if q := largest(1, sh.q-1, func(q int) bool {
+				return analysis.Check(m.ID, p, sh.withLabels(q).fitShape()) == nil && fits(req, sh.withLabels(q))
+			}); q > 0 {
+				f.fits = append(f.fits, "fewer labels (at most about "+group(roundDown(q))+")")
+			}
 		}
 		if alts := otherMethods(req, m.ID, sh, fits); len(alts) > 0 {
 			f.fits = append(f.fits, "another method ("+alts+")")

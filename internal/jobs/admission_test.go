@@ -113,7 +113,7 @@ func TestAdmission(t *testing.T) {
 				"Fewer features (at most about 39 000) or another method (mddmf, mvmd, mlsi…) would fit."},
 		{"quadratic kernel", Request{Dataset: "labels", Method: "mddmp", Params: analysis.Params{LabelKernel: analysis.KernelQuadratic}}, 4 * gib, "params.label_kernel",
 			"mddmp with label_kernel=quadratic would need about 56.2 GiB here (the 12 502 500 columns of the quadratic label kernel for 600 rows), " +
-				"more than the 4 GiB a job may use (the -max-job-memory limit). The linear label kernel, another method (pca, mddmf, mvmd…) or a sample of at most about 39 rows would fit."},
+				"more than the 4 GiB a job may use (the -max-job-memory limit). The linear label kernel, fewer labels (at most about 200), another method (pca, mddmf, mvmd…) or a sample of at most about 39 rows would fit."},
 		{"N×N", Request{Dataset: "tall", Method: "lpp"}, 4 * gib, "method",
 			"lpp would need about 74.9 GiB here (a 100 000 × 100 000 matrix of the rows), more than the 4 GiB a job may use (the -max-job-memory limit). " +
 				"Another method (pca, mddmp, mddmf…) or a sample of at most about 22 000 rows would fit."},
