@@ -163,14 +163,14 @@ func choiceView(s dataset.Summary, c labelChoice, fe *templates.FormError) *temp
 	if s.Kind == dataset.MultiDim {
 		what = "the class tables show"
 	}
-	which := fmt.Sprintf("the %s most frequent", groupDigits(len(c.idx)))
+	which := fmt.Sprintf("the %s most frequent", plots.GroupDigits(len(c.idx)))
 	switch {
 	case c.chosen && len(c.idx) == 1:
 		which = "the one you chose"
 	case c.chosen:
-		which = fmt.Sprintf("the %s you chose", groupDigits(len(c.idx)))
+		which = fmt.Sprintf("the %s you chose", plots.GroupDigits(len(c.idx)))
 	case s.Kind == dataset.MultiDim:
-		which = fmt.Sprintf("the first %s", groupDigits(len(c.idx)))
+		which = fmt.Sprintf("the first %s", plots.GroupDigits(len(c.idx)))
 	}
 	v := &templates.LabelChoice{Notice: fmt.Sprintf("%s: %s %s; choose others below.", countOf(c.total, strings.TrimSuffix(noun, "s"), noun), what, which),
 		Noun: noun, Max: maxShownLabels, Error: fe, Chosen: c.chosen}

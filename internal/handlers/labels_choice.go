@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 
 	"mldr/internal/dataset"
+	"mldr/internal/plots"
 )
 
 // The caps of a data set's views. They keep a page under a few MB and a
@@ -139,7 +139,7 @@ func topLabels(s dataset.Summary, n int) []int {
 func parseLabels(s dataset.Summary, id string, values []string, most int) ([]int, error) {
 	word := labelNoun(s.Kind)
 	tooMany := func(n int) error {
-		return badRequest("labels", "%s %s chosen; these views show at most %s at a time", groupDigits(n), word, groupDigits(most))
+		return badRequest("labels", "%s %s chosen; these views show at most %s at a time", plots.GroupDigits(n), word, plots.GroupDigits(most))
 	}
 	var wholes [][]string // per value: the value, then its parts
 	want := map[string]int{}
@@ -193,7 +193,7 @@ func parseLabels(s dataset.Summary, id string, values []string, most int) ([]int
 			j := want[p]
 			if j < 0 {
 				return nil, badRequest("labels", "%q is not one of the %s %s of this data set; GET /api/datasets/%s lists them (labels), and the data set's page offers the most frequent",
-					cut(p, maxNameInError), groupDigits(len(s.Labels)), word, id)
+					cut(p, maxNameInError), plots.GroupDigits(len(s.Labels)), word, id)
 			}
 			add(j)
 		}
@@ -221,27 +221,10 @@ func cut(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
-// groupDigits writes n with its thousands separated by a space: 5000 →
-// "5 000".
-func groupDigits(n int) string {
-	s := strconv.Itoa(n)
-	if n < 0 {
-		return "-" + groupDigits(-n)
-	}
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
-
 // countOf is "1 label" or "5 000 labels".
 func countOf(n int, one, many string) string {
 	if n == 1 {
 		return "1 " + one
 	}
-	return fmt.Sprintf("%s %s", groupDigits(n), many)
+	return fmt.Sprintf("%s %s", plots.GroupDigits(n), many)
 }

@@ -57,7 +57,7 @@ func (h *handler) apiNMI(w http.ResponseWriter, r *http.Request) {
 	if cols == nil {
 		if len(s.Labels) > maxNMIColumns {
 			h.fail(w, r, badRequest("labels", "this data set has %s labels, and nmi.json answers rows of at most %s: choose the labels with ?labels=",
-				groupDigits(len(s.Labels)), groupDigits(maxNMIColumns)))
+				plots.GroupDigits(len(s.Labels)), plots.GroupDigits(maxNMIColumns)))
 			return
 		}
 		cols = defaultLabels(s, len(s.Labels))

@@ -137,12 +137,13 @@ func plural(n int, one, many string) string {
 	if n == 1 {
 		return "1 " + one
 	}
-	return group(n) + " " + many
+	return GroupDigits(n) + " " + many
 }
 
-// group writes n with its thousands separated by a space: 24170 →
-// "24 170", 5000 → "5 000".
-func group(n int) string {
+// GroupDigits writes n with its thousands separated by a space: 24170 →
+// "24 170", 5000 → "5 000"; the figures and the pages that show them
+// write counts alike.
+func GroupDigits(n int) string {
 	s := strconv.Itoa(n)
 	sign := ""
 	if n < 0 {

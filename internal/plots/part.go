@@ -27,7 +27,7 @@ func (p Part) subtitle(n int) string {
 	if p.Of <= n {
 		return plural(n, "label", "labels")
 	}
-	s := fmt.Sprintf("%s of %s labels", group(n), group(p.Of))
+	s := fmt.Sprintf("%s of %s labels", GroupDigits(n), GroupDigits(p.Of))
 	if p.Which != "" {
 		s += " (" + p.Which + ")"
 	}

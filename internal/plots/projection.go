@@ -195,7 +195,7 @@ func Projection(in ProjectionInput) (*Figure, error) {
 
 	var note string
 	if len(shown) < n {
-		note = fmt.Sprintf("%s of %s points shown", group(len(shown)), group(n))
+		note = fmt.Sprintf("%s of %s points shown", GroupDigits(len(shown)), GroupDigits(n))
 	}
 	subtitle := note
 	if subtitle == "" {
@@ -208,7 +208,7 @@ func Projection(in ProjectionInput) (*Figure, error) {
 				nTest++
 			}
 		}
-		subtitle += fmt.Sprintf(" (%s test)", group(nTest))
+		subtitle += fmt.Sprintf(" (%s test)", GroupDigits(nTest))
 	}
 
 	title := cmp.Or(in.Title, "Projection")

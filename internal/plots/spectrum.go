@@ -136,7 +136,7 @@ func Spectrum(in SpectrumInput) (*Figure, error) {
 
 	var notes []string
 	if k < n {
-		notes = append(notes, fmt.Sprintf("first %s of %s components", group(k), group(n)))
+		notes = append(notes, fmt.Sprintf("first %s of %s components", GroupDigits(k), GroupDigits(n)))
 	}
 	if nNeg > 0 {
 		notes = append(notes, plural(nNeg, "negative eigenvalue", "negative eigenvalues")+" counted as 0")
