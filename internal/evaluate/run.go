@@ -59,6 +59,9 @@ type Spec struct {
 // mean over the folds, with the sample standard deviation in Std when there
 // are several.
 type Row struct {
+	// Dataset is the id of the data set of a study's row (set by the
+	// caller); empty otherwise.
+	Dataset string             `json:"dataset,omitempty"`
 	Method  string             `json:"method"`
 	D       int                `json:"d"`
 	Fold    *int               `json:"fold"`

@@ -119,6 +119,8 @@ func (h *handler) jobHeader(j jobs.Job) templates.JobHeader {
 			s = fmt.Sprintf("%d-fold cross-validation, seed %d", req.Split.Folds, req.Split.Seed)
 		case jobs.SplitPredefined:
 			s = "the data set's predefined folds"
+		case jobs.SplitTestSet:
+			s = "fitted on the training data set, evaluated on the test set"
 		}
 		add("split", s)
 	}

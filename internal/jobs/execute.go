@@ -90,6 +90,7 @@ type plan struct {
 	fitRows     []int    // rows the result models are fitted on
 	rowSplit    []string // per row of data: train, test or all
 	rowNumber   []int    // per row of data: its 1-based row in its data set
+	rowFold     []int    // k-fold and predefined folds: per row the 1-based fold it is tested in (0: none)
 	fitKey      string   // what identifies the fit rows, for the cache
 }
 
@@ -108,6 +109,9 @@ func (x *Executor) Execute(ctx context.Context, job Job, report Report) ([]strin
 
 func (x *Executor) execute(ctx context.Context, job Job, report Report) ([]string, error) {
 	req := job.Request
+	if req.Study() {
+		return x.executeStudy(ctx, job, report)
+	}
 	report(0.01, "loading", "reading the data")
 	if err := x.store.RemoveJobResults(job.ID); err != nil { // a run a crash interrupted
 		return nil, err
@@ -152,15 +156,7 @@ func (x *Executor) execute(ctx context.Context, job Job, report Report) ([]strin
 		}
 	}
 	if evalShare > 0 {
-		e := req.Evaluate
-		spec := evaluate.Spec{
-			Grid:    evaluate.Grid{Dims: e.Dims, Percent: e.Percent, Of: e.Of},
-			Options: evaluate.Options{Classifier: e.Classifier, K: e.K, S: e.S, Lambda: e.Lambda},
-		}
-		for _, id := range ids {
-			m, _ := analysis.Lookup(id)
-			spec.Methods = append(spec.Methods, evaluate.MethodRun{ID: id, Params: req.Params.Only(m.Takes)})
-		}
+		spec := evaluationSpec(req)
 		start := 0.05 + fitSpan
 		res, err := evaluate.Run(ctx, p.data, p.splits, spec, func(f float64, phase string) {
 			report(start+(0.95-start)*f, "evaluating", phase)
@@ -169,7 +165,16 @@ func (x *Executor) execute(ctx context.Context, job Job, report Report) ([]strin
 			return notes, fmt.Errorf("evaluation: %w", err)
 		}
 		notes = append(notes, res.Notes...)
-		if err := writeJSON(staged, FileMetrics, MetricsFile{Classifier: spec.Options, Split: *req.Split, Rows: res.Rows, Notes: res.Notes}); err != nil {
+		mf := MetricsFile{Classifier: spec.Options, Split: *req.Split, Rows: res.Rows, Notes: res.Notes, EvaluatedOn: evaluatedOn(req, p, "")}
+		if p.test != nil {
+			rec, err := x.store.Dataset(req.TestDataset)
+			if err != nil {
+				return notes, err
+			}
+			mf.TestDataset = &ManifestDataset{ID: rec.ID, Name: rec.Name, SHA256: rec.SHA256, Rows: rec.Summary.Rows}
+			mf.EvaluatedOn = evaluatedOn(req, p, rec.Name)
+		}
+		if err := writeJSON(staged, FileMetrics, mf); err != nil {
 			return notes, diskFull(err)
 		}
 	}
@@ -264,6 +269,16 @@ func (x *Executor) plan(req Request) (*plan, error) {
 				p.splits = append(p.splits, evaluate.Split{Name: fmt.Sprintf("fold %d", i+1), Train: f.Train, Test: f.Test})
 			}
 		}
+		if len(p.splits) > 0 {
+			p.rowFold = make([]int, n)
+			for f, sp := range p.splits {
+				for _, i := range sp.Test {
+					if p.rowFold[i] == 0 {
+						p.rowFold[i] = f + 1
+					}
+				}
+			}
+		}
 	}
 	return p, nil
 }
@@ -342,8 +357,9 @@ func projectedRows(m *analysis.Model, p *plan) (*mat.Dense, error) {
 }
 
 // writeProjected writes projected.csv: row (1-based, in its data set),
-// split (train, test or all), c1…cd; the training rows first, then the
-// test rows.
+// split (train, test or all), with folds the fold the row is tested in
+// (empty for a row no predefined fold tests), then c1…cd; the training
+// rows first, then the test rows.
 func writeProjected(w io.Writer, p *plan, z *mat.Dense, d int) error {
 	order := make([]int, 0, len(p.rowSplit))
 	if zr, _ := z.Dims(); zr == len(p.fitRows) && zr != len(p.rowSplit) { // mds: fit rows only
@@ -359,7 +375,11 @@ func writeProjected(w io.Writer, p *plan, z *mat.Dense, d int) error {
 		}
 	}
 	cw := csv.NewWriter(w)
-	rec := append([]string{"row", "split"}, export.ComponentNames(d)...)
+	rec := []string{"row", "split"}
+	if p.rowFold != nil {
+		rec = append(rec, "fold")
+	}
+	rec = append(rec, export.ComponentNames(d)...)
 	for i, name := range rec {
 		rec[i] = export.SafeCell(name) // fixed names, but one rule for every CSV
 	}
@@ -368,6 +388,13 @@ func writeProjected(w io.Writer, p *plan, z *mat.Dense, d int) error {
 	}
 	for _, i := range order {
 		rec = append(rec[:0], strconv.Itoa(p.rowNumber[i]), p.rowSplit[i])
+		if p.rowFold != nil {
+			fold := ""
+			if p.rowFold[i] > 0 {
+				fold = strconv.Itoa(p.rowFold[i])
+			}
+			rec = append(rec, fold)
+		}
 		for _, v := range z.RawRowView(i)[:d] {
 			rec = append(rec, strconv.FormatFloat(v, 'g', -1, 64))
 		}
@@ -410,6 +437,30 @@ type MetricsFile struct {
 	Split      Split            `json:"split"`
 	Rows       []evaluate.Row   `json:"rows"`
 	Notes      []string         `json:"notes,omitempty"`
+	// EvaluatedOn says in words which rows the metrics were measured on.
+	EvaluatedOn string `json:"evaluated_on,omitempty"`
+	// TestDataset is the test data set the metrics come from, if the job
+	// had one.
+	TestDataset *ManifestDataset `json:"test_dataset,omitempty"`
+	// Datasets are a study's data sets, in the order of its request; the
+	// Dataset of each row is one of their ids.
+	Datasets []ManifestDataset `json:"datasets,omitempty"`
+}
+
+// evaluatedOn says which rows a job's metrics come from.
+// testName names the test data set, if any.
+func evaluatedOn(req Request, p *plan, testName string) string {
+	switch s := req.Split; {
+	case p.test != nil:
+		return fmt.Sprintf("the %d rows of the test data set %s, the models fitted on the %d rows of the training data set", p.test.Rows(), testName, p.train.Rows())
+	case s.Kind == SplitHoldout:
+		return fmt.Sprintf("the held-out rows of a holdout (%d of %d rows, seed %d)", len(p.splits[0].Test), p.train.Rows(), s.Seed)
+	case s.Kind == SplitKFold:
+		return fmt.Sprintf("the test rows of each of %d folds (seed %d); each metric is the mean over the folds", len(p.splits), s.Seed)
+	case s.Kind == SplitPredefined:
+		return fmt.Sprintf("the test rows of each of the data set's %d predefined folds; each metric is the mean over the folds", len(p.splits))
+	}
+	return ""
 }
 
 // Manifest is model.json: everything needed to trace a result back and to

@@ -10,12 +10,14 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"mldr/internal/analysis"
 	"mldr/internal/demo"
+	"mldr/internal/evaluate"
 	"mldr/internal/store"
 )
 
@@ -274,4 +276,84 @@ func TestManifestTransform(t *testing.T) {
 	if _, err := m.Transform(ds.X); !errors.Is(err, ErrNoProjection) {
 		t.Errorf("plst Transform: got %v, want ErrNoProjection", err)
 	}
+}
+
+// A job with a test data set records its split as test_dataset (not
+// none), and metrics.json says the metrics come from that set.
+func TestExecuteTestSetSplit(t *testing.T) {
+	e := newExecEnv(t)
+	test := e.addDemo(7)
+	j, _, err := e.run(Request{Dataset: e.ml.ID, TestDataset: test.ID, Method: "pca", Params: analysis.Params{D: 2}, Evaluate: &Evaluate{Classifier: "ridge"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := j.Request.Split.Kind; got != SplitTestSet {
+		t.Errorf("split kind: got %q, want %q", got, SplitTestSet)
+	}
+	var mf MetricsFile
+	b, _ := os.ReadFile(filepath.Join(e.store.JobDir(j.ID), FileMetrics))
+	if err := json.Unmarshal(b, &mf); err != nil {
+		t.Fatal(err)
+	}
+	if mf.Split.Kind != SplitTestSet || mf.TestDataset == nil || mf.TestDataset.ID != test.ID || !strings.Contains(mf.EvaluatedOn, "test data set "+test.Name) {
+		t.Errorf("metrics.json: split %q, test set %+v, evaluated on %q", mf.Split.Kind, mf.TestDataset, mf.EvaluatedOn)
+	}
+	// A request stored before the split had its name ("none") reads as one.
+	old := Request{Dataset: e.ml.ID, TestDataset: test.ID, Method: "pca", Split: &Split{Kind: SplitNone}, Evaluate: &Evaluate{}}
+	old.Normalize()
+	if err := old.Validate(e.store, Limits{}); err != nil || old.Split.Kind != SplitTestSet {
+		t.Errorf("an old request: split %q, %v", old.Split.Kind, err)
+	}
+	lone := Request{Dataset: e.ml.ID, Method: "pca", Split: &Split{Kind: SplitTestSet}}
+	lone.Normalize()
+	var re *RequestError
+	if err := lone.Validate(e.store, Limits{}); !errors.As(err, &re) || re.Field != "split.kind" {
+		t.Errorf("split test_dataset without a test set: got %v, want a refusal of split.kind", err)
+	}
+}
+
+// With folds, projected.csv says in which fold each row is tested.
+func TestExecuteProjectedFolds(t *testing.T) {
+	e := newExecEnv(t)
+	j, _, err := e.run(Request{Dataset: e.ml.ID, Method: "pca", Params: analysis.Params{D: 2}, Split: &Split{Kind: SplitKFold, Folds: 4}, Evaluate: &Evaluate{Classifier: "ridge"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := readCSV(t, filepath.Join(e.store.JobDir(j.ID), "pca", FileProjected))
+	if got := strings.Join(rows[0], ","); got != "row,split,fold,c1,c2" {
+		t.Fatalf("header: got %s", got)
+	}
+	splits, _ := evaluate.KFold(600, 4, DefaultSeed)
+	count := map[string]int{}
+	for _, r := range rows[1:] {
+		count[r[2]]++
+		row, _ := strconv.Atoi(r[0])
+		if f, _ := strconv.Atoi(r[2]); !slices.Contains(splits[f-1].Test, row-1) {
+			t.Fatalf("row %s: fold %s, but that fold does not test it", r[0], r[2])
+		}
+	}
+	for f := range 4 {
+		if got, want := count[strconv.Itoa(f+1)], len(splits[f].Test); got != want {
+			t.Errorf("fold %d: %d rows, want %d", f+1, got, want)
+		}
+	}
+	// The reader of the pages still finds the components.
+	f, err := os.Open(filepath.Join(e.store.JobDir(j.ID), "pca", FileProjected))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p, err := readProjected(f, []int{1})
+	if err != nil || len(p.Coords) != 600 || p.Coords[0][0] != mustFloat(t, rows[1][4]) {
+		t.Errorf("readProjected: %v", err)
+	}
+}
+
+func mustFloat(t *testing.T, s string) float64 {
+	t.Helper()
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }

@@ -18,8 +18,12 @@ import (
 type Request struct {
 	// Dataset is the training data; TestDataset an optional separate test
 	// set with the same columns.
-	Dataset     string `json:"dataset"`
+	Dataset     string `json:"dataset,omitempty"`
 	TestDataset string `json:"test_dataset,omitempty"`
+	// Datasets, instead of Dataset, makes the job a study: the same split,
+	// methods, parameters and evaluation on each data set, compared over
+	// them (comparison.json).
+	Datasets []string `json:"datasets,omitempty"`
 	// Split says how to hold rows out; nil means none (no evaluation) or,
 	// with an evaluation, a holdout of 20 % with seed 1.
 	Split *Split `json:"split,omitempty"`
@@ -37,6 +41,9 @@ const (
 	SplitKFold      = "kfold"
 	SplitNone       = "none"
 	SplitPredefined = "predefined"
+	// SplitTestSet is the split of a job with a test_dataset: fitted on
+	// the training data set, evaluated on the test data set.
+	SplitTestSet = "test_dataset"
 )
 
 // Split is how rows are held out for the evaluation.
@@ -108,6 +115,43 @@ func (l Limits) PairwiseRows(m analysis.Method) int {
 	return m.MaxN
 }
 
+// MaxStudyDatasets bounds the data sets of one study.
+const MaxStudyDatasets = 100
+
+// Study reports whether the request is a study over several data sets.
+func (r Request) Study() bool { return len(r.Datasets) > 0 }
+
+// DatasetIDs lists every data set the job reads: the study's data sets,
+// or the training set and the test set if any.
+func (r Request) DatasetIDs() []string {
+	if r.Study() {
+		return r.Datasets
+	}
+	var ids []string
+	for _, id := range []string{r.Dataset, r.TestDataset} {
+		if id != "" {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// ForDataset is the single-data-set request a study runs on data set id.
+func (r Request) ForDataset(id string) Request {
+	r.Datasets = nil
+	r.Dataset = id
+	return r
+}
+
+// ResultMethods are the methods whose result files a job writes: MethodIDs,
+// or none for a study (its results are its evaluation).
+func (r Request) ResultMethods() []string {
+	if r.Study() {
+		return nil
+	}
+	return r.MethodIDs()
+}
+
 // MethodIDs returns the request's methods, whichever field gave them.
 func (r Request) MethodIDs() []string {
 	if r.Method != "" {
@@ -119,6 +163,10 @@ func (r Request) MethodIDs() []string {
 // Normalize fills in defaults, so that the stored request says exactly
 // what ran.
 func (r *Request) Normalize() {
+	if r.TestDataset != "" && (r.Split == nil || r.Split.Kind == SplitNone) {
+		// Jobs stored before the test_dataset split was named had "none".
+		r.Split = &Split{Kind: SplitTestSet}
+	}
 	if r.Split == nil {
 		if r.Evaluate != nil && r.TestDataset == "" {
 			r.Split = &Split{Kind: SplitHoldout}
@@ -160,6 +208,9 @@ func (r *Request) Normalize() {
 // split and the evaluation, and the limits. The request must be
 // normalized.
 func (r *Request) Validate(ds DatasetLookup, lim Limits) error {
+	if r.Study() {
+		return r.validateStudy(ds, lim)
+	}
 	train, err := lookup(ds, "dataset", r.Dataset)
 	if err != nil {
 		return err
@@ -173,7 +224,7 @@ func (r *Request) Validate(ds DatasetLookup, lim Limits) error {
 		if err := sameColumns(train, test); err != nil {
 			return err
 		}
-		if r.Split.Kind != SplitNone {
+		if r.Split.Kind != SplitTestSet {
 			return reqErr(http.StatusBadRequest, "split", "with a test_dataset the split is that data set; leave split out")
 		}
 		rows += test.Summary.Rows
@@ -312,12 +363,16 @@ func (r *Request) checkSplit(ds DatasetLookup, train store.DatasetRecord, ids []
 		if s.Folds < 2 || s.Folds > n {
 			return reqErr(http.StatusBadRequest, "split.folds", "folds must be from 2 to the %d rows, not %d", n, s.Folds)
 		}
+	case SplitTestSet:
+		if r.TestDataset == "" {
+			return reqErr(http.StatusBadRequest, "split.kind", "split kind test_dataset needs a test_dataset; give one, or another split")
+		}
 	case SplitPredefined:
 		if train.Folds == 0 {
 			return reqErr(http.StatusUnprocessableEntity, "split", "this data set carries no predefined folds; upload it with a folds file")
 		}
 	default:
-		return reqErr(http.StatusBadRequest, "split.kind", "split kind must be holdout, kfold, predefined or none, not %q", s.Kind)
+		return reqErr(http.StatusBadRequest, "split.kind", "split kind must be holdout, kfold, predefined or none (or test_dataset, with a test_dataset), not %q", s.Kind)
 	}
 	e := r.Evaluate
 	if e == nil || e.Classifier == evaluate.ClassifierNone {
@@ -437,6 +492,53 @@ func (r *Request) checkEvaluation(ds DatasetLookup, train store.DatasetRecord, i
 		if d > most {
 			return reqErr(http.StatusUnprocessableEntity, "evaluate.dims", "evaluate.dims holds d = %d, more than any chosen method can give "+
 				"on %s (%d rows): at most %d (%s)", d, part, rows, most, mostOf)
+		}
+	}
+	return nil
+}
+
+// validateStudy checks a study: its list of data sets, then the request
+// on each data set as if it were alone, the refusal naming the data set.
+func (r *Request) validateStudy(ds DatasetLookup, lim Limits) error {
+	switch n := len(r.Datasets); {
+	case r.Dataset != "":
+		return reqErr(http.StatusBadRequest, "datasets", "give dataset (one data set) or datasets (a study over several), not both")
+	case r.TestDataset != "":
+		return reqErr(http.StatusBadRequest, "test_dataset", "a study splits each of its data sets the same way; it cannot take a test_dataset")
+	case n < 2:
+		return reqErr(http.StatusBadRequest, "datasets", "a study compares methods over at least 2 data sets; for one data set give dataset")
+	case n > MaxStudyDatasets:
+		return reqErr(http.StatusBadRequest, "datasets", "a study may cover at most %d data sets, not %d", MaxStudyDatasets, n)
+	case r.Evaluate == nil || r.Evaluate.Classifier == evaluate.ClassifierNone:
+		return reqErr(http.StatusBadRequest, "evaluate", "a study compares methods by their evaluation: give evaluate with a classifier (mlknn or ridge)")
+	}
+	var kind dataset.Kind
+	var first string
+	for i, id := range r.Datasets {
+		if slices.Contains(r.Datasets[:i], id) {
+			return reqErr(http.StatusBadRequest, "datasets", "data set %q is listed twice", id)
+		}
+		rec, err := lookup(ds, fmt.Sprintf("datasets[%d]", i), id)
+		if err != nil {
+			return err
+		}
+		if i == 0 {
+			kind, first = rec.Summary.Kind, rec.Name
+		} else if rec.Summary.Kind != kind {
+			return reqErr(http.StatusUnprocessableEntity, fmt.Sprintf("datasets[%d]", i), "data set %s is %s and %s is %s: a study compares methods "+
+				"on the metrics of one kind of data; choose data sets of one kind", rec.Name, rec.Summary.Kind, first, kind)
+		}
+		one := r.ForDataset(id)
+		if err := one.Validate(ds, lim); err != nil {
+			var re *RequestError
+			if !errors.As(err, &re) {
+				return fmt.Errorf("checking the study on data set %s: %w", id, err)
+			}
+			field := re.Field
+			if field == "dataset" {
+				field = fmt.Sprintf("datasets[%d]", i)
+			}
+			return &RequestError{Status: re.Status, Field: field, Msg: fmt.Sprintf("on data set %s (%s): %s", rec.Name, id, re.Msg)}
 		}
 	}
 	return nil

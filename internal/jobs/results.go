@@ -10,10 +10,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
 	"mldr/internal/analysis"
+	"mldr/internal/comparison"
 )
 
 // MethodResult is what a succeeded job's files say of one method.
@@ -29,6 +31,8 @@ type Results struct {
 	Methods []MethodResult
 	// Metrics is nil when the job ran no evaluation.
 	Metrics *MetricsFile
+	// Comparison is a study's comparison.json; nil for other jobs.
+	Comparison *comparison.File
 }
 
 // Results reads a succeeded job's result files, each checked against the
@@ -42,7 +46,18 @@ func (s *Service) Results(id string) (*Results, error) {
 		return &Results{Job: j}, nil
 	}
 	res := &Results{Job: j}
-	for _, m := range j.Request.MethodIDs() {
+	if j.Request.Study() {
+		path, err := s.resultFile(id, FileComparison)
+		if err != nil {
+			return nil, err
+		}
+		var c comparison.File
+		if err := readJSON(path, &c); err != nil {
+			return nil, fmt.Errorf("job %s: %w", id, err)
+		}
+		res.Comparison = &c
+	}
+	for _, m := range j.Request.ResultMethods() {
 		if _, err := s.resultFile(id, m+"/"+FileModel); err != nil {
 			return nil, err
 		}
@@ -102,7 +117,7 @@ func (s *Service) Projected(id, method string, cols ...int) (*Projected, error) 
 	return p, nil
 }
 
-// readProjected parses projected.csv (row, split, then the components), as
+// readProjected parses projected.csv (row, split, the fold with folds, then the components), as
 // the executor writes it: no quoted fields. Only the wanted components are
 // parsed; a line's bytes are not kept.
 func readProjected(in io.Reader, cols []int) (*Projected, error) {
@@ -111,7 +126,12 @@ func readProjected(in io.Reader, cols []int) (*Projected, error) {
 	if !sc.Scan() {
 		return nil, cmp.Or(sc.Err(), io.ErrUnexpectedEOF)
 	}
-	d := bytes.Count(sc.Bytes(), []byte{','}) - 1
+	// row, split, [fold,] c1…cd
+	lead := slices.Index(strings.Split(sc.Text(), ","), "c1")
+	if lead < 0 {
+		return nil, fmt.Errorf("the header names no component c1")
+	}
+	d := bytes.Count(sc.Bytes(), []byte{','}) + 1 - lead
 	if len(cols) == 0 {
 		for k := range d {
 			cols = append(cols, k)
@@ -122,7 +142,7 @@ func readProjected(in io.Reader, cols []int) (*Projected, error) {
 		if c < 0 || c >= d {
 			return nil, fmt.Errorf("there is no component %d of %d", c+1, d)
 		}
-		want[c+2] = append(want[c+2], k)
+		want[c+lead] = append(want[c+lead], k)
 	}
 	p := &Projected{}
 	for line := 2; sc.Scan(); line++ {
@@ -159,8 +179,8 @@ func readProjected(in io.Reader, cols []int) (*Projected, error) {
 			}
 			b = b[end+1:]
 		}
-		if fields != d+2 {
-			return nil, fmt.Errorf("line %d has %d fields, want %d", line, fields, d+2)
+		if fields != d+lead {
+			return nil, fmt.Errorf("line %d has %d fields, want %d", line, fields, d+lead)
 		}
 		p.Row, p.Split, p.Coords = append(p.Row, row), append(p.Split, split), append(p.Coords, c)
 	}

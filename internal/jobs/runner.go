@@ -362,7 +362,7 @@ func (r *Runner) Using(datasetID string) []Job {
 		return out
 	}
 	for _, e := range r.jobs {
-		if e.job.Request.Dataset == datasetID || e.job.Request.TestDataset == datasetID {
+		if slices.Contains(e.job.Request.DatasetIDs(), datasetID) {
 			out = append(out, e.job)
 		}
 	}

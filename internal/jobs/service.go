@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"mldr/internal/store"
 )
@@ -84,6 +85,16 @@ func (s *Service) ResultPath(id, method, file string) (string, Job, error) {
 		}
 		p, err := s.resultFile(id, FileMetrics)
 		return p, j, err
+	}
+	if j.Request.Study() {
+		if !slices.Contains(StudyFiles, file) {
+			return "", j, &RequestError{Status: http.StatusNotFound, Msg: fmt.Sprintf("a study has no result %q; it has %s", file, strings.Join(StudyFiles, ", "))}
+		}
+		p, err := s.resultFile(id, file)
+		return p, j, err
+	}
+	if slices.Contains(StudyFiles, file) {
+		return "", j, &RequestError{Status: http.StatusNotFound, Msg: fmt.Sprintf("%s is the result of a study over several data sets; this job ran on one", file)}
 	}
 	if !slices.Contains(MethodFiles, file) {
 		return "", j, &RequestError{Status: http.StatusNotFound, Msg: fmt.Sprintf("a job has no result %q", file)}

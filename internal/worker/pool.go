@@ -82,10 +82,7 @@ func NewPool(cfg Config) (*Pool, error) {
 // *DiedError, and is replaced for the next job.
 func (p *Pool) Execute(ctx context.Context, job jobs.Job, report jobs.Report) ([]string, error) {
 	recs := map[string]store.DatasetRecord{}
-	for _, id := range []string{job.Request.Dataset, job.Request.TestDataset} {
-		if id == "" {
-			continue
-		}
+	for _, id := range job.Request.DatasetIDs() {
 		rec, err := p.cfg.Datasets.Dataset(id)
 		if err != nil {
 			return nil, fmt.Errorf("data set %s: %w", id, err)

@@ -1,0 +1,173 @@
+package jobs
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+
+	"mldr/internal/analysis"
+	"mldr/internal/comparison"
+	"mldr/internal/evaluate"
+)
+
+// Result files of a study (a job over several data sets), beside
+// metrics.json.
+const (
+	FileComparison    = "comparison.json"
+	FileComparisonCSV = "comparison.csv"
+	FileComparisonTeX = "comparison.tex"
+)
+
+// StudyFiles lists the files a study writes.
+var StudyFiles = []string{FileMetrics, FileComparison, FileComparisonCSV, FileComparisonTeX}
+
+// executeStudy runs a study: the evaluation of the request on each data
+// set in turn (one data set in memory at a time), then the comparison of
+// the methods over the data sets. A study fits no result models: its
+// results are metrics.json (every row naming its data set) and the
+// comparison files.
+func (x *Executor) executeStudy(ctx context.Context, job Job, report Report) ([]string, error) {
+	req := job.Request
+	report(0.01, "loading", "reading the data")
+	if err := x.store.RemoveJobResults(job.ID); err != nil { // a run a crash interrupted
+		return nil, err
+	}
+	staged, err := x.store.StageJobResults(job.ID)
+	if err != nil {
+		return nil, diskFull(err)
+	}
+	defer staged.Discard()
+	var (
+		notes   []string
+		rows    []evaluate.Row
+		records []ManifestDataset
+		names   []string
+	)
+	spec := evaluationSpec(req)
+	n := len(req.Datasets)
+	for i, id := range req.Datasets {
+		rec, err := x.store.Dataset(id)
+		if err != nil {
+			return notes, fmt.Errorf("data set %s: %w", id, err)
+		}
+		name := rec.Name
+		records = append(records, ManifestDataset{ID: rec.ID, Name: rec.Name, SHA256: rec.SHA256, Rows: rec.Summary.Rows})
+		names = append(names, name)
+		from, to := 0.02+0.93*float64(i)/float64(n), 0.02+0.93*float64(i+1)/float64(n)
+		where := fmt.Sprintf("data set %d of %d (%s)", i+1, n, name)
+		report(from, "loading", where+": reading the data")
+		res, err := x.evaluateOne(ctx, req.ForDataset(id), spec, func(f float64, phase string) {
+			report(from+(to-from)*f, "evaluating", where+": "+phase)
+		})
+		if err != nil {
+			return notes, fmt.Errorf("data set %s (%s): %w", name, id, err)
+		}
+		for _, note := range res.Notes {
+			notes = append(notes, name+": "+note)
+		}
+		for _, r := range res.Rows {
+			r.Dataset = id
+			rows = append(rows, r)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return notes, err
+	}
+	report(0.96, "comparing", "ranks and significance tests over the data sets")
+	mf := MetricsFile{Classifier: spec.Options, Split: *req.Split, Rows: rows, Notes: notes, Datasets: records}
+	if err := writeJSON(staged, FileMetrics, mf); err != nil {
+		return notes, diskFull(err)
+	}
+	cmpFile := comparison.Build(studyInput(req, names, spec, rows))
+	if err := writeJSON(staged, FileComparison, cmpFile); err != nil {
+		return notes, diskFull(err)
+	}
+	if err := staged.WriteFile(FileComparisonCSV, func(w io.Writer) error { return comparison.WriteCSV(w, cmpFile) }); err != nil {
+		return notes, diskFull(err)
+	}
+	if err := staged.WriteFile(FileComparisonTeX, func(w io.Writer) error { return comparison.WriteTeX(w, cmpFile) }); err != nil {
+		return notes, diskFull(err)
+	}
+	report(0.98, "saving", "writing the results")
+	return notes, diskFull(x.store.CommitJobResults(staged))
+}
+
+// evaluateOne runs the evaluation of a single-data-set request.
+func (x *Executor) evaluateOne(ctx context.Context, req Request, spec evaluate.Spec, progress analysis.Progress) (*evaluate.Result, error) {
+	p, err := x.plan(req)
+	if err != nil {
+		return nil, err
+	}
+	return evaluate.Run(ctx, p.data, p.splits, spec, progress)
+}
+
+// evaluationSpec is what the request's evaluation runs.
+func evaluationSpec(req Request) evaluate.Spec {
+	e := req.Evaluate
+	spec := evaluate.Spec{
+		Grid:    evaluate.Grid{Dims: e.Dims, Percent: e.Percent, Of: e.Of},
+		Options: evaluate.Options{Classifier: e.Classifier, K: e.K, S: e.S, Lambda: e.Lambda},
+	}
+	for _, id := range req.MethodIDs() {
+		m, _ := analysis.Lookup(id)
+		spec.Methods = append(spec.Methods, evaluate.MethodRun{ID: id, Params: req.Params.Only(m.Takes)})
+	}
+	return spec
+}
+
+// studyInput groups a study's rows by d-choice for comparison.Build: with
+// no grid one comparison of the methods at their own d, the baseline
+// without reduction (ori) among them; with a grid one per value of it,
+// the methods only.
+func studyInput(req Request, names []string, spec evaluate.Spec, rows []evaluate.Row) comparison.Input {
+	in := comparison.Input{Datasets: req.Datasets, DatasetNames: names}
+	g := spec.Grid
+	switch {
+	case len(g.Dims) > 0:
+		in.Methods = req.MethodIDs()
+		dims := slices.Clone(g.Dims)
+		slices.Sort(dims)
+		for _, d := range slices.Compact(dims) {
+			in.Groups = append(in.Groups, studyGroup(comparison.Choice{D: &d}, in.Methods, rows, func(r evaluate.Row) bool { return rowDim(r) == d }))
+		}
+	case len(g.Percent) > 0:
+		in.Methods = req.MethodIDs()
+		ps := slices.Clone(g.Percent)
+		slices.Sort(ps)
+		for _, p := range slices.Compact(ps) {
+			in.Groups = append(in.Groups, studyGroup(comparison.Choice{Percent: &p}, in.Methods, rows, func(r evaluate.Row) bool { q := rowPercent(r); return q != nil && *q == p }))
+		}
+	default:
+		in.Methods = append([]string{evaluate.Ori}, req.MethodIDs()...)
+		in.Groups = append(in.Groups, studyGroup(comparison.Choice{}, in.Methods, rows, func(evaluate.Row) bool { return true }))
+	}
+	return in
+}
+
+// studyGroup collects, for each data set and method, the mean row and the
+// fold rows that match.
+func studyGroup(choice comparison.Choice, methods []string, rows []evaluate.Row, match func(evaluate.Row) bool) comparison.Group {
+	g := comparison.Group{Choice: choice}
+	type key struct{ dataset, method string }
+	at := map[key]int{}
+	for _, r := range rows {
+		if !match(r) || !slices.Contains(methods, r.Method) {
+			continue
+		}
+		k := key{r.Dataset, r.Method}
+		i, ok := at[k]
+		if !ok {
+			i = len(g.Results)
+			at[k] = i
+			g.Results = append(g.Results, comparison.Result{Dataset: r.Dataset, Method: r.Method})
+		}
+		res := &g.Results[i]
+		if r.Fold == nil {
+			res.Mean, res.Std = r.Metrics, r.Std
+		} else {
+			res.Folds = append(res.Folds, r.Metrics)
+		}
+	}
+	return g
+}

@@ -1,0 +1,133 @@
+package jobs
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"mldr/internal/analysis"
+	"mldr/internal/demo"
+	"mldr/internal/store"
+)
+
+func TestValidateStudy(t *testing.T) {
+	ds := testDatasets()
+	ds["ml3"] = mlRecord("ml3", 60, 20, 3)
+	eval := &Evaluate{Classifier: "ridge"}
+	tests := []struct {
+		name   string
+		req    Request
+		status int
+		field  string
+		says   string
+	}{
+		{"dataset and datasets", Request{Dataset: "ml", Datasets: []string{"ml", "ml2"}, Method: "pca", Evaluate: eval}, 400, "datasets", "not both"},
+		{"one data set", Request{Datasets: []string{"ml"}, Method: "pca", Evaluate: eval}, 400, "datasets", "at least 2"},
+		{"a data set twice", Request{Datasets: []string{"ml", "ml2", "ml"}, Method: "pca", Evaluate: eval}, 400, "datasets", "twice"},
+		{"unknown data set", Request{Datasets: []string{"ml", "nope"}, Method: "pca", Evaluate: eval}, 422, "datasets[1]", "no data set"},
+		{"no evaluation", Request{Datasets: []string{"ml", "ml2"}, Method: "pca"}, 400, "evaluate", "evaluation"},
+		{"a test set", Request{Datasets: []string{"ml", "ml2"}, TestDataset: "ml2", Method: "pca", Evaluate: eval}, 400, "test_dataset", "test_dataset"},
+		{"kinds mixed", Request{Datasets: []string{"ml", "md"}, Method: "pca", Evaluate: eval}, 422, "datasets[1]", "one kind"},
+		// d = 4 fits ml (6 labels) but not ml3 (3 labels): the refusal names ml3.
+		{"d above one data set's bound", Request{Datasets: []string{"ml", "ml3"}, Method: "mddmp", Params: analysis.Params{D: 4}, Evaluate: eval}, 422, "params.d", "on data set  (ml3)"},
+		{"predefined folds missing on one", Request{Datasets: []string{"ml", "ml2"}, Method: "pca", Split: &Split{Kind: SplitPredefined}, Evaluate: eval}, 422, "split", "(ml)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			req := tc.req
+			req.Normalize()
+			err := req.Validate(ds, Limits{})
+			var re *RequestError
+			if !errors.As(err, &re) {
+				t.Fatalf("got %v, want a RequestError", err)
+			}
+			if re.Status != tc.status || re.Field != tc.field || !strings.Contains(re.Msg, tc.says) {
+				t.Errorf("got %d %s %q, want %d %s containing %q", re.Status, re.Field, re.Msg, tc.status, tc.field, tc.says)
+			}
+		})
+	}
+	ok := Request{Datasets: []string{"ml", "ml2", "ml3"}, Methods: []string{"pca", "mddmp"}, Params: analysis.Params{D: 2}, Evaluate: eval}
+	ok.Normalize()
+	if err := ok.Validate(ds, Limits{}); err != nil {
+		t.Errorf("a valid study: %v", err)
+	}
+	if got := ok.DatasetIDs(); !slices.Equal(got, []string{"ml", "ml2", "ml3"}) {
+		t.Errorf("DatasetIDs: got %v", got)
+	}
+}
+
+// addDemo stores another multi-label demo set, of another seed.
+func (e *execEnv) addDemo(seed uint64) store.DatasetRecord {
+	e.t.Helper()
+	set, err := demo.Make("multilabel", seed)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	rec, err := e.store.Import(context.Background(), store.Upload{Name: set.FileName, FileName: set.FileName, Source: bytes.NewReader(set.CSV)})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return rec
+}
+
+func TestExecuteStudy(t *testing.T) {
+	e := newExecEnv(t)
+	other := e.addDemo(7)
+	ids := []string{e.ml.ID, other.ID}
+	j, notes, err := e.run(Request{Datasets: ids, Methods: []string{"pca", "mddmp"}, Params: analysis.Params{D: 3},
+		Split: &Split{Kind: SplitKFold, Folds: 3}, Evaluate: &Evaluate{Classifier: "ridge"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := e.store.JobDir(j.ID)
+	for _, f := range StudyFiles {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "pca")); err == nil {
+		t.Error("a study wrote a method directory; it fits no result models")
+	}
+	var mf MetricsFile
+	b, err := os.ReadFile(filepath.Join(dir, FileMetrics))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &mf); err != nil {
+		t.Fatal(err)
+	}
+	// 2 data sets × (ori, pca, mddmp) × (3 folds + the mean).
+	if len(mf.Rows) != 2*3*4 {
+		t.Errorf("got %d rows, want 24", len(mf.Rows))
+	}
+	for i, r := range mf.Rows {
+		if r.Dataset != ids[i/12] {
+			t.Fatalf("row %d: data set %q, want %q", i, r.Dataset, ids[i/12])
+		}
+	}
+	if len(mf.Datasets) != 2 || mf.Datasets[1].ID != other.ID || mf.Datasets[1].Name != other.Name {
+		t.Errorf("metrics.json datasets: %+v", mf.Datasets)
+	}
+	// The same request on one data set gives the study's rows of it.
+	one, _, err := e.run(Request{Dataset: other.ID, Methods: []string{"pca", "mddmp"}, Params: analysis.Params{D: 3},
+		Split: &Split{Kind: SplitKFold, Folds: 3}, Evaluate: &Evaluate{Classifier: "ridge"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var single MetricsFile
+	b, _ = os.ReadFile(filepath.Join(e.store.JobDir(one.ID), FileMetrics))
+	json.Unmarshal(b, &single)
+	for i, r := range single.Rows {
+		s := mf.Rows[12+i]
+		if r.Dataset != "" || r.Method != s.Method || r.D != s.D || r.Metrics["hamming_loss"] != s.Metrics["hamming_loss"] {
+			t.Errorf("row %d: alone %+v, in the study %+v", i, r, s)
+		}
+	}
+	_ = notes
+}
