@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -79,13 +80,8 @@ func (h *handler) pageSubmitAnalysis(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, unreadableForm(err))
 		return
 	}
-	f := r.PostForm
-	form := templates.AnalyzeForm{DimMode: f.Get("dim_mode"), D: f.Get("d"), Thr: f.Get("thr"), Beta: f.Get("beta"), Gamma: f.Get("gamma"),
-		Lambda: f.Get("lambda"), Ridge: f.Get("ridge"), LabelKernel: f.Get("label_kernel"), K: f.Get("k"),
-		Classifier: f.Get("classifier"), SplitKind: f.Get("split"), TestFraction: f.Get("test_fraction"), Folds: f.Get("folds"),
-		Seed: f.Get("seed"), GridMode: f.Get("grid_mode"), Grid: f.Get("grid"), GridOf: f.Get("grid_of"),
-		EvalK: f.Get("eval_k"), EvalLambda: f.Get("eval_lambda"), HasFolds: rec.Folds > 0}
-	methods := f["methods"]
+	form := analyzeFormFrom(r.PostForm, rec)
+	methods := r.PostForm["methods"]
 	req, err := requestFromForm(rec.ID, methods, form)
 	if err == nil {
 		var j jobs.Job
@@ -101,6 +97,15 @@ func (h *handler) pageSubmitAnalysis(w http.ResponseWriter, r *http.Request) {
 	}
 	fe := &templates.FormError{Message: sentence(body.Error), Field: body.Field}
 	h.render(w, r, status, templates.AnalyzePage(h.analyzeView(rec, form, methods, fe)))
+}
+
+// analyzeFormFrom reads the analysis form's fields.
+func analyzeFormFrom(f url.Values, rec store.DatasetRecord) templates.AnalyzeForm {
+	return templates.AnalyzeForm{DimMode: f.Get("dim_mode"), D: f.Get("d"), Thr: f.Get("thr"), Beta: f.Get("beta"), Gamma: f.Get("gamma"),
+		Lambda: f.Get("lambda"), Ridge: f.Get("ridge"), LabelKernel: f.Get("label_kernel"), K: f.Get("k"),
+		Classifier: f.Get("classifier"), SplitKind: f.Get("split"), TestFraction: f.Get("test_fraction"), Folds: f.Get("folds"),
+		Seed: f.Get("seed"), GridMode: f.Get("grid_mode"), Grid: f.Get("grid"), GridOf: f.Get("grid_of"),
+		EvalK: f.Get("eval_k"), EvalLambda: f.Get("eval_lambda"), HasFolds: rec.Folds > 0}
 }
 
 // requestFromForm builds a job request from the form: only the parameters

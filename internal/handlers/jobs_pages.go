@@ -29,6 +29,9 @@ func (h *handler) jobRow(j jobs.Job) templates.JobRow {
 	if rec, err := h.store.Dataset(j.Request.Dataset); err == nil {
 		r.Dataset = rec.Name
 	}
+	if j.Request.Study() {
+		r.DatasetID, r.Dataset = "", h.studyName(j.Request)
+	}
 	if j.StartedAt != nil {
 		end := time.Now()
 		if j.FinishedAt != nil {
@@ -37,6 +40,25 @@ func (h *handler) jobRow(j jobs.Job) templates.JobRow {
 		r.Duration = formatDuration(end.Sub(*j.StartedAt))
 	}
 	return r
+}
+
+// studyName names a study for a list: its count of data sets and the
+// first few names.
+func (h *handler) studyName(req jobs.Request) string {
+	const shown = 3
+	var names []string
+	for _, id := range req.Datasets[:min(shown, len(req.Datasets))] {
+		name := id
+		if rec, err := h.store.Dataset(id); err == nil {
+			name = rec.Name
+		}
+		names = append(names, name)
+	}
+	more := ""
+	if len(req.Datasets) > shown {
+		more = ", …"
+	}
+	return fmt.Sprintf("study over %d data sets (%s%s)", len(req.Datasets), strings.Join(names, ", "), more)
 }
 
 func formatDuration(d time.Duration) string {
@@ -93,6 +115,13 @@ func (h *handler) jobHeader(j jobs.Job) templates.JobHeader {
 	}
 	if rec, err := h.store.Dataset(j.Request.Dataset); err == nil {
 		hd.DatasetName = rec.Name
+	}
+	for _, id := range j.Request.Datasets {
+		l := templates.Link{ID: id, Name: id}
+		if rec, err := h.store.Dataset(id); err == nil {
+			l.Name = rec.Name
+		}
+		hd.Study = append(hd.Study, l)
 	}
 	hd.Elapsed = "not started yet"
 	if j.StartedAt != nil {

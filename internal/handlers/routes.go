@@ -165,6 +165,8 @@ func New(cfg Config) http.Handler {
 	})
 	if h.jobs != nil {
 		r.Get("/compare", h.pageCompare)
+		r.Get("/study", h.pageStudy)
+		r.With(h.limitBody(formLimit)).Post("/study", h.pageSubmitStudy)
 		r.Route("/jobs", func(r chi.Router) {
 			r.Get("/", h.pageJobs)
 			r.Route("/{id}", func(r chi.Router) {

@@ -101,3 +101,12 @@ func group(n int) string {
 	}
 	return string(out)
 }
+
+// analyzeAction is where the analysis form posts: a data set's analyze
+// page, or /study for a study.
+func analyzeAction(v AnalyzeView) string {
+	if len(v.Study) > 0 {
+		return "/study"
+	}
+	return "/datasets/" + v.DatasetID + "/analyze"
+}

@@ -21,6 +21,9 @@ type JobsView struct {
 type AnalyzeView struct {
 	Page
 	DatasetID, DatasetName string
+	// Study lists the data sets of a study the form starts; empty for an
+	// analysis of one data set (DatasetID).
+	Study []Link
 	Summary                dataset.Summary
 	Methods                []MethodChoice
 	Labels                 []string // for the rbf label kernel's explanation
@@ -60,7 +63,9 @@ type JobHeader struct {
 	ID, Status, Phase, Message, Error string
 	DatasetID, DatasetName            string
 	TestDatasetName                   string
-	Methods                           []string
+	// Study lists a study's data sets; empty for a job on one data set.
+	Study    []Link
+	Methods  []string
 	Settings                          []Setting
 	Progress                          float64
 	Created, Started, Finished        string // RFC 3339, for the elapsed-time script
@@ -68,6 +73,9 @@ type JobHeader struct {
 	Active                            bool
 	Notes                             []string
 }
+
+// Link is a data set (or other item) to link to by id.
+type Link struct{ ID, Name string }
 
 // Setting is one line of a job's settings.
 type Setting struct{ Name, Value string }

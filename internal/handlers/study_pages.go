@@ -1,0 +1,122 @@
+package handlers
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+
+	"mldr/internal/jobs"
+	"mldr/internal/store"
+	"mldr/web/templates"
+)
+
+// studyRecords looks up the data sets a study form names, refusing fewer
+// than two, unknown ones and a mix of kinds with what to do instead.
+func (h *handler) studyRecords(ids []string) ([]store.DatasetRecord, error) {
+	var recs []store.DatasetRecord
+	for _, id := range ids {
+		if slices.ContainsFunc(recs, func(r store.DatasetRecord) bool { return r.ID == id }) {
+			continue
+		}
+		rec, err := h.store.Dataset(id)
+		if err != nil {
+			return nil, notFound("there is no data set with id %q; tick the data sets to compare on the data sets page", id)
+		}
+		if len(recs) > 0 && rec.Summary.Kind != recs[0].Summary.Kind {
+			return nil, badRequest("datasets", "%s is %s and %s is %s: a study compares methods on data sets of one kind; tick only %s ones or only %s ones",
+				rec.Name, rec.Summary.Kind, recs[0].Name, recs[0].Summary.Kind, recs[0].Summary.Kind, rec.Summary.Kind)
+		}
+		recs = append(recs, rec)
+	}
+	if len(recs) < 2 {
+		return nil, badRequest("datasets", "a study compares methods over at least two data sets: tick two or more data sets of one kind on the data sets page, then Compare methods on these data sets")
+	}
+	if len(recs) > jobs.MaxStudyDatasets {
+		return nil, badRequest("datasets", "a study may cover at most %d data sets, not %d", jobs.MaxStudyDatasets, len(recs))
+	}
+	return recs, nil
+}
+
+// studyView is the analysis form in study mode: the methods are offered
+// as for the first data set, and disabled when any data set rules them
+// out.
+func (h *handler) studyView(recs []store.DatasetRecord, form templates.AnalyzeForm, checked []string, fe *templates.FormError) templates.AnalyzeView {
+	v := h.analyzeView(recs[0], form, checked, fe)
+	v.Page = h.page("New study", "datasets")
+	for _, rec := range recs {
+		v.Study = append(v.Study, templates.Link{ID: rec.ID, Name: rec.Name})
+	}
+	for _, rec := range recs[1:] {
+		other := h.analyzeView(rec, form, checked, nil)
+		for i, m := range other.Methods {
+			c := &v.Methods[i]
+			if m.Disabled && !c.Disabled {
+				c.Disabled, c.Checked, c.DisabledWhy = true, false, fmt.Sprintf("On %s: %s", rec.Name, m.DisabledWhy)
+			}
+			c.MaxDim = min(c.MaxDim, m.MaxDim)
+		}
+	}
+	return v
+}
+
+// defaultStudyForm is the analysis form's defaults for a study: each
+// method at the d its energy threshold chooses on each data set (so the
+// baseline without reduction is compared too), and the predefined folds
+// when every data set has them.
+func defaultStudyForm(recs []store.DatasetRecord) templates.AnalyzeForm {
+	f := defaultAnalyzeForm(recs[0])
+	f.Grid = ""
+	f.HasFolds = !slices.ContainsFunc(recs, func(r store.DatasetRecord) bool { return r.Folds == 0 })
+	if f.HasFolds {
+		f.SplitKind = jobs.SplitPredefined
+	} else {
+		f.SplitKind = jobs.SplitHoldout
+	}
+	return f
+}
+
+// pageStudy is the form of a new study over the data sets ticked on the
+// data sets page (?datasets=…&datasets=…).
+func (h *handler) pageStudy(w http.ResponseWriter, r *http.Request) {
+	recs, err := h.studyRecords(r.URL.Query()["datasets"])
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	h.render(w, r, http.StatusOK, templates.AnalyzePage(h.studyView(recs, defaultStudyForm(recs), nil, nil)))
+}
+
+// pageSubmitStudy turns the study form into a job request over its data
+// sets.
+func (h *handler) pageSubmitStudy(w http.ResponseWriter, r *http.Request) {
+	if err := r.ParseForm(); err != nil {
+		h.fail(w, r, unreadableForm(err))
+		return
+	}
+	recs, err := h.studyRecords(r.PostForm["datasets"])
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	form := analyzeFormFrom(r.PostForm, recs[0])
+	form.HasFolds = !slices.ContainsFunc(recs, func(r store.DatasetRecord) bool { return r.Folds == 0 })
+	methods := r.PostForm["methods"]
+	req, err := requestFromForm("", methods, form)
+	if err == nil {
+		for _, rec := range recs {
+			req.Datasets = append(req.Datasets, rec.ID)
+		}
+		var j jobs.Job
+		if j, err = h.jobs.Submit(req); err == nil {
+			http.Redirect(w, r, "/jobs/"+j.ID+"?notice=started", http.StatusSeeOther)
+			return
+		}
+	}
+	status, body := classify(err, "")
+	if status >= 500 {
+		h.fail(w, r, err)
+		return
+	}
+	fe := &templates.FormError{Message: sentence(body.Error), Field: body.Field}
+	h.render(w, r, status, templates.AnalyzePage(h.studyView(recs, form, methods, fe)))
+}
