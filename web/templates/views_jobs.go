@@ -23,12 +23,12 @@ type AnalyzeView struct {
 	DatasetID, DatasetName string
 	// Study lists the data sets of a study the form starts; empty for an
 	// analysis of one data set (DatasetID).
-	Study []Link
-	Summary                dataset.Summary
-	Methods                []MethodChoice
-	Labels                 []string // for the rbf label kernel's explanation
-	Form                   AnalyzeForm
-	Error                  *FormError
+	Study   []Link
+	Summary dataset.Summary
+	Methods []MethodChoice
+	Labels  []string // for the rbf label kernel's explanation
+	Form    AnalyzeForm
+	Error   *FormError
 }
 
 // MethodChoice is one method in the form.
@@ -64,14 +64,14 @@ type JobHeader struct {
 	DatasetID, DatasetName            string
 	TestDatasetName                   string
 	// Study lists a study's data sets; empty for a job on one data set.
-	Study    []Link
-	Methods  []string
-	Settings                          []Setting
-	Progress                          float64
-	Created, Started, Finished        string // RFC 3339, for the elapsed-time script
-	Elapsed                           string
-	Active                            bool
-	Notes                             []string
+	Study                      []Link
+	Methods                    []string
+	Settings                   []Setting
+	Progress                   float64
+	Created, Started, Finished string // RFC 3339, for the elapsed-time script
+	Elapsed                    string
+	Active                     bool
+	Notes                      []string
 }
 
 // Link is a data set (or other item) to link to by id.
