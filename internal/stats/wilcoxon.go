@@ -100,7 +100,7 @@ func Wilcoxon(x, y []float64) (stat, p float64, err error) {
 	se -= 0.5 * corr
 	se = math.Sqrt(se / 24)
 	z := (stat - mn) / se
-	p = math.Erfc(math.Abs(z)/math.Sqrt2) // 2·norm.sf(|z|)
+	p = math.Erfc(math.Abs(z) / math.Sqrt2) // 2·norm.sf(|z|)
 	return stat, p, nil
 }
 

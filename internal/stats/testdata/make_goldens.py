@@ -196,6 +196,10 @@ tcase(np.arange(5.0), np.arange(5.0) + 1, "constant difference -1: t = -inf")
 tcase(np.arange(10.0) + 2, np.arange(10.0), "constant difference 2: t = inf")
 tcase(np.full(10, 0.3), np.full(10, 0.2), "constant difference 0.1 in float64")
 tcase(np.full(7, 0.3), np.full(7, 0.2), "constant difference 0.1, n = 7")
+for n in (10, 24, 100):
+    # numpy's pairwise sum makes the mean of ten 0.1s exactly 0.1 (t = inf);
+    # for 24 and 100 the variance is tiny but not 0 (t about 3.5e16).
+    tcase(np.full(n, 0.1), np.zeros(n), "0.1 repeated: numpy's summation order decides")
 tcase(np.arange(4.0), np.arange(4.0), "all zero")
 out["ttest_rel"] = tts
 
