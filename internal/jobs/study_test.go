@@ -12,7 +12,9 @@ import (
 	"testing"
 
 	"mldr/internal/analysis"
+	"mldr/internal/comparison"
 	"mldr/internal/demo"
+	"mldr/internal/evaluate"
 	"mldr/internal/store"
 )
 
@@ -130,4 +132,56 @@ func TestExecuteStudy(t *testing.T) {
 		}
 	}
 	_ = notes
+	// comparison.json: one comparison per metric at each method's own d,
+	// the baseline among the methods, the scores those of metrics.json.
+	var c comparison.File
+	b, _ = os.ReadFile(filepath.Join(dir, FileComparison))
+	if err := json.Unmarshal(b, &c); err != nil {
+		t.Fatal(err)
+	}
+	var hl *comparison.Comparison
+	for i := range c.Comparisons {
+		if c.Comparisons[i].Metric == "hamming_loss" {
+			hl = &c.Comparisons[i]
+		}
+	}
+	if hl == nil || hl.D != nil || !slices.Equal(hl.Methods, []string{"ori", "pca", "mddmp"}) || !slices.Equal(hl.Datasets, ids) {
+		t.Fatalf("hamming_loss comparison: %+v", hl)
+	}
+	for _, r := range mf.Rows {
+		if r.Fold != nil {
+			continue
+		}
+		i, j := slices.Index(ids, r.Dataset), slices.Index(hl.Methods, r.Method)
+		if got := hl.Scores[i][j]; got == nil || *got != r.Metrics["hamming_loss"] {
+			t.Errorf("score of %s on %s: got %v, want %v", r.Method, r.Dataset, got, r.Metrics["hamming_loss"])
+		}
+	}
+	if len(hl.Pairs) != 3 || len(hl.PairedT) != 2 || hl.Friedman == nil {
+		t.Errorf("pairs %d, paired t %d, friedman %v", len(hl.Pairs), len(hl.PairedT), hl.Friedman)
+	}
+}
+
+// A grid of dims makes one comparison per d, of the methods only.
+func TestStudyInputGrid(t *testing.T) {
+	fold := 1
+	rows := []evaluate.Row{
+		{Dataset: "a", Method: "ori", D: 9, Metrics: map[string]float64{"hamming_loss": 0.3}},
+		{Dataset: "a", Method: "pca", D: 2, Fold: &fold, Metrics: map[string]float64{"hamming_loss": 0.21}},
+		{Dataset: "a", Method: "pca", D: 2, Metrics: map[string]float64{"hamming_loss": 0.2}},
+		{Dataset: "a", Method: "pca", D: 4, Metrics: map[string]float64{"hamming_loss": 0.1}},
+		{Dataset: "b", Method: "pca", D: 2, Metrics: map[string]float64{"hamming_loss": 0.4}},
+	}
+	req := Request{Datasets: []string{"a", "b"}, Method: "pca", Evaluate: &Evaluate{Dims: []int{4, 2, 4}}}
+	in := studyInput(req, []string{"A", "B"}, evaluationSpec(req), rows)
+	if !slices.Equal(in.Methods, []string{"pca"}) || len(in.Groups) != 2 || *in.Groups[0].Choice.D != 2 || *in.Groups[1].Choice.D != 4 {
+		t.Fatalf("got methods %v, %d groups", in.Methods, len(in.Groups))
+	}
+	g := in.Groups[0]
+	if len(g.Results) != 2 || g.Results[0].Mean["hamming_loss"] != 0.2 || len(g.Results[0].Folds) != 1 || g.Results[1].Dataset != "b" {
+		t.Errorf("d = 2: %+v", g.Results)
+	}
+	if len(in.Groups[1].Results) != 1 {
+		t.Errorf("d = 4: %+v", in.Groups[1].Results)
+	}
 }
