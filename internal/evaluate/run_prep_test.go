@@ -2,6 +2,8 @@ package evaluate
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -264,6 +266,31 @@ func TestRunSlowFit(t *testing.T) {
 		}
 		if row.FitSeconds != want || row.EvalSeconds != 0 {
 			t.Errorf("%s d=%d fold %v: got fit %v s, eval %v s, want %v s and 0 s", row.Method, row.D, row.Fold, row.FitSeconds, row.EvalSeconds, want)
+		}
+	}
+}
+
+// TestRowTimesJSON: the times survive metrics.json both ways, present
+// even when 0 (ori's fit).
+func TestRowTimesJSON(t *testing.T) {
+	f := 2
+	for _, row := range []Row{
+		{Method: Ori, D: 3, Fold: &f, Metrics: map[string]float64{HammingLoss: 0.25}, EvalSeconds: 0.125},
+		{Method: "pca", D: 2, Metrics: map[string]float64{Coverage: math.NaN()}, Folds: 3, FitSeconds: 1.5, EvalSeconds: 0.25},
+	} {
+		b, err := json.Marshal(row)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), fmt.Sprintf(`"fit_seconds":%v,"eval_seconds":%v`, row.FitSeconds, row.EvalSeconds)) {
+			t.Errorf("got %s, want fit_seconds %v and eval_seconds %v", b, row.FitSeconds, row.EvalSeconds)
+		}
+		var back Row
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatal(err)
+		}
+		if back.FitSeconds != row.FitSeconds || back.EvalSeconds != row.EvalSeconds {
+			t.Errorf("read back: got fit %v, eval %v, want %v, %v", back.FitSeconds, back.EvalSeconds, row.FitSeconds, row.EvalSeconds)
 		}
 	}
 }
