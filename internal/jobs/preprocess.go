@@ -3,7 +3,6 @@ package jobs
 import (
 	"fmt"
 	"net/http"
-	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -16,7 +15,7 @@ import (
 // "preprocess"); "" counts as none.
 func (r *Request) checkPreprocess() error {
 	if !preprocess.Valid(r.Preprocess) {
-		return reqErr(http.StatusBadRequest, "preprocess", "preprocess must be %s, not %q", strings.Join(preprocess.Kinds(), ", "), r.Preprocess)
+		return reqErr(http.StatusBadRequest, "preprocess", "preprocess must be %s, not %q", joinOr(preprocess.Kinds()), r.Preprocess)
 	}
 	return nil
 }

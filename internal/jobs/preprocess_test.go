@@ -41,7 +41,7 @@ func TestValidatePreprocess(t *testing.T) {
 				return
 			}
 			var re *RequestError
-			want := `preprocess must be none, standardize, minmax, not "` + tc.kind + `"`
+			want := `preprocess must be none, standardize or minmax, not "` + tc.kind + `"`
 			if !errors.As(err, &re) || re.Status != tc.status || re.Field != "preprocess" || re.Msg != want {
 				t.Errorf("got %v, want %d on preprocess: %s", err, tc.status, want)
 			}
@@ -88,7 +88,9 @@ func TestExecutePreprocess(t *testing.T) {
 	scaled, notes := run(preprocess.Standardize)
 	_, notesAgain := run(preprocess.Standardize)
 	_, notesPlain := run(preprocess.None)
-	reused := func(notes []string) bool { return strings.Contains(strings.Join(notes, "|"), "reused the decomposition") }
+	reused := func(notes []string) bool {
+		return strings.Contains(strings.Join(notes, "|"), "reused the decomposition")
+	}
 	if reused(notes) || !reused(notesAgain) || !reused(notesPlain) {
 		t.Errorf("cache: got notes %q (first standardize), %q (second), %q (none after none), want a reuse only in the last two", notes, notesAgain, notesPlain)
 	}

@@ -74,7 +74,7 @@ func Fit(x *mat.Dense, kind string, names []string) (*Scaler, error) {
 		kind = None
 	}
 	if !Valid(kind) {
-		return nil, fmt.Errorf("preprocess: the kind must be %s, not %q", strings.Join(Kinds(), ", "), kind)
+		return nil, fmt.Errorf("preprocess: the kind must be none, standardize or minmax, not %q", kind)
 	}
 	n, d := x.Dims()
 	if names != nil && len(names) != d {

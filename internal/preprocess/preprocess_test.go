@@ -216,7 +216,7 @@ func TestFitRefusals(t *testing.T) {
 		names []string
 		want  string
 	}{
-		{"kind", mat.NewDense(1, 1, nil), "zscore", nil, `the kind must be none, standardize, minmax, not "zscore"`},
+		{"kind", mat.NewDense(1, 1, nil), "zscore", nil, `the kind must be none, standardize or minmax, not "zscore"`},
 		{"names", mat.NewDense(1, 2, nil), Standardize, []string{"a"}, "1 column names for 2 columns"},
 		{"nan", x, Standardize, nil, "row 2, column 2 holds NaN"},
 		{"inf", mat.NewDense(1, 1, []float64{math.Inf(-1)}), MinMax, nil, "row 1, column 1 holds -Inf"},
