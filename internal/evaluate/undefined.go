@@ -23,11 +23,15 @@ type rowJSON struct {
 	Metrics map[string]*float64 `json:"metrics"`
 	Std     map[string]*float64 `json:"std,omitempty"`
 	Folds   int                 `json:"folds,omitempty"`
+	// The wall times (see Row).
+	FitSeconds  float64 `json:"fit_seconds"`
+	EvalSeconds float64 `json:"eval_seconds"`
 }
 
 // MarshalJSON writes the row with each undefined (NaN) metric as null.
 func (r Row) MarshalJSON() ([]byte, error) {
-	return json.Marshal(rowJSON{Method: r.Method, D: r.D, Fold: r.Fold, Metrics: nullNaN(r.Metrics), Std: nullNaN(r.Std), Folds: r.Folds})
+	return json.Marshal(rowJSON{Method: r.Method, D: r.D, Fold: r.Fold, Metrics: nullNaN(r.Metrics), Std: nullNaN(r.Std), Folds: r.Folds,
+		FitSeconds: r.FitSeconds, EvalSeconds: r.EvalSeconds})
 }
 
 // UnmarshalJSON reads a row written by MarshalJSON: a null metric is NaN.
@@ -36,7 +40,8 @@ func (r *Row) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
 	}
-	*r = Row{Method: j.Method, D: j.D, Fold: j.Fold, Metrics: nanNull(j.Metrics), Std: nanNull(j.Std), Folds: j.Folds}
+	*r = Row{Method: j.Method, D: j.D, Fold: j.Fold, Metrics: nanNull(j.Metrics), Std: nanNull(j.Std), Folds: j.Folds,
+		FitSeconds: j.FitSeconds, EvalSeconds: j.EvalSeconds}
 	return nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"mldr/internal/analysis"
 	"mldr/internal/dataset"
 	"mldr/internal/evaluate"
+	"mldr/internal/preprocess"
 	"mldr/internal/store"
 )
 
@@ -29,6 +30,11 @@ type Request struct {
 	Params  analysis.Params `json:"params"`
 	// Evaluate asks for an evaluation; nil means none.
 	Evaluate *Evaluate `json:"evaluate,omitempty"`
+	// Preprocess scales the features: "none" (the default), "standardize"
+	// or "minmax" (package preprocess), fitted on the rows the result
+	// models are fitted on and, in the evaluation, on each split's
+	// training rows.
+	Preprocess string `json:"preprocess,omitempty"`
 }
 
 // Split kinds.
@@ -119,6 +125,9 @@ func (r Request) MethodIDs() []string {
 // Normalize fills in defaults, so that the stored request says exactly
 // what ran.
 func (r *Request) Normalize() {
+	if r.Preprocess == "" {
+		r.Preprocess = preprocess.None
+	}
 	if r.Split == nil {
 		if r.Evaluate != nil && r.TestDataset == "" {
 			r.Split = &Split{Kind: SplitHoldout}
@@ -160,6 +169,9 @@ func (r *Request) Normalize() {
 // split and the evaluation, and the limits. The request must be
 // normalized.
 func (r *Request) Validate(ds DatasetLookup, lim Limits) error {
+	if err := r.checkPreprocess(); err != nil {
+		return err
+	}
 	train, err := lookup(ds, "dataset", r.Dataset)
 	if err != nil {
 		return err
