@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 
 	"mldr/internal/analysis"
+	"mldr/internal/preprocess"
 )
 
 // Classifiers, by their API names. On multi-dimensional data "mlknn" is the
@@ -31,6 +33,9 @@ type Options struct {
 	K          int     `json:"k,omitempty"`
 	S          float64 `json:"s,omitempty"`
 	Lambda     float64 `json:"lambda,omitempty"`
+	// Preprocess scales the features inside each split (see Run): one of
+	// preprocess.Kinds; "" means "none".
+	Preprocess string `json:"preprocess,omitempty"`
 }
 
 // MethodRun is one method of a run, with its parameters.
@@ -58,16 +63,28 @@ type Spec struct {
 // Row is the metrics of one method at one d on one fold, or (Fold nil) their
 // mean over the folds, with the sample standard deviation in Std when there
 // are several.
+//
+// FitSeconds is the wall time of the fit this row's model came from, on
+// the fold's training part (0 for ori; the same fit serves every d of a
+// grid, so each of those rows carries it). EvalSeconds is the wall time
+// from the end of the fit (or of the previous d's row) to this row's
+// metrics: projecting the rows, the classifier's training and prediction
+// (a label-space method's regression) and the scoring; work every d shares,
+// such as projecting the rows once at the largest d or a label-space
+// method's one regression, is counted at the first d. A mean row carries
+// the means over the folds.
 type Row struct {
 	// Dataset is the id of the data set of a study's row (set by the
 	// caller); empty otherwise.
-	Dataset string             `json:"dataset,omitempty"`
-	Method  string             `json:"method"`
-	D       int                `json:"d"`
-	Fold    *int               `json:"fold"`
-	Metrics map[string]float64 `json:"metrics"`
-	Std     map[string]float64 `json:"std,omitempty"`
-	Folds   int                `json:"folds,omitempty"`
+	Dataset     string             `json:"dataset,omitempty"`
+	Method      string             `json:"method"`
+	D           int                `json:"d"`
+	Fold        *int               `json:"fold"`
+	Metrics     map[string]float64 `json:"metrics"`
+	Std         map[string]float64 `json:"std,omitempty"`
+	Folds       int                `json:"folds,omitempty"`
+	FitSeconds  float64            `json:"fit_seconds"`
+	EvalSeconds float64            `json:"eval_seconds"`
 }
 
 // Result is a run's rows — for each method (ori first) and d, one row per
@@ -92,12 +109,25 @@ type Result struct {
 // decoding; it also reports encoding_error and prediction_error (per test
 // row) and their sum. A d above a method's rank on a split is skipped with
 // a note. progress may be nil.
+//
+// With Options.Preprocess other than "none", each split's features are
+// scaled by a preprocess.Scaler fitted on that split's training rows only
+// and applied to its training and test rows, before the method and before
+// the baseline ori; a note says which columns were constant there.
 func Run(ctx context.Context, data analysis.Input, splits []Split, spec Spec, progress analysis.Progress) (*Result, error) {
+	if !preprocess.Valid(spec.Options.Preprocess) {
+		return nil, fmt.Errorf("evaluate: preprocess must be none, standardize or minmax, not %q", spec.Options.Preprocess)
+	}
 	r, err := newRunner(data, splits, spec, progress)
 	if err != nil {
 		return nil, err
 	}
-	for f, sp := range splits {
+	return r.run(ctx)
+}
+
+// run evaluates every split, then averages.
+func (r *runner) run(ctx context.Context) (*Result, error) {
+	for f, sp := range r.splits {
 		if err := r.fold(ctx, f, sp); err != nil {
 			return nil, err
 		}
@@ -121,6 +151,13 @@ type runner struct {
 	cells    map[cellKey][]Row
 	order    []cellKey
 	notes    []string
+	// The fit timings: now and fitFunc are time.Now and analysis.Fit when
+	// nil (tests replace them); lastFit is the latest fit's wall time and
+	// mark the moment the work of the next row began.
+	now     func() time.Time
+	fitFunc func(context.Context, string, analysis.Input, analysis.Params, analysis.Progress) (*analysis.Model, error)
+	lastFit time.Duration
+	mark    time.Time
 }
 
 func newRunner(data analysis.Input, splits []Split, spec Spec, progress analysis.Progress) (*runner, error) {
@@ -226,7 +263,10 @@ func (r *runner) add(method string, d, fold int, metrics map[string]float64) {
 		r.order = append(r.order, k)
 	}
 	f := fold + 1
-	r.cells[k] = append(r.cells[k], Row{Method: method, D: d, Fold: &f, Metrics: metrics})
+	end := r.clock()
+	r.cells[k] = append(r.cells[k], Row{Method: method, D: d, Fold: &f, Metrics: metrics,
+		FitSeconds: r.lastFit.Seconds(), EvalSeconds: max(end.Sub(r.mark), 0).Seconds()})
+	r.mark = end
 	for _, n := range whyUndefined(metrics, r.splits[fold].Name) {
 		r.note("%s", n)
 	}
@@ -241,10 +281,14 @@ func (r *runner) note(format string, args ...any) {
 
 // fold evaluates every method on one split.
 func (r *runner) fold(ctx context.Context, f int, sp Split) error {
-	train, test := subset(r.data, sp.Train), subset(r.data, sp.Test)
+	train, test, err := r.scaled(sp)
+	if err != nil {
+		return err
+	}
 	_, nFeat := r.data.X.Dims()
 	steps := float64(len(r.spec.Methods) + 1)
 	r.report(f, 0, "baseline")
+	r.lastFit, r.mark = 0, r.clock()
 	m, err := r.classify(ctx, train.X, test.X, train, test, nil)
 	if err != nil {
 		return err
@@ -252,11 +296,54 @@ func (r *runner) fold(ctx context.Context, f int, sp Split) error {
 	r.add(Ori, nFeat, f, m)
 	for mi, run := range r.spec.Methods {
 		r.report(f, float64(mi+1)/steps, run.ID)
+		r.lastFit, r.mark = 0, r.clock()
 		if err := r.method(ctx, run, train, test, f); err != nil {
 			return err
 		}
 	}
 	return ctx.Err()
+}
+
+// scaled returns a split's training and test rows, their features scaled
+// by the preprocessing of Options fitted on the training rows alone.
+func (r *runner) scaled(sp Split) (train, test analysis.Input, err error) {
+	train, test = subset(r.data, sp.Train), subset(r.data, sp.Test)
+	kind := r.spec.Options.Preprocess
+	if kind == "" || kind == preprocess.None {
+		return train, test, nil
+	}
+	sc, err := preprocess.Fit(train.X, kind, r.data.FeatureNames)
+	if err != nil {
+		return train, test, fmt.Errorf("evaluate: %s: %w", sp.Name, err)
+	}
+	sc.ApplyInPlace(train.X) // subset made them: nothing else holds them
+	sc.ApplyInPlace(test.X)
+	if sc.Note != "" {
+		r.note("%s", sc.Note)
+	}
+	return train, test, nil
+}
+
+// clock is the time now (r.now in tests).
+func (r *runner) clock() time.Time {
+	if r.now != nil {
+		return r.now()
+	}
+	return time.Now()
+}
+
+// fit fits a method as analysis.Fit does, and records its wall time for
+// the rows that follow.
+func (r *runner) fit(ctx context.Context, id string, in analysis.Input, p analysis.Params) (*analysis.Model, error) {
+	fit := r.fitFunc
+	if fit == nil {
+		fit = analysis.Fit
+	}
+	start := r.clock()
+	m, err := fit(ctx, id, in, p, nil)
+	r.mark = r.clock()
+	r.lastFit = max(r.mark.Sub(start), 0)
+	return m, err
 }
 
 // method fits one method on a split's training part and evaluates it at
@@ -268,7 +355,7 @@ func (r *runner) method(ctx context.Context, run MethodRun, train, test analysis
 	if explicit {
 		p.D, p.Thr = 0, 0 // fit once; the grid cuts it
 	}
-	model, err := analysis.Fit(ctx, run.ID, train, p, nil)
+	model, err := r.fit(ctx, run.ID, train, p)
 	if err != nil {
 		return err
 	}
@@ -302,7 +389,7 @@ func (r *runner) method(ctx context.Context, run MethodRun, train, test analysis
 		for _, d := range usable {
 			q := run.Params
 			q.D, q.Thr = d, 0
-			m, err := analysis.Fit(ctx, run.ID, train, q, nil)
+			m, err := r.fit(ctx, run.ID, train, q)
 			if err != nil {
 				return err
 			}
@@ -493,6 +580,10 @@ func (r *runner) result() *Result {
 		mean := Row{Method: k.method, D: k.d, Metrics: map[string]float64{}, Folds: len(rows)}
 		if len(rows) > 1 {
 			mean.Std = map[string]float64{}
+		}
+		for _, row := range rows {
+			mean.FitSeconds += row.FitSeconds / float64(len(rows))
+			mean.EvalSeconds += row.EvalSeconds / float64(len(rows))
 		}
 		vals := make([]float64, len(rows))
 		for key := range rows[0].Metrics {

@@ -164,7 +164,7 @@ func TestRunStructure(t *testing.T) {
 		}
 	}
 	again, _ := Run(context.Background(), data, folds, Spec{Methods: []MethodRun{{ID: "pca"}, {ID: "mddmp"}}, Grid: Grid{Dims: []int{3, 1, 2}}}, nil)
-	if !reflect.DeepEqual(res, again) {
+	if !reflect.DeepEqual(withoutTimes(res), withoutTimes(again)) { // wall times differ from run to run
 		t.Error("the same run gave other numbers")
 	}
 }

@@ -25,7 +25,7 @@ func (h *handler) pageAnalyze(w http.ResponseWriter, r *http.Request) {
 func defaultAnalyzeForm(rec store.DatasetRecord) templates.AnalyzeForm {
 	f := templates.AnalyzeForm{DimMode: "thr", Thr: "0.99", D: "", Beta: "0.5", Lambda: "0.1", LabelKernel: "linear", K: "10",
 		Classifier: "mlknn", SplitKind: "holdout", TestFraction: "0.2", Folds: "10", Seed: "1", GridMode: "percent", Grid: "10, 20, 30, 40, 50, 60, 70, 80, 90, 100", GridOf: "rank",
-		EvalK: "10", EvalLambda: "0.1", HasFolds: rec.Folds > 0}
+		EvalK: "10", EvalLambda: "0.1", Preprocess: "none", HasFolds: rec.Folds > 0}
 	if rec.Folds > 0 {
 		f.SplitKind = "predefined"
 	}
@@ -105,13 +105,13 @@ func analyzeFormFrom(f url.Values, rec store.DatasetRecord) templates.AnalyzeFor
 		Lambda: f.Get("lambda"), Ridge: f.Get("ridge"), LabelKernel: f.Get("label_kernel"), K: f.Get("k"),
 		Classifier: f.Get("classifier"), SplitKind: f.Get("split"), TestFraction: f.Get("test_fraction"), Folds: f.Get("folds"),
 		Seed: f.Get("seed"), GridMode: f.Get("grid_mode"), Grid: f.Get("grid"), GridOf: f.Get("grid_of"),
-		EvalK: f.Get("eval_k"), EvalLambda: f.Get("eval_lambda"), HasFolds: rec.Folds > 0}
+		EvalK: f.Get("eval_k"), EvalLambda: f.Get("eval_lambda"), Preprocess: f.Get("preprocess"), HasFolds: rec.Folds > 0}
 }
 
 // requestFromForm builds a job request from the form: only the parameters
 // the ticked methods take are sent.
 func requestFromForm(dataset string, methods []string, f templates.AnalyzeForm) (jobs.Request, error) {
-	req := jobs.Request{Dataset: dataset}
+	req := jobs.Request{Dataset: dataset, Preprocess: f.Preprocess} // checked by the service
 	if len(methods) == 1 {
 		req.Method = methods[0]
 	} else {

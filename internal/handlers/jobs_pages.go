@@ -153,6 +153,9 @@ func (h *handler) jobHeader(j jobs.Job) templates.JobHeader {
 		}
 		add("split", s)
 	}
+	if req.Preprocess != "" && req.Preprocess != "none" {
+		add("preprocessing", req.Preprocess+", fitted on the training rows")
+	}
 	if req.TestDataset != "" {
 		name := req.TestDataset
 		if rec, err := h.store.Dataset(req.TestDataset); err == nil {
@@ -239,6 +242,7 @@ func (h *handler) resultsView(id string, q plotQuery) (*templates.ResultsView, e
 			return nil, err
 		}
 		v.Table = metricsTableView(res, v.Metric)
+		v.Times = timesTableView(res)
 		v.MetricsDownload = "/api/jobs/" + id + "/metrics.json"
 	}
 	for _, m := range res.Methods {

@@ -11,6 +11,7 @@ import (
 	"mldr/internal/analysis"
 	"mldr/internal/dataset"
 	"mldr/internal/evaluate"
+	"mldr/internal/preprocess"
 	"mldr/internal/store"
 )
 
@@ -216,6 +217,9 @@ func estimateShape(req Request, sh jobShape, est estimators) (Estimate, error) {
 	}
 	e.Data += 2 * nameBytes * dq * records      // names and columns of each data set
 	e.Data += 24*all + 8*all*int64(sh.splits+1) // the parts and numbers of the rows, the fit rows and each split's rows
+	if req.Preprocess != "" && req.Preprocess != preprocess.None {
+		e.Data += 8 * int64(sh.d) * all // the scaled copy of X the result models are fitted on and project
+	}
 	fitShape := sh.fitShape()
 	for _, id := range req.MethodIDs() {
 		m, ok := analysis.Lookup(id)

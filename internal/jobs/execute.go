@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"cmp"
 	"context"
 	"encoding/csv"
 	"encoding/json"
@@ -19,6 +20,7 @@ import (
 	"mldr/internal/dataset"
 	"mldr/internal/evaluate"
 	"mldr/internal/export"
+	"mldr/internal/preprocess"
 	"mldr/internal/store"
 )
 
@@ -92,6 +94,11 @@ type plan struct {
 	rowNumber   []int    // per row of data: its 1-based row in its data set
 	rowFold     []int    // k-fold and predefined folds: per row the 1-based fold it is tested in (0: none)
 	fitKey      string   // what identifies the fit rows, for the cache
+	// scaler is the preprocessing fitted on the fit rows, and fitData the
+	// data it scaled: what the result models are fitted on and project
+	// (data itself when the preprocessing is none). See preprocessPlan.
+	scaler  *preprocess.Scaler
+	fitData analysis.Input
 }
 
 // Execute does a job: the result models are fitted (on the training rows
@@ -120,6 +127,9 @@ func (x *Executor) execute(ctx context.Context, job Job, report Report) ([]strin
 	if err != nil {
 		return nil, err
 	}
+	if err := p.preprocessPlan(req.Preprocess); err != nil {
+		return nil, err
+	}
 	staged, err := x.store.StageJobResults(job.ID)
 	if err != nil {
 		return nil, diskFull(err)
@@ -130,13 +140,16 @@ func (x *Executor) execute(ctx context.Context, job Job, report Report) ([]strin
 		return nil, diskFull(err)
 	}
 	var notes []string
+	if p.scaler != nil && p.scaler.Note != "" {
+		notes = append(notes, "result models: "+p.scaler.Note)
+	}
 	ids := req.MethodIDs()
 	evalShare := 0.0
 	if req.Evaluate != nil && req.Evaluate.Classifier != evaluate.ClassifierNone {
 		evalShare = 0.6
 	}
 	fitSpan := (0.95 - 0.05) * (1 - evalShare)
-	fitRows := subset(p.data, p.fitRows)
+	fitRows := subset(p.fitInput(), p.fitRows)
 	for i, id := range ids {
 		from := 0.05 + fitSpan*float64(i)/float64(len(ids))
 		to := 0.05 + fitSpan*float64(i+1)/float64(len(ids))
@@ -165,7 +178,8 @@ func (x *Executor) execute(ctx context.Context, job Job, report Report) ([]strin
 			return notes, fmt.Errorf("evaluation: %w", err)
 		}
 		notes = append(notes, res.Notes...)
-		mf := MetricsFile{Classifier: spec.Options, Split: *req.Split, Rows: res.Rows, Notes: res.Notes, EvaluatedOn: evaluatedOn(req, p, "")}
+		mf := metricsFile(spec.Options, *req.Split, res)
+		mf.EvaluatedOn = evaluatedOn(req, p, "")
 		if p.test != nil {
 			rec, err := x.store.Dataset(req.TestDataset)
 			if err != nil {
@@ -291,7 +305,7 @@ func (x *Executor) fit(ctx context.Context, job Job, id string, in analysis.Inpu
 	base := params
 	base.D, base.Thr = 0, 0
 	keyJSON, _ := json.Marshal(base)
-	key := fmt.Sprintf("%s gen %d | %s | %s | %s", p.trainRec.SHA256, p.trainRec.Gen, p.fitKey, id, keyJSON)
+	key := fmt.Sprintf("%s gen %d | %s | %s | %s | preprocess %s", p.trainRec.SHA256, p.trainRec.Gen, p.fitKey, id, keyJSON, cmp.Or(job.Request.Preprocess, preprocess.None))
 	if cached, from, ok := x.cache.get(key); ok {
 		if model, err := cached.Choose(params); err == nil {
 			return model, fmt.Sprintf("%s reused the decomposition fitted by job %s (same data, method and parameters)", id, from), nil
@@ -349,9 +363,9 @@ func projectedRows(m *analysis.Model, p *plan) (*mat.Dense, error) {
 	if m.Basis == nil {
 		return m.Projected, nil
 	}
-	rows := p.data.X
+	rows := p.fitInput().X
 	if m.Space == analysis.LabelSpace {
-		rows = p.data.Y
+		rows = p.fitInput().Y
 	}
 	return m.Transform(rows)
 }
@@ -434,9 +448,12 @@ type EigenFile struct {
 // MetricsFile is metrics.json.
 type MetricsFile struct {
 	Classifier evaluate.Options `json:"classifier"`
-	Split      Split            `json:"split"`
-	Rows       []evaluate.Row   `json:"rows"`
-	Notes      []string         `json:"notes,omitempty"`
+	// Preprocess is the request's preprocessing, applied inside each split
+	// (absent in files written before it existed: none).
+	Preprocess string         `json:"preprocess,omitempty"`
+	Split      Split          `json:"split"`
+	Rows       []evaluate.Row `json:"rows"`
+	Notes      []string       `json:"notes,omitempty"`
 	// EvaluatedOn says in words which rows the metrics were measured on.
 	EvaluatedOn string `json:"evaluated_on,omitempty"`
 	// TestDataset is the test data set the metrics come from, if the job
@@ -492,6 +509,10 @@ type Manifest struct {
 	Eigenvalues []float64        `json:"eigenvalues"`
 	Blocks      []analysis.Block `json:"blocks,omitempty"`
 	Notes       []string         `json:"notes,omitempty"`
+	// Preprocess is the scaling fitted on the fit rows, applied to the rows
+	// before they are projected (Transform); nil in manifests written
+	// before it existed (none).
+	Preprocess *preprocess.Scaler `json:"preprocess,omitempty"`
 }
 
 // ManifestDataset identifies the data a result came from.
@@ -511,7 +532,7 @@ func (x *Executor) manifest(job Job, m *analysis.Model, p *plan, rowNames []stri
 		Dataset: ManifestDataset{ID: p.trainRec.ID, Name: p.trainRec.Name, SHA256: p.trainRec.SHA256, Rows: p.trainRec.Summary.Rows},
 		Version: x.version, Job: job.ID, CreatedAt: job.CreatedAt,
 		Rows: rowNames, Features: p.train.Features, Labels: p.train.Labels, Means: m.Means,
-		LabelCoding: m.LabelCoding, Eigenvalues: m.Eigenvalues, Blocks: m.Blocks, Notes: m.Notes,
+		LabelCoding: m.LabelCoding, Eigenvalues: m.Eigenvalues, Blocks: m.Blocks, Notes: m.Notes, Preprocess: p.scaler,
 	}
 	if proj != nil {
 		mf.Projection = export.Rows(proj)
@@ -542,10 +563,15 @@ func ReadManifest(dir string) (*Manifest, error) {
 // projection.
 var ErrNoProjection = errors.New("this method has no projection of the features")
 
-// Transform projects new rows with a manifest's means and projection.
+// Transform projects new rows with a manifest's preprocessing, means and
+// projection. x is not changed.
 func (m *Manifest) Transform(x *mat.Dense) (*mat.Dense, error) {
 	if m.Space != analysis.FeatureSpace || len(m.Projection) == 0 {
 		return nil, ErrNoProjection
+	}
+	x, err := m.scale(x)
+	if err != nil {
+		return nil, err
 	}
 	_, d := x.Dims()
 	p := mat.NewDense(d, m.D, nil)

@@ -11,6 +11,7 @@ import (
 	"mldr/internal/analysis"
 	"mldr/internal/dataset"
 	"mldr/internal/evaluate"
+	"mldr/internal/preprocess"
 	"mldr/internal/store"
 )
 
@@ -33,6 +34,11 @@ type Request struct {
 	Params  analysis.Params `json:"params"`
 	// Evaluate asks for an evaluation; nil means none.
 	Evaluate *Evaluate `json:"evaluate,omitempty"`
+	// Preprocess scales the features: "none" (the default), "standardize"
+	// or "minmax" (package preprocess), fitted on the rows the result
+	// models are fitted on and, in the evaluation, on each split's
+	// training rows.
+	Preprocess string `json:"preprocess,omitempty"`
 }
 
 // Split kinds.
@@ -163,6 +169,9 @@ func (r Request) MethodIDs() []string {
 // Normalize fills in defaults, so that the stored request says exactly
 // what ran.
 func (r *Request) Normalize() {
+	if r.Preprocess == "" {
+		r.Preprocess = preprocess.None
+	}
 	if r.TestDataset != "" && (r.Split == nil || r.Split.Kind == SplitNone) {
 		// Jobs stored before the test_dataset split was named had "none".
 		r.Split = &Split{Kind: SplitTestSet}
@@ -210,6 +219,9 @@ func (r *Request) Normalize() {
 func (r *Request) Validate(ds DatasetLookup, lim Limits) error {
 	if r.Study() {
 		return r.validateStudy(ds, lim)
+	}
+	if err := r.checkPreprocess(); err != nil {
+		return err
 	}
 	train, err := lookup(ds, "dataset", r.Dataset)
 	if err != nil {

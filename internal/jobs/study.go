@@ -75,7 +75,8 @@ func (x *Executor) executeStudy(ctx context.Context, job Job, report Report) ([]
 		return notes, err
 	}
 	report(0.96, "comparing", "ranks and significance tests over the data sets")
-	mf := MetricsFile{Classifier: spec.Options, Split: *req.Split, Rows: rows, Notes: notes, Datasets: records}
+	mf := metricsFile(spec.Options, *req.Split, &evaluate.Result{Rows: rows, Notes: notes})
+	mf.Datasets = records
 	if err := writeJSON(staged, FileMetrics, mf); err != nil {
 		return notes, diskFull(err)
 	}
@@ -107,7 +108,7 @@ func evaluationSpec(req Request) evaluate.Spec {
 	e := req.Evaluate
 	spec := evaluate.Spec{
 		Grid:    evaluate.Grid{Dims: e.Dims, Percent: e.Percent, Of: e.Of},
-		Options: evaluate.Options{Classifier: e.Classifier, K: e.K, S: e.S, Lambda: e.Lambda},
+		Options: evaluate.Options{Classifier: e.Classifier, K: e.K, S: e.S, Lambda: e.Lambda, Preprocess: req.Preprocess},
 	}
 	for _, id := range req.MethodIDs() {
 		m, _ := analysis.Lookup(id)

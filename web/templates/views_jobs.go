@@ -47,6 +47,7 @@ type AnalyzeForm struct {
 	Classifier, SplitKind, TestFraction, Folds, Seed   string
 	GridMode, Grid, GridOf                             string
 	EvalK, EvalLambda                                  string
+	Preprocess                                         string // none, standardize or minmax
 	HasFolds                                           bool
 }
 
@@ -96,6 +97,7 @@ type ResultsView struct {
 	DAxis           string
 	Curves          *FigureView
 	Table           *MetricsTable
+	Times           *TimesTable // nil for jobs evaluated before times were kept
 	MetricsDownload string
 	Notes           []string
 }
@@ -132,6 +134,20 @@ type MetricsTable struct {
 	Columns []string // method names
 	Rows    []MetricsRow
 	Best    string // "lowest" or "highest"
+}
+
+// TimesTable is how long each method took in the evaluation: one row per
+// method (ori last, as in the metrics table), durations already written
+// for people.
+type TimesTable struct {
+	Rows []TimesRow
+}
+
+// TimesRow is one method's times: Fit is the mean fit on a fold's
+// training part ("—" for ori), Eval the mean evaluation at one d on one
+// fold, Total the evaluation's whole time for the method.
+type TimesRow struct {
+	Method, Fit, Eval, Total string
 }
 
 // MetricsRow is one d.
