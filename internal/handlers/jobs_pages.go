@@ -3,6 +3,7 @@ package handlers
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -191,7 +192,7 @@ func (h *handler) pageJob(w http.ResponseWriter, r *http.Request) {
 	}
 	v := templates.JobView{Page: h.page("Job "+id[:min(8, len(id))], "jobs"), Job: h.jobHeader(j), Notice: jobNotices[r.URL.Query().Get("notice")]}
 	if j.Status == jobs.Succeeded {
-		res, err := h.resultsView(j.ID, parsePlotQuery(r.URL.Query()))
+		res, err := h.resultsView(j.ID, parsePlotQuery(r.URL.Query()), r.URL.Query())
 		if err != nil {
 			h.fail(w, r, err)
 			return
@@ -204,7 +205,7 @@ func (h *handler) pageJob(w http.ResponseWriter, r *http.Request) {
 // pageJobResults is the results section alone, for the script that shows
 // them when the job finishes.
 func (h *handler) pageJobResults(w http.ResponseWriter, r *http.Request) {
-	res, err := h.resultsView(chi.URLParam(r, "id"), parsePlotQuery(r.URL.Query()))
+	res, err := h.resultsView(chi.URLParam(r, "id"), parsePlotQuery(r.URL.Query()), r.URL.Query())
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -217,8 +218,8 @@ func (h *handler) pageJobResults(w http.ResponseWriter, r *http.Request) {
 }
 
 // resultsView builds a succeeded job's results; nil if it has not
-// succeeded.
-func (h *handler) resultsView(id string, q plotQuery) (*templates.ResultsView, error) {
+// succeeded. raw is the page's query, for a study's choices.
+func (h *handler) resultsView(id string, q plotQuery, raw url.Values) (*templates.ResultsView, error) {
 	res, err := h.jobs.Results(id)
 	if err != nil {
 		return nil, err
@@ -227,6 +228,23 @@ func (h *handler) resultsView(id string, q plotQuery) (*templates.ResultsView, e
 		return nil, nil
 	}
 	v := &templates.ResultsView{JobID: id, X: q.X, Y: q.Y, Log: q.Log, Notes: res.Job.Notes}
+	if res.Comparison != nil {
+		sq, err := parseStudyQuery(raw)
+		if err != nil {
+			return nil, err
+		}
+		if v.Study, err = studyView(id, res.Comparison, sq); err != nil {
+			return nil, err
+		}
+		if v.Study.Dataset, err = studyDataset(res, sq); err != nil {
+			return nil, err
+		}
+		for i, ds := range res.Comparison.Comparisons[0].Datasets {
+			v.Study.Datasets = append(v.Study.Datasets, templates.Option{Value: ds, Text: res.Comparison.Comparisons[0].DatasetNames[i]})
+		}
+		res = studyRows(res, v.Study.Dataset)
+		q.Metric = v.Study.Metric
+	}
 	data := h.datasets()
 	base := "/api/jobs/" + id + "/plots/"
 	if res.Metrics != nil {

@@ -110,3 +110,20 @@ func analyzeAction(v AnalyzeView) string {
 	}
 	return "/datasets/" + v.DatasetID + "/analyze"
 }
+
+// choiceValue is a study's d-choice as the value of the page's "at"
+// control: "own", "d:N" or "percent:P".
+func choiceValue(c StudyChoice) string {
+	switch {
+	case c.D != "":
+		return "d:" + c.D
+	case c.Percent != "":
+		return "percent:" + c.Percent
+	}
+	return "own"
+}
+
+// studyAt is the "at" value of a study's chosen d-choice.
+func studyAt(s StudyView) string {
+	return choiceValue(StudyChoice{D: s.D, Percent: s.Percent})
+}

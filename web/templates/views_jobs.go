@@ -83,7 +83,11 @@ type Setting struct{ Name, Value string }
 
 // ResultsView is a succeeded job's results.
 type ResultsView struct {
-	JobID   string
+	JobID string
+	// Study is a study's comparison over its data sets; nil for a job on
+	// one data set. A study's curves and tables are those of the data set
+	// Study.Dataset.
+	Study   *StudyView
 	Methods []MethodView
 	// Controls of the projections (shared by every method).
 	X, Y          int
@@ -172,4 +176,74 @@ type CompareJob struct {
 	Spectra     []*FigureView
 	Projections []*FigureView
 	Curves      *FigureView
+}
+
+// StudyView is a study's comparison of its methods over its data sets at
+// one metric and d-choice.
+type StudyView struct {
+	Metric, Better, Choice string
+	// D and Percent are the query's values of the chosen d-choice.
+	D, Percent    string
+	Alpha         string
+	MetricOptions []Option
+	ChoiceOptions []StudyChoice
+	// Summary says what the Friedman and Iman–Davenport tests found.
+	Summary   string
+	Table     StudyTable
+	CD, Ranks *FigureView
+	Pairs     []StudyPair
+	PairedT   []StudyPairedT
+	Notes     []string
+	Downloads []Download
+	// Datasets are the study's data sets, to choose whose curves are shown.
+	Datasets []Option
+	Dataset  string
+}
+
+// StudyChoice is one d-choice of a study.
+type StudyChoice struct {
+	D, Percent, Text string
+	Selected         bool
+}
+
+// StudyTable is the data sets × methods table of a comparison.
+type StudyTable struct {
+	Caption string
+	Methods []string
+	Rows    []StudyRow
+	Ranks   []StudyCell
+}
+
+// StudyRow is one data set's scores.
+type StudyRow struct {
+	Dataset, DatasetID string
+	Cells              []StudyCell
+}
+
+// StudyCell is a score (or rank); Best marks the best of its row.
+type StudyCell struct {
+	Text string
+	Best bool
+}
+
+// StudyPair is two methods compared over the data sets: A's wins, ties
+// and losses against B, Wilcoxon's p and Holm's adjustment of it.
+type StudyPair struct {
+	A, B                         string
+	Wins, Ties, Losses, Datasets int
+	Wilcoxon, Holm               string
+	Significant                  bool
+}
+
+// StudyPairedT is the paired t-tests over one data set's folds.
+type StudyPairedT struct {
+	Dataset string
+	Folds   int
+	Pairs   []StudyTPair
+}
+
+// StudyTPair is one paired t-test.
+type StudyTPair struct {
+	A, B, T, P  string
+	Significant bool
 }

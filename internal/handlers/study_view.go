@@ -1,0 +1,388 @@
+package handlers
+
+import (
+	"fmt"
+	"math"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"mldr/internal/comparison"
+	"mldr/internal/jobs"
+	"mldr/internal/plots"
+	"mldr/web/templates"
+)
+
+// studyQuery chooses what a study's page and plots show: a comparison
+// (metric and d-choice), the α of the critical difference, and the data
+// set whose curves are shown.
+type studyQuery struct {
+	Metric string
+	// Choice is "" (each method at its own d), "d=N" or "percent=P".
+	D, Percent string
+	Alpha      string
+	Dataset    string
+}
+
+// nemenyiAlphas are the levels a critical difference is shown at.
+var nemenyiAlphas = []string{"0.05", "0.10"}
+
+func parseStudyQuery(q url.Values) (studyQuery, error) {
+	s := studyQuery{Metric: q.Get("metric"), D: q.Get("d"), Percent: q.Get("percent"), Alpha: q.Get("alpha"), Dataset: q.Get("dataset")}
+	// The page's control gives the d-choice as at=own, at=d:N or at=percent:P.
+	switch kind, val, _ := strings.Cut(q.Get("at"), ":"); kind {
+	case "", "own":
+	case "d":
+		s.D = val
+	case "percent":
+		s.Percent = val
+	default:
+		return s, badRequest("at", "at must be own, d:N or percent:P, not %q", q.Get("at"))
+	}
+	if s.Alpha == "" {
+		s.Alpha = nemenyiAlphas[0]
+	}
+	if !slices.Contains(nemenyiAlphas, s.Alpha) {
+		return s, badRequest("alpha", "alpha must be 0.05 or 0.10, not %q", s.Alpha)
+	}
+	return s, nil
+}
+
+// choiceKey names a comparison's d-choice as the query gives it.
+func choiceKey(c comparison.Comparison) (d, percent string) {
+	if c.D != nil {
+		return strconv.Itoa(*c.D), ""
+	}
+	if c.Percent != nil {
+		return "", strconv.FormatFloat(*c.Percent, 'g', -1, 64)
+	}
+	return "", ""
+}
+
+// choiceText says a d-choice in words.
+func choiceText(c comparison.Comparison) string {
+	switch {
+	case c.D != nil:
+		return fmt.Sprintf("d = %d", *c.D)
+	case c.Percent != nil:
+		return fmt.Sprintf("%s %% of d", strconv.FormatFloat(*c.Percent, 'g', -1, 64))
+	}
+	return "each method at its own d"
+}
+
+// pickComparison finds the comparison the query asks for; an empty metric
+// or choice means the first there is. A metric or choice the study does
+// not have is a 400 that lists those it has.
+func pickComparison(f *comparison.File, q studyQuery) (*comparison.Comparison, error) {
+	if len(f.Comparisons) == 0 {
+		return nil, noFigure("this study compared nothing: no method has a score on its data sets")
+	}
+	var metrics []string
+	for _, c := range f.Comparisons {
+		if !slices.Contains(metrics, c.Metric) {
+			metrics = append(metrics, c.Metric)
+		}
+	}
+	metric := q.Metric
+	if metric == "" {
+		metric = defaultStudyMetric(metrics)
+	}
+	if !slices.Contains(metrics, metric) {
+		return nil, badRequest("metric", "this study has no metric %q; its metrics are %s", metric, strings.Join(metrics, ", "))
+	}
+	var choices []string
+	for i := range f.Comparisons {
+		c := &f.Comparisons[i]
+		if c.Metric != metric {
+			continue
+		}
+		d, p := choiceKey(*c)
+		if (q.D == "" && q.Percent == "") || (q.D == d && q.Percent == p) {
+			return c, nil
+		}
+		choices = append(choices, choiceText(*c))
+	}
+	return nil, badRequest("d", "this study has no comparison at d=%q percent=%q; it has %s", q.D, q.Percent, strings.Join(choices, "; "))
+}
+
+// defaultStudyMetric is the metric a study shows first: the first of the
+// pages' usual order it has.
+func defaultStudyMetric(metrics []string) string {
+	for _, m := range metricOrder {
+		if slices.Contains(metrics, m) {
+			return m
+		}
+	}
+	return metrics[0]
+}
+
+// studyRows are the metrics of a study's data set: its rows of
+// metrics.json, as the curves and tables of a job on it would show them.
+func studyRows(res *jobs.Results, dataset string) *jobs.Results {
+	one := *res
+	mf := *res.Metrics
+	mf.Rows = nil
+	for _, r := range res.Metrics.Rows {
+		if r.Dataset == dataset {
+			mf.Rows = append(mf.Rows, r)
+		}
+	}
+	one.Metrics = &mf
+	return &one
+}
+
+// studyDataset picks the data set whose curves a study's page shows: the
+// query's, or the first. One not in the study is a 400 listing them.
+func studyDataset(res *jobs.Results, q studyQuery) (string, error) {
+	ids := res.Job.Request.Datasets
+	if q.Dataset == "" {
+		return ids[0], nil
+	}
+	if !slices.Contains(ids, q.Dataset) {
+		return "", badRequest("dataset", "this study did not run on data set %q; its data sets are %s", q.Dataset, strings.Join(ids, ", "))
+	}
+	return q.Dataset, nil
+}
+
+// studyView builds a study's comparison section.
+func studyView(id string, f *comparison.File, q studyQuery) (*templates.StudyView, error) {
+	c, err := pickComparison(f, q)
+	if err != nil {
+		return nil, err
+	}
+	v := &templates.StudyView{Metric: c.Metric, Alpha: q.Alpha, Better: c.Better, Choice: choiceText(*c), Notes: c.Notes}
+	v.D, v.Percent = choiceKey(*c)
+	for _, o := range f.Comparisons {
+		if !slices.ContainsFunc(v.MetricOptions, func(x templates.Option) bool { return x.Value == o.Metric }) {
+			v.MetricOptions = append(v.MetricOptions, templates.Option{Value: o.Metric, Text: strings.ReplaceAll(o.Metric, "_", " ")})
+		}
+		if o.Metric == c.Metric {
+			d, p := choiceKey(o)
+			v.ChoiceOptions = append(v.ChoiceOptions, templates.StudyChoice{D: d, Percent: p, Text: choiceText(o), Selected: d == v.D && p == v.Percent})
+		}
+	}
+	v.Summary = studySummary(*c, q.Alpha)
+	v.Table = studyTable(*c)
+	v.Pairs = studyPairs(*c)
+	for _, pt := range c.PairedT {
+		v.PairedT = append(v.PairedT, studyPairedT(*c, pt))
+	}
+	query := url.Values{"metric": {c.Metric}, "alpha": {q.Alpha}}
+	if v.D != "" {
+		query.Set("d", v.D)
+	}
+	if v.Percent != "" {
+		query.Set("percent", v.Percent)
+	}
+	base := "/api/jobs/" + id + "/plots/"
+	fig, alt, err := cdFigure(*c, q.Alpha)
+	if v.CD, err = figureView("cd", base+"cd", query, fig, alt, err); err != nil {
+		return nil, err
+	}
+	delete(query, "alpha")
+	fig, alt, err = rankFigure(*c)
+	if v.Ranks, err = figureView("ranks", base+"ranks", query, fig, alt, err); err != nil {
+		return nil, err
+	}
+	for _, file := range jobs.StudyFiles {
+		v.Downloads = append(v.Downloads, templates.Download{Name: file, URL: "/api/jobs/" + id + "/" + file, Description: studyFileText[file]})
+	}
+	return v, nil
+}
+
+// studyFileText describes a study's result files.
+var studyFileText = map[string]string{
+	jobs.FileMetrics:       "every metric of every data set, method, d and fold",
+	jobs.FileComparison:    "ranks, Friedman, Iman–Davenport, Nemenyi, Wilcoxon with Holm, paired t-tests, for every metric and d",
+	jobs.FileComparisonCSV: "the tables of mean and standard deviation, with the average ranks",
+	jobs.FileComparisonTeX: "the tables for a paper: best in bold, average rank last",
+}
+
+// formatP writes a p-value for a page.
+func formatP(p *float64) string {
+	switch {
+	case p == nil:
+		return "—"
+	case *p < 0.001:
+		return "< 0.001"
+	}
+	return strconv.FormatFloat(*p, 'f', 3, 64)
+}
+
+// studySummary says in a sentence what the omnibus tests found.
+func studySummary(c comparison.Comparison, alpha string) string {
+	k := 0
+	for _, r := range c.AverageRanks {
+		if r != nil {
+			k++
+		}
+	}
+	if c.Friedman == nil {
+		return fmt.Sprintf("No Friedman test: it needs at least 2 methods ranked on at least 2 data sets (%d methods on %d data sets here).", k, c.RankedDatasets)
+	}
+	a, _ := strconv.ParseFloat(alpha, 64)
+	verdict := "the methods do not differ significantly"
+	if c.Friedman.P < a {
+		verdict = "the methods differ significantly"
+	}
+	s := fmt.Sprintf("Friedman χ²F = %.3g (p = %s)", c.Friedman.Chi2, formatP(&c.Friedman.P))
+	if id := c.ImanDavenport; id != nil {
+		f := "∞"
+		if id.F != nil {
+			f = fmt.Sprintf("%.3g", *id.F)
+		}
+		s += fmt.Sprintf(", Iman–Davenport F = %s (p = %s)", f, formatP(&id.P))
+	}
+	s += fmt.Sprintf(" over N = %d data sets and k = %d methods: at α = %s %s.", c.RankedDatasets, k, alpha, verdict)
+	if cd, ok := c.NemenyiCD[alpha]; ok && !math.IsNaN(cd) {
+		s += fmt.Sprintf(" Nemenyi's critical difference is %.3f: two methods whose average ranks differ by more are significantly different.", cd)
+	}
+	return s
+}
+
+// studyTable is the data sets × methods table of means ± std, the best of
+// each row marked, and the average ranks last.
+func studyTable(c comparison.Comparison) templates.StudyTable {
+	t := templates.StudyTable{Methods: c.Methods, Caption: fmt.Sprintf("%s (%s is better), %s: mean ± standard deviation over the folds; the best of each data set in bold, the average rank (1 = best) last",
+		strings.ReplaceAll(c.Metric, "_", " "), c.Better, choiceText(c))}
+	lower := c.Better == "lower"
+	better := func(a, b float64) bool {
+		if lower {
+			return a < b
+		}
+		return a > b
+	}
+	for i, name := range c.DatasetNames {
+		row := templates.StudyRow{Dataset: name, DatasetID: c.Datasets[i]}
+		best := math.NaN()
+		for _, s := range c.Scores[i] {
+			if s != nil && (math.IsNaN(best) || better(*s, best)) {
+				best = *s
+			}
+		}
+		for j, s := range c.Scores[i] {
+			cell := templates.StudyCell{Text: "—"}
+			if s != nil {
+				cell.Text = strconv.FormatFloat(*s, 'f', 4, 64)
+				if sd := c.Std[i][j]; sd != nil {
+					cell.Text += " ± " + strconv.FormatFloat(*sd, 'f', 4, 64)
+				}
+				cell.Best = *s == best || math.Abs(*s-best) <= 1e-12*math.Abs(best)
+			}
+			row.Cells = append(row.Cells, cell)
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	bestRank := math.Inf(1)
+	for _, m := range c.Methods {
+		if r := c.AverageRanks[m]; r != nil {
+			bestRank = min(bestRank, *r)
+		}
+	}
+	for _, m := range c.Methods {
+		cell := templates.StudyCell{Text: "—"}
+		if r := c.AverageRanks[m]; r != nil {
+			cell = templates.StudyCell{Text: strconv.FormatFloat(*r, 'f', 2, 64), Best: *r == bestRank}
+		}
+		t.Ranks = append(t.Ranks, cell)
+	}
+	return t
+}
+
+// studyPairs are the pairwise comparisons over the data sets, the most
+// significant first.
+func studyPairs(c comparison.Comparison) []templates.StudyPair {
+	var out []templates.StudyPair
+	for _, p := range c.Pairs {
+		out = append(out, templates.StudyPair{A: p.A, B: p.B, Wins: p.Wins, Ties: p.Ties, Losses: p.Losses, Datasets: p.Datasets,
+			Wilcoxon: formatP(p.WilcoxonP), Holm: formatP(p.HolmP), Significant: p.HolmP != nil && *p.HolmP < 0.05})
+	}
+	return out
+}
+
+func studyPairedT(c comparison.Comparison, pt comparison.DatasetPairedT) templates.StudyPairedT {
+	v := templates.StudyPairedT{Dataset: pt.Dataset, Folds: pt.Folds}
+	if i := slices.Index(c.Datasets, pt.Dataset); i >= 0 {
+		v.Dataset = c.DatasetNames[i]
+	}
+	for _, p := range pt.Pairs {
+		t := "—"
+		switch {
+		case p.T != nil:
+			t = fmt.Sprintf("%.3g", *p.T)
+		case p.P != nil:
+			t = "∞"
+		}
+		v.Pairs = append(v.Pairs, templates.StudyTPair{A: p.A, B: p.B, T: t, P: formatP(p.P), Significant: p.P != nil && *p.P < 0.05})
+	}
+	return v
+}
+
+// cdFigure is the critical-difference diagram of a comparison at α.
+func cdFigure(c comparison.Comparison, alpha string) (*plots.Figure, string, error) {
+	var methods []string
+	var ranks []float64
+	for _, m := range c.Methods {
+		if r := c.AverageRanks[m]; r != nil {
+			methods, ranks = append(methods, m), append(ranks, *r)
+		}
+	}
+	if len(methods) < 2 {
+		return nil, "", noFigure("a critical-difference diagram needs at least 2 methods ranked on the data sets")
+	}
+	cd := math.NaN()
+	if v, ok := c.NemenyiCD[alpha]; ok {
+		cd = v
+	}
+	f, err := plots.CriticalDifference(methods, ranks, cd, alpha, c.RankedDatasets)
+	if err != nil {
+		return nil, "", err
+	}
+	order := slices.Clone(methods)
+	slices.SortStableFunc(order, func(a, b string) int { return cmpRank(c, a, b) })
+	alt := fmt.Sprintf("Critical-difference diagram of %s (%s): average ranks over %d data sets, best first: %s.",
+		strings.ReplaceAll(c.Metric, "_", " "), choiceText(c), c.RankedDatasets, rankList(c, order))
+	if !math.IsNaN(cd) {
+		alt += fmt.Sprintf(" Nemenyi CD at α = %s is %.3f.", alpha, cd)
+	}
+	return f, alt, nil
+}
+
+func cmpRank(c comparison.Comparison, a, b string) int {
+	ra, rb := c.AverageRanks[a], c.AverageRanks[b]
+	switch {
+	case *ra < *rb:
+		return -1
+	case *ra > *rb:
+		return 1
+	}
+	return 0
+}
+
+func rankList(c comparison.Comparison, order []string) string {
+	var parts []string
+	for _, m := range order {
+		parts = append(parts, fmt.Sprintf("%s %.2f", m, *c.AverageRanks[m]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// rankFigure is the heatmap of a comparison's ranks, data sets × methods.
+func rankFigure(c comparison.Comparison) (*plots.Figure, string, error) {
+	ranks := make([][]float64, len(c.Ranks))
+	for i, row := range c.Ranks {
+		ranks[i] = make([]float64, len(row))
+		for j, r := range row {
+			ranks[i][j] = math.NaN()
+			if r != nil {
+				ranks[i][j] = *r
+			}
+		}
+	}
+	f, err := plots.RankHeatmap(c.Methods, c.DatasetNames, ranks)
+	if err != nil {
+		return nil, "", err
+	}
+	return f, fmt.Sprintf("Ranks of %d methods on %d data sets by %s (%s), 1 = best.", len(c.Methods), len(c.Datasets), strings.ReplaceAll(c.Metric, "_", " "), choiceText(c)), nil
+}
