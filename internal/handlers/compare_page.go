@@ -119,7 +119,7 @@ func (h *handler) compareJobs(v *templates.CompareView, all []*jobs.Results) err
 				return err
 			}
 			cj.Spectra = append(cj.Spectra, fv)
-			pq := plotQuery{Method: m.Method, X: 1, Y: 2}
+			pq := plotQuery{Method: m.Method} // components 1 and 2 (1 and 1 at d = 1)
 			xp, yp := spanOrNil(xr), spanOrNil(yr)
 			pf, alt, _, err := h.projectionFigure(res, m, pq, data, xp, yp)
 			fv, err = figureView("projection-"+res.Job.ID+"-"+m.Method, base+"projection", pq.values("projection"), pf, alt, err)
