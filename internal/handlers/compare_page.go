@@ -12,8 +12,8 @@ import (
 	"mldr/web/templates"
 )
 
-// pageCompare shows finished jobs side by side: one kind of plot shares
-// its axes across the jobs.
+// pageCompare shows finished jobs side by side: the metric curves share
+// their axes across the jobs; spectra and projections have their own.
 func (h *handler) pageCompare(w http.ResponseWriter, r *http.Request) {
 	var ids []string
 	for _, v := range r.URL.Query()["jobs"] {
@@ -69,24 +69,11 @@ func (h *handler) compareJobs(v *templates.CompareView, all []*jobs.Results) err
 			}
 		}
 	}
-	// Shared axes.
+	// The curves share their axes; each projection has its own (methods'
+	// scales differ by orders of magnitude: on shared axes one of them
+	// would be a dot).
 	curveRange := [2]float64{math.Inf(1), math.Inf(-1)}
-	xr, yr := [2]float64{math.Inf(1), math.Inf(-1)}, [2]float64{math.Inf(1), math.Inf(-1)}
 	for _, res := range all {
-		for _, m := range res.Methods {
-			cols := []int{0, 1}
-			if m.Eigen.D < 2 {
-				cols = cols[:m.Eigen.D]
-			}
-			if p, err := h.jobs.Projected(res.Job.ID, m.Method, cols...); err == nil && len(cols) > 0 {
-				for _, c := range p.Coords {
-					xr = [2]float64{min(xr[0], c[0]), max(xr[1], c[0])}
-					if len(c) > 1 {
-						yr = [2]float64{min(yr[0], c[1]), max(yr[1], c[1])}
-					}
-				}
-			}
-		}
 		if res.Metrics != nil {
 			for _, row := range res.Metrics.Rows {
 				if val, ok := row.Metrics[v.Metric]; ok && row.Fold == nil && !math.IsNaN(val) {
@@ -120,8 +107,7 @@ func (h *handler) compareJobs(v *templates.CompareView, all []*jobs.Results) err
 			}
 			cj.Spectra = append(cj.Spectra, fv)
 			pq := plotQuery{Method: m.Method} // components 1 and 2 (1 and 1 at d = 1)
-			xp, yp := spanOrNil(xr), spanOrNil(yr)
-			pf, alt, _, err := h.projectionFigure(res, m, pq, data, xp, yp)
+			pf, alt, _, err := h.projectionFigure(res, m, pq, data, nil, nil)
 			fv, err = figureView("projection-"+res.Job.ID+"-"+m.Method, base+"projection", pq.values("projection"), pf, alt, err)
 			if err != nil {
 				return err
