@@ -46,7 +46,7 @@ func (h *handler) pageCompare(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *handler) compareJobs(v *templates.CompareView, all []*jobs.Results) error {
-	v.Warnings = append(v.Warnings, sameSetup(h, all)...)
+	v.Warnings = append(v.Warnings, h.sameSetup(all)...)
 	h.compareMetric(v, all)
 	// One colour per method across the page.
 	var order []string
@@ -147,7 +147,7 @@ func (h *handler) compareMetric(v *templates.CompareView, all []*jobs.Results) {
 
 // sameSetup warns when the jobs were not run on the same data or split,
 // so that their numbers are not comparable point for point.
-func sameSetup(h *handler, all []*jobs.Results) []string {
+func (h *handler) sameSetup(all []*jobs.Results) []string {
 	var data, splits []string
 	for _, res := range all {
 		req := res.Job.Request
