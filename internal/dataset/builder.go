@@ -539,6 +539,8 @@ func (b *builder) labels(ds *Dataset) error {
 		kind = MultiDim
 		if allBinary {
 			kind = MultiLabel
+		} else if w := strayLabelValues(labelCols, binary, b.labelCodes, b.rows); w != nil {
+			b.warnings = append(b.warnings, w...)
 		} else if w := binaryLookalike(labelCols, binary); w != "" {
 			b.warnings = append(b.warnings, w)
 		}

@@ -12,8 +12,8 @@ import (
 	"mldr/web/templates"
 )
 
-// pageCompare shows finished jobs side by side: one kind of plot shares
-// its axes across the jobs.
+// pageCompare shows finished jobs side by side: the metric curves share
+// their axes across the jobs; spectra and projections have their own.
 func (h *handler) pageCompare(w http.ResponseWriter, r *http.Request) {
 	var ids []string
 	for _, v := range r.URL.Query()["jobs"] {
@@ -46,20 +46,8 @@ func (h *handler) pageCompare(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *handler) compareJobs(v *templates.CompareView, all []*jobs.Results) error {
-	// The metric: one every job reported, the chosen one if it did.
-	seen := map[string]int{}
-	for _, res := range all {
-		if res.Metrics != nil {
-			for _, o := range metricOptions(res.Metrics) {
-				if seen[o.Value]++; seen[o.Value] == 1 {
-					v.Options = append(v.Options, o)
-				}
-			}
-		}
-	}
-	if seen[v.Metric] == 0 && len(v.Options) > 0 {
-		v.Metric = v.Options[0].Value
-	}
+	v.Warnings = append(v.Warnings, h.sameSetup(all)...)
+	h.compareMetric(v, all)
 	// One colour per method across the page.
 	var order []string
 	for _, res := range all {
@@ -69,33 +57,21 @@ func (h *handler) compareJobs(v *templates.CompareView, all []*jobs.Results) err
 			}
 		}
 	}
-	// Shared axes.
+	// The curves share their axes; each projection has its own (methods'
+	// scales differ by orders of magnitude: on shared axes one of them
+	// would be a dot).
 	curveRange := [2]float64{math.Inf(1), math.Inf(-1)}
-	xr, yr := [2]float64{math.Inf(1), math.Inf(-1)}, [2]float64{math.Inf(1), math.Inf(-1)}
 	for _, res := range all {
-		for _, m := range res.Methods {
-			cols := []int{0, 1}
-			if m.Eigen.D < 2 {
-				cols = cols[:m.Eigen.D]
-			}
-			if p, err := h.jobs.Projected(res.Job.ID, m.Method, cols...); err == nil && len(cols) > 0 {
-				for _, c := range p.Coords {
-					xr = [2]float64{min(xr[0], c[0]), max(xr[1], c[0])}
-					if len(c) > 1 {
-						yr = [2]float64{min(yr[0], c[1]), max(yr[1], c[1])}
-					}
-				}
-			}
+		if res.Metrics == nil {
+			continue
 		}
-		if res.Metrics != nil {
-			for _, row := range res.Metrics.Rows {
-				if val, ok := row.Metrics[v.Metric]; ok && row.Fold == nil && !math.IsNaN(val) {
-					s := 0.0
-					if row.Std != nil {
-						s = zeroNaN(row.Std[v.Metric])
-					}
-					curveRange = [2]float64{min(curveRange[0], val-s), max(curveRange[1], val+s)}
+		for _, row := range res.Metrics.Rows {
+			if val, ok := row.Metrics[v.Metric]; ok && row.Fold == nil && !math.IsNaN(val) {
+				s := 0.0
+				if row.Std != nil {
+					s = zeroNaN(row.Std[v.Metric])
 				}
+				curveRange = [2]float64{min(curveRange[0], val-s), max(curveRange[1], val+s)}
 			}
 		}
 	}
@@ -104,7 +80,7 @@ func (h *handler) compareJobs(v *templates.CompareView, all []*jobs.Results) err
 	for _, res := range all {
 		cj := templates.CompareJob{ID: res.Job.ID, Title: fmt.Sprintf("%s on %s", strings.Join(res.Job.Request.MethodIDs(), ", "), h.jobRow(res.Job).Dataset)}
 		base := "/api/jobs/" + res.Job.ID + "/plots/"
-		if res.Metrics != nil && seen[v.Metric] > 0 {
+		if res.Metrics != nil && v.Metric != "" {
 			f, alt, err := curvesFigure(res, v.Metric, order, daxis, spanOrNil(curveRange))
 			q := url.Values{"metric": {v.Metric}, "daxis": {daxis}}
 			if cj.Curves, err = figureView("curves-"+res.Job.ID, base+"curves", q, f, alt, err); err != nil {
@@ -119,9 +95,8 @@ func (h *handler) compareJobs(v *templates.CompareView, all []*jobs.Results) err
 				return err
 			}
 			cj.Spectra = append(cj.Spectra, fv)
-			pq := plotQuery{Method: m.Method, X: 1, Y: 2}
-			xp, yp := spanOrNil(xr), spanOrNil(yr)
-			pf, alt, _, err := h.projectionFigure(res, m, pq, data, xp, yp)
+			pq := plotQuery{Method: m.Method} // components 1 and 2 (1 and 1 at d = 1)
+			pf, alt, _, err := h.projectionFigure(res, m, pq, data, nil, nil)
 			fv, err = figureView("projection-"+res.Job.ID+"-"+m.Method, base+"projection", pq.values("projection"), pf, alt, err)
 			if err != nil {
 				return err
@@ -131,6 +106,90 @@ func (h *handler) compareJobs(v *templates.CompareView, all []*jobs.Results) err
 		v.Jobs = append(v.Jobs, cj)
 	}
 	return nil
+}
+
+// compareMetric sets the metrics the page offers, those every chosen job
+// with an evaluation reported, and the one shown: the chosen one if all
+// have it, else the first, saying so.
+func (h *handler) compareMetric(v *templates.CompareView, all []*jobs.Results) {
+	count := map[string]int{}
+	evaluated := 0
+	for _, res := range all {
+		if res.Metrics == nil {
+			continue
+		}
+		evaluated++
+		for _, o := range metricOptions(res.Metrics) {
+			count[o.Value]++
+		}
+	}
+	for _, k := range metricOrder {
+		if evaluated > 0 && count[k] == evaluated {
+			v.Options = append(v.Options, templates.Option{Value: k, Text: strings.ReplaceAll(k, "_", " ")})
+		}
+	}
+	asked := v.Metric
+	switch {
+	case evaluated == 0:
+		v.Metric = ""
+		return
+	case len(v.Options) == 0:
+		v.Metric = ""
+		v.Warnings = append(v.Warnings, "The chosen jobs have no metric in common (multi-label and multi-dimensional data are scored by different metrics), so no curves are shown; compare jobs of one kind of data.")
+		return
+	case asked != "" && count[asked] != evaluated:
+		v.Metric = v.Options[0].Value
+		v.Warnings = append(v.Warnings, fmt.Sprintf("%q is not a metric of every chosen job, so the curves show %s, which all of them report.", cut(asked, maxNameInError), v.Options[0].Text))
+	case asked == "":
+		v.Metric = v.Options[0].Value
+	}
+}
+
+// sameSetup warns when the jobs were not run on the same data or split,
+// so that their numbers are not comparable point for point.
+func (h *handler) sameSetup(all []*jobs.Results) []string {
+	var data, splits []string
+	for _, res := range all {
+		req := res.Job.Request
+		name := h.jobRow(res.Job).Dataset
+		if req.TestDataset != "" {
+			test := req.TestDataset
+			if rec, err := h.store.Dataset(test); err == nil {
+				test = rec.Name
+			}
+			name += " (tested on " + test + ")"
+		}
+		if !slices.Contains(data, name) {
+			data = append(data, name)
+		}
+		if s := splitText(req); !slices.Contains(splits, s) {
+			splits = append(splits, s)
+		}
+	}
+	var w []string
+	if len(data) > 1 {
+		w = append(w, fmt.Sprintf("The chosen jobs use different data sets (%s): their numbers are not comparable point for point.", strings.Join(data, "; ")))
+	}
+	if len(splits) > 1 {
+		w = append(w, fmt.Sprintf("The chosen jobs use different splits (%s): their numbers are not comparable point for point.", strings.Join(splits, "; ")))
+	}
+	return w
+}
+
+// splitText says how a job held rows out, for comparing jobs.
+func splitText(req jobs.Request) string {
+	sp := req.Split
+	switch {
+	case sp == nil:
+		return "no split"
+	case sp.Kind == jobs.SplitHoldout:
+		return fmt.Sprintf("holdout, %g%% test rows, seed %d", 100*sp.TestFraction, sp.Seed)
+	case sp.Kind == jobs.SplitKFold:
+		return fmt.Sprintf("%d-fold cross-validation, seed %d", sp.Folds, sp.Seed)
+	case sp.Kind == jobs.SplitPredefined:
+		return "the data set's predefined folds"
+	}
+	return sp.Kind
 }
 
 // spanOrNil is r padded by 5% on each side, or nil (the plot fits its own

@@ -24,6 +24,8 @@ import (
 // components, what colours the points, a log scale, the metric.
 type plotQuery struct {
 	Method string
+	// X and Y are the components on the projection's axes, from 1; 0
+	// when not given (then 1 and 2, or 1 and 1 for a method of d = 1).
 	X, Y   int
 	Colour string
 	Log    bool
@@ -33,20 +35,79 @@ type plotQuery struct {
 	DAxis string
 }
 
-func parsePlotQuery(q url.Values) plotQuery {
-	p := plotQuery{Method: q.Get("method"), Colour: q.Get("colour"), Log: q.Get("log") == "1", Metric: q.Get("metric"), DAxis: q.Get("daxis")}
-	if p.DAxis != "linear" && p.DAxis != "log" {
-		p.DAxis = ""
+// parsePlotQuery reads the plot options of q. An option given with a
+// value it cannot take is a 400 naming the option, the value and what it
+// may be; an absent (or empty) option keeps its default. What depends on
+// the job (a component above a method's d, a metric it did not report,
+// a label it does not have) is checked where the job is known.
+func parsePlotQuery(q url.Values) (plotQuery, error) {
+	p := plotQuery{Method: q.Get("method"), Colour: q.Get("colour"), Metric: q.Get("metric"), DAxis: q.Get("daxis")}
+	if p.DAxis != "" && p.DAxis != "linear" && p.DAxis != "log" {
+		return p, badRequest("daxis", "daxis must be linear or log, not %q", cut(p.DAxis, maxNameInError))
 	}
-	p.X, _ = strconv.Atoi(q.Get("x"))
-	p.Y, _ = strconv.Atoi(q.Get("y"))
-	if p.X < 1 {
-		p.X = 1
+	switch v := q.Get("log"); v {
+	case "", "0":
+	case "1":
+		p.Log = true
+	default:
+		return p, badRequest("log", "log must be 1 (a logarithmic scale for spectra) or 0, not %q", cut(v, maxNameInError))
 	}
-	if p.Y < 1 {
-		p.Y = 2
+	var err error
+	if p.X, err = component(q, "x"); err != nil {
+		return p, err
 	}
-	return p
+	if p.Y, err = component(q, "y"); err != nil {
+		return p, err
+	}
+	return p, nil
+}
+
+// component reads the projection axis name ("x" or "y"): a component
+// number from 1, or 0 when absent.
+func component(q url.Values, name string) (int, error) {
+	s := q.Get(name)
+	if s == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		return 0, badRequest(name, "%s must be a component number, a whole number from 1 to the method's d, not %q", name, cut(s, maxNameInError))
+	}
+	return n, nil
+}
+
+// components resolves the projection's components for a method keeping d
+// of them: the ones asked for, else 1 and 2 (1 and 1 when d = 1).
+func (p plotQuery) components(d int) (x, y int) {
+	return cmp.Or(p.X, 1), cmp.Or(p.Y, min(2, d))
+}
+
+// checkComponents refuses components above a method's d, naming them.
+func (p plotQuery) checkComponents(m jobs.MethodResult) error {
+	d := m.Eigen.D
+	for _, c := range []struct {
+		name string
+		v    int
+	}{{"x", p.X}, {"y", p.Y}} {
+		if c.v > d {
+			return badRequest(c.name, "%s = %d is not a component of %s, which keeps d = %d; %s must be from 1 to %d",
+				c.name, c.v, methodName(m.Method), d, c.name, d)
+		}
+	}
+	return nil
+}
+
+// downloadFlag reads ?download=: 1 asks for an attachment, 0 or absent
+// not.
+func downloadFlag(q url.Values) (bool, error) {
+	switch v := q.Get("download"); v {
+	case "", "0":
+		return false, nil
+	case "1":
+		return true, nil
+	default:
+		return false, badRequest("download", "download must be 1 (save the file) or 0, not %q", cut(v, maxNameInError))
+	}
 }
 
 func (p plotQuery) values(name string) url.Values {
@@ -59,8 +120,12 @@ func (p plotQuery) values(name string) url.Values {
 		}
 	case "projection":
 		v.Set("method", p.Method)
-		v.Set("x", strconv.Itoa(p.X))
-		v.Set("y", strconv.Itoa(p.Y))
+		if p.X > 0 {
+			v.Set("x", strconv.Itoa(p.X))
+		}
+		if p.Y > 0 {
+			v.Set("y", strconv.Itoa(p.Y))
+		}
 		if p.Colour != "" {
 			v.Set("colour", p.Colour)
 		}
@@ -322,7 +387,7 @@ func groups(ds *dataset.Dataset, y [][]float64, colour string) (group []int, leg
 	case strings.HasPrefix(colour, "label:") && ds.Kind == dataset.MultiLabel:
 		j := slices.Index(ds.Labels, strings.TrimPrefix(colour, "label:"))
 		if j < 0 {
-			return nil, nil, false, badRequest("colour", "no label %q", strings.TrimPrefix(colour, "label:"))
+			return nil, nil, false, badRequest("colour", "colour %q names no label of this job; its labels are %s", cut(colour, maxNameInError), nameList(ds.Labels))
 		}
 		for i, row := range y {
 			group[i] = int(row[j])
@@ -331,7 +396,7 @@ func groups(ds *dataset.Dataset, y [][]float64, colour string) (group []int, leg
 	case strings.HasPrefix(colour, "class:") && ds.Kind == dataset.MultiDim:
 		j := slices.Index(ds.Labels, strings.TrimPrefix(colour, "class:"))
 		if j < 0 {
-			return nil, nil, false, badRequest("colour", "no class variable %q", strings.TrimPrefix(colour, "class:"))
+			return nil, nil, false, badRequest("colour", "colour %q names no class variable of this job; its class variables are %s", cut(colour, maxNameInError), nameList(ds.Labels))
 		}
 		keys := make([]string, len(y))
 		for i, row := range y {
@@ -359,7 +424,29 @@ func groups(ds *dataset.Dataset, y [][]float64, colour string) (group []int, leg
 		group, legend = topGroups(keys, "other sets")
 		return group, legend, false, nil
 	}
-	return nil, nil, false, badRequest("colour", "the points cannot be coloured by %q", colour)
+	if ds.Kind == dataset.MultiDim {
+		return nil, nil, false, badRequest("colour", "colour must be set or class:NAME (NAME a class variable) for this job's multi-dimensional data, not %q", cut(colour, maxNameInError))
+	}
+	return nil, nil, false, badRequest("colour", "colour must be count, set or label:NAME (NAME a label) for this job's multi-label data, not %q", cut(colour, maxNameInError))
+}
+
+// maxNamesInError is how many names an error lists before "…".
+const maxNamesInError = 10
+
+// nameList is names quoted and joined, the first maxNamesInError of them,
+// then how many more.
+func nameList(names []string) string {
+	var b strings.Builder
+	for i, n := range names[:min(len(names), maxNamesInError)] {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Quote(cut(n, maxNameInError)))
+	}
+	if more := len(names) - maxNamesInError; more > 0 {
+		fmt.Fprintf(&b, " and %s more", plots.GroupDigits(more))
+	}
+	return b.String()
 }
 
 // topGroups gives the most frequent keys a group each (at most
@@ -398,12 +485,14 @@ func topGroups(keys []string, other string) ([]int, []string) {
 	return group, legend
 }
 
-// projectionFigure plots a method's projected rows on two components.
+// projectionFigure plots a method's projected rows on two components:
+// q's, by default 1 and 2; a component above the method's d is a 400.
 func (h *handler) projectionFigure(res *jobs.Results, m jobs.MethodResult, q plotQuery, data *datasets, xr, yr *[2]float64) (*plots.Figure, string, []templates.Option, error) {
 	d := m.Eigen.D
-	if q.X > d || q.Y > d {
-		q.X, q.Y = 1, min(2, d)
+	if err := q.checkComponents(m); err != nil {
+		return nil, "", nil, err
 	}
+	q.X, q.Y = q.components(d)
 	p, err := h.jobs.Projected(res.Job.ID, m.Method, q.X-1, q.Y-1)
 	if err != nil {
 		return nil, "", nil, err
@@ -473,6 +562,19 @@ func metricOptions(mf *jobs.MetricsFile) []templates.Option {
 	return o
 }
 
+// checkMetric refuses a metric that is not among a job's, opts (from
+// metricOptions), naming the ones it has.
+func checkMetric(opts []templates.Option, metric string) error {
+	if slices.ContainsFunc(opts, func(o templates.Option) bool { return o.Value == metric }) {
+		return nil
+	}
+	names := make([]string, len(opts))
+	for i, o := range opts {
+		names[i] = o.Value
+	}
+	return badRequest("metric", "metric %q is not one of this job's metrics; they are %s", cut(metric, maxNameInError), strings.Join(names, ", "))
+}
+
 // meanRows groups a run's mean rows by method: the methods in the job's
 // order, the ori baseline last.
 func meanRows(res *jobs.Results) (methods []string, rows map[string][]evaluate.Row) {
@@ -524,6 +626,9 @@ func curvesFigure(res *jobs.Results, metric string, order []string, daxis string
 		if len(s.X) > 0 {
 			in.Series = append(in.Series, s)
 		}
+	}
+	if len(in.Series) == 0 {
+		return nil, "", noFigure("no curves: %s was not reported, or is undefined, for every method and d of job %s", strings.ReplaceAll(metric, "_", " "), res.Job.ID)
 	}
 	f, err := plots.Curves(in)
 	better := "higher"

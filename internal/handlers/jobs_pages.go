@@ -1,10 +1,10 @@
 package handlers
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -192,7 +192,11 @@ func (h *handler) pageJob(w http.ResponseWriter, r *http.Request) {
 	}
 	v := templates.JobView{Page: h.page("Job "+id[:min(8, len(id))], "jobs"), Job: h.jobHeader(j), Notice: jobNotices[r.URL.Query().Get("notice")]}
 	if j.Status == jobs.Succeeded {
-		res, err := h.resultsView(j.ID, parsePlotQuery(r.URL.Query()), r.URL.Query())
+		q, err := parsePlotQuery(r.URL.Query())
+		var res *templates.ResultsView
+		if err == nil {
+			res, err = h.resultsView(j.ID, q, r.URL.Query())
+		}
 		if err != nil {
 			h.fail(w, r, err)
 			return
@@ -205,7 +209,11 @@ func (h *handler) pageJob(w http.ResponseWriter, r *http.Request) {
 // pageJobResults is the results section alone, for the script that shows
 // them when the job finishes.
 func (h *handler) pageJobResults(w http.ResponseWriter, r *http.Request) {
-	res, err := h.resultsView(chi.URLParam(r, "id"), parsePlotQuery(r.URL.Query()), r.URL.Query())
+	q, err := parsePlotQuery(r.URL.Query())
+	var res *templates.ResultsView
+	if err == nil {
+		res, err = h.resultsView(chi.URLParam(r, "id"), q, r.URL.Query())
+	}
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -227,6 +235,21 @@ func (h *handler) resultsView(id string, q plotQuery, raw url.Values) (*template
 	if res.Job.Status != jobs.Succeeded {
 		return nil, nil
 	}
+	// The components offered go up to the largest d; a method of smaller
+	// d shows its first two.
+	maxD := 2
+	for _, m := range res.Methods {
+		maxD = max(maxD, m.Eigen.D)
+	}
+	for _, c := range []struct {
+		name string
+		v    int
+	}{{"x", q.X}, {"y", q.Y}} {
+		if c.v > maxD {
+			return nil, badRequest(c.name, "%s = %d is not a component of this job's methods; %s must be from 1 to %d", c.name, c.v, c.name, maxD)
+		}
+	}
+	q.X, q.Y = cmp.Or(q.X, 1), cmp.Or(q.Y, 2)
 	v := &templates.ResultsView{JobID: id, X: q.X, Y: q.Y, Log: q.Log, Notes: res.Job.Notes}
 	if res.Comparison != nil {
 		sq, err := parseStudyQuery(raw)
@@ -249,11 +272,13 @@ func (h *handler) resultsView(id string, q plotQuery, raw url.Values) (*template
 	base := "/api/jobs/" + id + "/plots/"
 	if res.Metrics != nil {
 		v.MetricOptions = metricOptions(res.Metrics)
-		v.Metric = q.Metric
-		if !slices.ContainsFunc(v.MetricOptions, func(o templates.Option) bool { return o.Value == q.Metric }) && len(v.MetricOptions) > 0 {
-			v.Metric = v.MetricOptions[0].Value
+		if q.Metric == "" && len(v.MetricOptions) > 0 {
+			q.Metric = v.MetricOptions[0].Value
 		}
-		q.Metric = v.Metric
+		if err := checkMetric(v.MetricOptions, q.Metric); err != nil && len(v.MetricOptions) > 0 {
+			return nil, err
+		}
+		v.Metric = q.Metric
 		v.DAxis = dAxis(q.DAxis, res)
 		f, alt, err := curvesFigure(res, v.Metric, res.Job.Request.MethodIDs(), v.DAxis, nil)
 		if v.Curves, err = figureView("curves", base+"curves", q.values("curves"), f, alt, err); err != nil {
@@ -269,6 +294,9 @@ func (h *handler) resultsView(id string, q plotQuery, raw url.Values) (*template
 		v.MaxComponent = max(v.MaxComponent, m.Eigen.D)
 		mq := q
 		mq.Method = m.Method
+		if mq.X > m.Eigen.D || mq.Y > m.Eigen.D { // the page's choice is beyond this method's d: its first two (the title says which)
+			mq.X, mq.Y = 1, min(2, m.Eigen.D)
+		}
 		f, alt, err := spectrumFigure(m, res.Job.Request.MethodIDs(), q.Log, 0)
 		if mv.Spectrum, err = figureView("spectrum-"+m.Method, base+"spectrum", mq.values("spectrum"), f, alt, err); err != nil {
 			return nil, err

@@ -447,7 +447,7 @@ func TestComparePage(t *testing.T) {
 	if jobsShown.Length() != 2 {
 		t.Fatalf("%d jobs compared", jobsShown.Length())
 	}
-	// Plots of one kind share their axes.
+	// The curves share their vertical axis.
 	var ranges []string
 	jobsShown.Each(func(i int, sec *goquery.Selection) {
 		var m map[string]any

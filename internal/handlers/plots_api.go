@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"net/http"
 	"path"
@@ -30,7 +31,14 @@ func (h *handler) apiJobPlot(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, &httpError{status: http.StatusConflict, msg: fmt.Sprintf("job %s has %s; its plots are there once it has succeeded", id, res.Job.Status)})
 		return
 	}
-	q := parsePlotQuery(r.URL.Query())
+	q, err := parsePlotQuery(r.URL.Query())
+	if err == nil {
+		_, err = downloadFlag(r.URL.Query())
+	}
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
 	var f *plots.Figure
 	switch name {
 	case "curves":
@@ -38,8 +46,13 @@ func (h *handler) apiJobPlot(w http.ResponseWriter, r *http.Request) {
 			h.fail(w, r, notFound("this job ran no evaluation, so it has no curves"))
 			return
 		}
-		if q.Metric == "" {
-			q.Metric = metricOptions(res.Metrics)[0].Value
+		opts := metricOptions(res.Metrics)
+		if q.Metric == "" && len(opts) > 0 {
+			q.Metric = opts[0].Value
+		}
+		if err := checkMetric(opts, q.Metric); err != nil {
+			h.fail(w, r, err)
+			return
 		}
 		f, _, err = curvesFigure(res, q.Metric, res.Job.Request.MethodIDs(), dAxis(q.DAxis, res), nil)
 	case "spectrum", "projection":
@@ -57,6 +70,10 @@ func (h *handler) apiJobPlot(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, notFound("a job has no plot %q; its plots are curves, spectrum and projection", name))
 		return
 	}
+	var ie *plots.InputError
+	if errors.As(err, &ie) { // the data do not allow this plot: like noFigure, never a 500
+		err = &httpError{status: http.StatusUnprocessableEntity, msg: "this plot cannot be drawn from these results (" + ie.Error() + ")"}
+	}
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -73,7 +90,11 @@ func methodResult(res *jobs.Results, method string) (jobs.MethodResult, error) {
 			return m, nil
 		}
 	}
-	return jobs.MethodResult{}, badRequest("method", "add ?method= one of the job's methods %v", res.Job.Request.MethodIDs())
+	ids := strings.Join(res.Job.Request.MethodIDs(), ", ")
+	if method == "" {
+		return jobs.MethodResult{}, badRequest("method", "this job ran several methods: add ?method= one of %s", ids)
+	}
+	return jobs.MethodResult{}, badRequest("method", "method %q is not one of this job's methods; they are %s", cut(method, maxNameInError), ids)
 }
 
 // apiDatasetPlot serves a data set's plots: labels and nmi, of the labels
@@ -86,6 +107,10 @@ func (h *handler) apiDatasetPlot(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rec := datasetFrom(r)
+	if _, err := downloadFlag(r.URL.Query()); err != nil {
+		h.fail(w, r, err)
+		return
+	}
 	c, err := chooseLabels(rec.Summary, rec.ID, r.URL.Query(), maxShownLabels)
 	if err != nil {
 		h.fail(w, r, err)
@@ -119,7 +144,7 @@ func (h *handler) sendFigure(w http.ResponseWriter, r *http.Request, f *plots.Fi
 	}
 	w.Header().Set("Content-Type", ctype)
 	w.Header().Set("Cache-Control", "no-store")
-	if r.URL.Query().Get("download") == "1" {
+	if download, _ := downloadFlag(r.URL.Query()); download { // checked by the callers
 		w.Header().Set("Content-Disposition", attachment(name+"."+format))
 	}
 	_, _ = buf.WriteTo(w)

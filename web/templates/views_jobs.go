@@ -166,8 +166,11 @@ type CompareView struct {
 	Jobs    []CompareJob
 	Choices []JobRow // finished jobs to pick from
 	Metric  string
-	Options []Option
+	Options []Option // the metrics every chosen job with an evaluation reported
 	Error   string
+	// Warnings say what makes the jobs' numbers not comparable (other
+	// data sets, other splits) or why the metric shown is not the chosen.
+	Warnings []string
 }
 
 // CompareJob is one job's column.
