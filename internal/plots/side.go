@@ -88,6 +88,9 @@ type barKey struct {
 
 const barW = 14 // width of the colour bar, points
 
+// colorBarKeyRoom is the room the key takes under a colour bar, points.
+const colorBarKeyRoom = 26
+
 // tickList returns the bar's ticks, the 0…1 ones by default.
 func (b *colorBar) tickList() []barTick {
 	if b.ticks != nil {
@@ -122,8 +125,7 @@ func (b *colorBar) width() vg.Length {
 func (b *colorBar) draw(c draw.Canvas, data vg.Rectangle) {
 	top, bottom := data.Max.Y, data.Min.Y
 	if b.key != nil {
-		// Room for the key under the bar.
-		bottom += vg.Points(26)
+		bottom += colorBarKeyRoom
 	}
 	x0, x1 := c.Min.X, c.Min.X+barW
 	const steps = 128
