@@ -10,6 +10,10 @@
 //   - Spectrum: eigenvalue shares, their cumulative sum, thr and d.
 //   - Projection: rows on two directions, by group, training and test.
 //   - Curves: evaluation metrics against d, with error bars and baselines.
+//   - CriticalDifference: methods' average ranks over data sets in
+//     Demšar's critical-difference diagram, groups that do not differ
+//     significantly joined by bars.
+//   - RankHeatmap: each method's rank on each data set, and the average.
 //
 // A Figure renders as a complete SVG document or a PNG at twice the CSS
 // resolution (Render), as an <svg> element to inline in HTML (InlineSVG),

@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -82,18 +83,7 @@ func NMIHeatmapPart(labels []string, m [][]float64, constant []bool, part Part) 
 		}
 	}
 	tsty := textStyle(tick, false, inkColor())
-	var widest vg.Length
-	for _, s := range names {
-		widest = max(widest, tsty.Width(s))
-	}
-	var rotation float64
-	switch {
-	case widest <= cell*0.9:
-	case tsty.Height("Mg") <= cell*0.7:
-		rotation = math.Pi / 4
-	default:
-		rotation = math.Pi / 2
-	}
+	rotation := columnRotation(tsty, names, cell)
 	subtitle := part.subtitle(q)
 	if nConst > 0 {
 		subtitle += fmt.Sprintf(", %d constant (hatched grey)", nConst)
@@ -116,24 +106,14 @@ func NMIHeatmapPart(labels []string, m [][]float64, constant []bool, part Part) 
 		}
 		p.X.Tick.Marker = plot.ConstantTicks(xt)
 		p.Y.Tick.Marker = plot.ConstantTicks(yt)
-		if rotation != 0 {
-			// Rotated names end under their column. gonum anchors them
-			// a little above the bottom of the ticks, so at 45° half a
-			// line would reach into the cells: invisible ticks as long
-			// as that half line keep them clear.
-			p.X.Tick.Label.Rotation = rotation
-			p.X.Tick.Label.XAlign = draw.XRight
-			p.X.Tick.Label.YAlign = draw.YCenter
-			p.X.Tick.Length = tsty.Height("Mg")*0.5*vg.Length(math.Sin(rotation)) + vg.Points(2)
-			p.X.Tick.Color = color.Transparent
-		}
+		rotateColumnNames(p, tsty, rotation)
 		hm := plotter.NewHeatMap(nmiGrid{vals: vals, constant: constant}, viridisPalette(256))
 		hm.Min, hm.Max = 0, 1
 		hm.NaN = constantFill()
 		p.Add(heatCells{hm}, &cellMarks{vals: vals, constant: constant, annotate: q <= 12})
 		return &scene{
 			plot:  p,
-			side:  &colorBar{name: "normalised mutual information", short: "NMI", constant: nConst > 0},
+			side:  &colorBar{name: "normalised mutual information", short: "NMI", key: constantKey(nConst)},
 			dataW: vg.Length(q) * cell,
 			meta: Meta{
 				Kind:     "heatmap",
@@ -232,4 +212,48 @@ func cloneMatrix(m [][]float64) [][]float64 {
 		out[i] = clone(r)
 	}
 	return out
+}
+
+// constantKey is the colour bar's key to constant labels' cells, nil when
+// there are none.
+func constantKey(nConst int) *barKey {
+	if nConst == 0 {
+		return nil
+	}
+	return &barKey{text: "constant", hatch: true}
+}
+
+// columnRotation returns the angle at which the column names of a heatmap
+// with cells cell wide are written in tsty: level when the widest fits its
+// cell, 45° when a line of text fits, else 90°.
+func columnRotation(tsty text.Style, names []string, cell vg.Length) float64 {
+	var widest vg.Length
+	for _, s := range names {
+		widest = max(widest, tsty.Width(s))
+	}
+	switch {
+	case widest <= cell*0.9:
+		return 0
+	case tsty.Height("Mg") <= cell*0.7:
+		return math.Pi / 4
+	default:
+		return math.Pi / 2
+	}
+}
+
+// rotateColumnNames turns p's x tick labels, written in tsty, by rotation
+// (nothing for 0).
+func rotateColumnNames(p *plot.Plot, tsty text.Style, rotation float64) {
+	if rotation == 0 {
+		return
+	}
+	// Rotated names end under their column. gonum anchors them a little
+	// above the bottom of the ticks, so at 45° half a line would reach
+	// into the cells: invisible ticks as long as that half line keep
+	// them clear.
+	p.X.Tick.Label.Rotation = rotation
+	p.X.Tick.Label.XAlign = draw.XRight
+	p.X.Tick.Label.YAlign = draw.YCenter
+	p.X.Tick.Length = tsty.Height("Mg")*0.5*vg.Length(math.Sin(rotation)) + vg.Points(2)
+	p.X.Tick.Color = color.Transparent
 }

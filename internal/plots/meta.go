@@ -31,6 +31,15 @@ import (
 //     inside fixed axis ranges), with Shown of Total rows sampled and Note
 //     saying so when some were left out; Cols are the group names.
 //   - "curves": Series, the lines as given.
+//   - "cd": Cols are the methods best first and Values[0] their average
+//     ranks; x is the rank axis (y carries no data: it is points up from
+//     the diagram's bottom); Note gives the critical difference ("CD =
+//     1.25 at α = 0.05", or "no critical difference").
+//   - "ranks": Rows are the data sets, Cols the methods, Values[i][j]
+//     method j's rank on data set i (0 where it has none) and Avg the
+//     average ranks (0 for none). Column j is centred at x = j, data set i
+//     at y = len(Rows)−1−i, and the average row at y = −1.25 (from −1.75
+//     to −0.75).
 type Meta struct {
 	Kind     string       `json:"kind"`
 	Width    float64      `json:"w"`
@@ -48,6 +57,7 @@ type Meta struct {
 	Rows     []string     `json:"rows,omitempty"`
 	Cols     []string     `json:"cols,omitempty"`
 	Values   [][]float64  `json:"values,omitempty"`
+	Avg      []float64    `json:"avg,omitempty"`
 	Constant []bool       `json:"constant,omitempty"`
 	Points   []Point      `json:"points,omitempty"`
 	Series   []SeriesMeta `json:"series,omitempty"`

@@ -191,6 +191,14 @@ func goldenCases(t *testing.T) []struct {
 	for i, x := range wide.Series[1].X {
 		wide.Series[1].X[i] = 21 * x
 	}
+	methods, ranks, _, cd10 := demsar()
+	cd := CriticalDifferenceInput{Title: "C4.5 variants (Demšar 2006, fig. 1)", Methods: methods, AvgRanks: ranks, CD: cd10, Alpha: "0.10", Datasets: 14}
+	cd30 := CriticalDifferenceInput{
+		Title:   "Hamming loss: 30 methods",
+		Methods: cdNames(30, "a-very-long-method-name-with-options"), AvgRanks: spreadRanks(30, 30),
+		CD: 7.36, Alpha: "0.05", Datasets: 50,
+	}
+	cdNone := CriticalDifferenceInput{Methods: []string{"pca", "mddmp", "cplst", "mlsi"}, AvgRanks: []float64{2.5, 1.5, 3, 3}, CD: math.NaN(), Datasets: 2}
 	return []struct {
 		name string
 		fig  *Figure
@@ -206,6 +214,10 @@ func goldenCases(t *testing.T) []struct {
 		{"projection_subsampled", must(Projection(big)), false},
 		{"curves", must(Curves(curvesData())), true},
 		{"curves_log", must(Curves(wide)), true},
+		{"cd", must(CriticalDifference(cd)), true},
+		{"cd_30", must(CriticalDifference(cd30)), false},
+		{"cd_none", must(CriticalDifference(cdNone)), false},
+		{"ranks", must(RankHeatmap(rankData(15, 8))), true},
 	}
 }
 
@@ -633,6 +645,64 @@ func TestValidation(t *testing.T) {
 		{"curves log of 0", func() (*Figure, error) {
 			return Curves(CurvesInput{Series: []Series{{X: []float64{0, 1}, Y: []float64{1, 2}}}, XLog: true})
 		}, "Series[0].X[0]"},
+		{"cd one method", func() (*Figure, error) {
+			return CriticalDifference(CriticalDifferenceInput{Methods: []string{"a"}, AvgRanks: []float64{1}, Datasets: 3})
+		}, "Methods"},
+		{"cd too many methods", func() (*Figure, error) {
+			k := MaxRankMethods + 1
+			return CriticalDifference(CriticalDifferenceInput{Methods: cdNames(k, "m"), AvgRanks: spreadRanks(k, 1), Datasets: 3})
+		}, "Methods"},
+		{"cd ranks length", func() (*Figure, error) {
+			return CriticalDifference(CriticalDifferenceInput{Methods: []string{"a", "b"}, AvgRanks: []float64{1}, Datasets: 3})
+		}, "AvgRanks"},
+		{"cd rank NaN", func() (*Figure, error) {
+			return CriticalDifference(CriticalDifferenceInput{Methods: []string{"a", "b"}, AvgRanks: []float64{1, nan}, Datasets: 3})
+		}, "AvgRanks[1]"},
+		{"cd rank above k", func() (*Figure, error) {
+			return CriticalDifference(CriticalDifferenceInput{Methods: []string{"a", "b"}, AvgRanks: []float64{1, 2.5}, Datasets: 3})
+		}, "AvgRanks[1]"},
+		{"cd rank below 1", func() (*Figure, error) {
+			return CriticalDifference(CriticalDifferenceInput{Methods: []string{"a", "b"}, AvgRanks: []float64{0, 2}, Datasets: 3})
+		}, "AvgRanks[0]"},
+		{"cd negative", func() (*Figure, error) {
+			return CriticalDifference(CriticalDifferenceInput{Methods: []string{"a", "b"}, AvgRanks: []float64{1, 2}, CD: -1, Datasets: 3})
+		}, "CD"},
+		{"cd Inf", func() (*Figure, error) {
+			return CriticalDifference(CriticalDifferenceInput{Methods: []string{"a", "b"}, AvgRanks: []float64{1, 2}, CD: math.Inf(1), Datasets: 3})
+		}, "CD"},
+		{"cd alpha", func() (*Figure, error) {
+			return CriticalDifference(CriticalDifferenceInput{Methods: []string{"a", "b"}, AvgRanks: []float64{1, 2}, CD: 1, Alpha: "5%", Datasets: 3})
+		}, "Alpha"},
+		{"cd alpha range", func() (*Figure, error) {
+			return CriticalDifference(CriticalDifferenceInput{Methods: []string{"a", "b"}, AvgRanks: []float64{1, 2}, CD: 1, Alpha: "1.5", Datasets: 3})
+		}, "Alpha"},
+		{"cd datasets", func() (*Figure, error) {
+			return CriticalDifference(CriticalDifferenceInput{Methods: []string{"a", "b"}, AvgRanks: []float64{1, 2}})
+		}, "Datasets"},
+		{"ranks no methods", func() (*Figure, error) {
+			return RankHeatmap(RankHeatmapInput{Datasets: []string{"d"}, Ranks: [][]float64{{}}})
+		}, "Methods"},
+		{"ranks too many methods", func() (*Figure, error) { return RankHeatmap(rankData(2, MaxRankMethods+1)) }, "Methods"},
+		{"ranks no data sets", func() (*Figure, error) { return RankHeatmap(RankHeatmapInput{Methods: []string{"a"}}) }, "Datasets"},
+		{"ranks too many data sets", func() (*Figure, error) { return RankHeatmap(rankData(MaxRankDatasets+1, 3)) }, "Datasets"},
+		{"ranks rows", func() (*Figure, error) {
+			return RankHeatmap(RankHeatmapInput{Methods: []string{"a"}, Datasets: []string{"d", "e"}, Ranks: [][]float64{{1}}})
+		}, "Ranks"},
+		{"ranks ragged", func() (*Figure, error) {
+			return RankHeatmap(RankHeatmapInput{Methods: []string{"a", "b"}, Datasets: []string{"d", "e"}, Ranks: [][]float64{{1, 2}, {1}}})
+		}, "Ranks[1]"},
+		{"ranks Inf", func() (*Figure, error) {
+			return RankHeatmap(RankHeatmapInput{Methods: []string{"a", "b"}, Datasets: []string{"d"}, Ranks: [][]float64{{1, math.Inf(1)}}})
+		}, "Ranks[0][1]"},
+		{"ranks above k", func() (*Figure, error) {
+			return RankHeatmap(RankHeatmapInput{Methods: []string{"a", "b"}, Datasets: []string{"d"}, Ranks: [][]float64{{1, 3}}})
+		}, "Ranks[0][1]"},
+		{"ranks averages length", func() (*Figure, error) {
+			return RankHeatmap(RankHeatmapInput{Methods: []string{"a", "b"}, Datasets: []string{"d"}, Ranks: [][]float64{{1, 2}}, AvgRanks: []float64{1}})
+		}, "AvgRanks"},
+		{"ranks average range", func() (*Figure, error) {
+			return RankHeatmap(RankHeatmapInput{Methods: []string{"a", "b"}, Datasets: []string{"d"}, Ranks: [][]float64{{1, 2}}, AvgRanks: []float64{1, 0.5}})
+		}, "AvgRanks[1]"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -657,6 +727,18 @@ func TestValidation(t *testing.T) {
 		{"one point", func() (*Figure, error) { return Projection(ProjectionInput{X: []float64{1}, Y: []float64{1}}) }},
 		{"baseline only", func() (*Figure, error) {
 			return Curves(CurvesInput{Series: []Series{{Name: "ori", Y: []float64{0.5}, Baseline: true}}})
+		}},
+		{"cd two methods", func() (*Figure, error) {
+			return CriticalDifference(CriticalDifferenceInput{Methods: []string{"a", "b"}, AvgRanks: []float64{1, 2}, CD: 1.39, Alpha: "0.05", Datasets: 5})
+		}},
+		{"cd ties, no CD", func() (*Figure, error) {
+			return CriticalDifference(CriticalDifferenceInput{Methods: []string{"a", "b", "c"}, AvgRanks: []float64{2, 2, 2}, Datasets: 1})
+		}},
+		{"one rank", func() (*Figure, error) {
+			return RankHeatmap(RankHeatmapInput{Methods: []string{"a"}, Datasets: []string{"d"}, Ranks: [][]float64{{1}}})
+		}},
+		{"a method without results", func() (*Figure, error) {
+			return RankHeatmap(RankHeatmapInput{Methods: []string{"a", "b"}, Datasets: []string{"d", "e"}, Ranks: [][]float64{{1, nan}, {1, nan}}})
 		}},
 	}
 	for _, c := range valid {

@@ -59,22 +59,64 @@ func (l *legend) draw(c draw.Canvas, data vg.Rectangle) {
 	}
 }
 
-// colorBar is a sidePanel: the 0…1 viridis scale as tall as the data area,
-// ticked every 0.2, with its name, and the key to constant cells under it
-// when there are any.
+// colorBar is a sidePanel: a viridis scale as tall as the data area,
+// with its tick labels and name, and a key to the grey cells under it when
+// the figure has any.
 type colorBar struct {
 	name, short string // the scale's name, and a short one for short bars
-	constant    bool
+	// ticks are the labelled positions along the bar, pos in [0, 1] from
+	// the bottom; nil labels 0, 0.2, …, 1 (the NMI scale).
+	ticks []barTick
+	// flip puts viridis(0) at the top of the bar instead of the bottom.
+	flip bool
+	// key, when set, explains the grey cells with a swatch under the bar.
+	key *barKey
+}
+
+// barTick is one labelled tick of a colorBar.
+type barTick struct {
+	pos   float64
+	label string
+}
+
+// barKey is the swatch under a colorBar: text beside a grey box, hatched
+// or plain as the figure's grey cells are.
+type barKey struct {
+	text  string
+	hatch bool
 }
 
 const barW = 14 // width of the colour bar, points
 
+// colorBarKeyRoom is the room the key takes under a colour bar, points.
+const colorBarKeyRoom = 26
+
+// tickList returns the bar's ticks, the 0…1 ones by default.
+func (b *colorBar) tickList() []barTick {
+	if b.ticks != nil {
+		return b.ticks
+	}
+	ts := make([]barTick, 6)
+	for k := range ts {
+		v := float64(k) / 5
+		ts[k] = barTick{pos: v, label: strconv.FormatFloat(v, 'g', -1, 64)}
+	}
+	return ts
+}
+
 // width implements sidePanel.
 func (b *colorBar) width() vg.Length {
 	tick := textStyle(tickSize, false, inkColor())
-	w := barW + vg.Points(4) + tick.Width("0.8") + vg.Points(6) + textStyle(axisSize, false, inkColor()).Height(b.name)
-	if b.constant {
-		w = max(w, thumbW+thumbGap+legendText().Width("constant"))
+	var labelW vg.Length
+	if b.ticks == nil {
+		labelW = tick.Width("0.8")
+	}
+	for _, t := range b.ticks {
+		labelW = max(labelW, tick.Width(t.label))
+	}
+	w := barW + vg.Points(4) + labelW + vg.Points(6) + textStyle(axisSize, false, inkColor()).Height(b.name)
+	if b.key != nil {
+		w = max(w, thumbW+thumbGap+legendText().Width(b.key.text))
 	}
 	return w
 }
@@ -82,29 +124,30 @@ func (b *colorBar) width() vg.Length {
 // draw implements sidePanel.
 func (b *colorBar) draw(c draw.Canvas, data vg.Rectangle) {
 	top, bottom := data.Max.Y, data.Min.Y
-	if b.constant {
-		// Room for the key to constant cells under the bar.
-		bottom += vg.Points(26)
+	if b.key != nil {
+		bottom += colorBarKeyRoom
 	}
 	x0, x1 := c.Min.X, c.Min.X+barW
 	const steps = 128
 	h := (top - bottom) / steps
 	for i := range steps {
 		y := bottom + vg.Length(i)*h
+		t := (float64(i) + 0.5) / steps
+		if b.flip {
+			t = 1 - t
+		}
 		// Overlap by a hair so that no seam shows between steps.
-		c.FillPolygon(viridis((float64(i)+0.5)/steps), corners(rect(x0, y, x1, y+h+vg.Points(0.3))))
+		c.FillPolygon(viridis(t), corners(rect(x0, y, x1, y+h+vg.Points(0.3))))
 	}
 	frame := draw.LineStyle{Color: inkColor(), Width: vg.Points(0.5)}
 	c.StrokeLines(frame, []vg.Point{{X: x0, Y: bottom}, {X: x1, Y: bottom}, {X: x1, Y: top}, {X: x0, Y: top}, {X: x0, Y: bottom}})
 	tick := aligned(textStyle(tickSize, false, inkColor()), draw.XLeft, draw.YCenter)
 	var labelW vg.Length
-	for k := 0; k <= 5; k++ {
-		v := float64(k) / 5
-		y := bottom + vg.Length(v)*(top-bottom)
+	for _, t := range b.tickList() {
+		y := bottom + vg.Length(t.pos)*(top-bottom)
 		c.StrokeLine2(frame, x1, y, x1+vg.Points(3), y)
-		s := strconv.FormatFloat(v, 'g', -1, 64)
-		fillText(c, tick, vg.Point{X: x1 + vg.Points(5), Y: y}, s)
-		labelW = max(labelW, tick.Width(s))
+		fillText(c, tick, vg.Point{X: x1 + vg.Points(5), Y: y}, t.label)
+		labelW = max(labelW, tick.Width(t.label))
 	}
 	name := textStyle(axisSize, false, inkColor())
 	name.Rotation = math.Pi / 2
@@ -114,10 +157,10 @@ func (b *colorBar) draw(c draw.Canvas, data vg.Rectangle) {
 		title = b.short
 	}
 	fillText(c, name, vg.Point{X: x1 + vg.Points(5) + labelW + vg.Points(6), Y: (top + bottom) / 2}, title)
-	if b.constant {
+	if b.key != nil {
 		th := vg.Points(12)
 		thumb := draw.Canvas{Canvas: c.Canvas, Rectangle: rect(c.Min.X, data.Min.Y, c.Min.X+thumbW, data.Min.Y+th)}
-		boxThumb{fill: constantFill(), hatch: true}.Thumbnail(&thumb)
-		fillText(c, aligned(legendText(), draw.XLeft, draw.YCenter), vg.Point{X: c.Min.X + thumbW + thumbGap, Y: data.Min.Y + th/2}, "constant")
+		boxThumb{fill: constantFill(), hatch: b.key.hatch}.Thumbnail(&thumb)
+		fillText(c, aligned(legendText(), draw.XLeft, draw.YCenter), vg.Point{X: c.Min.X + thumbW + thumbGap, Y: data.Min.Y + th/2}, b.key.text)
 	}
 }
