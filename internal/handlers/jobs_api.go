@@ -172,7 +172,7 @@ func (h *handler) apiJobEvents(w http.ResponseWriter, r *http.Request) {
 }
 
 // contentTypes of the result files.
-var contentTypes = map[string]string{".csv": "text/csv; charset=utf-8", ".json": "application/json", ".npy": "application/octet-stream"}
+var contentTypes = map[string]string{".csv": "text/csv; charset=utf-8", ".json": "application/json", ".npy": "application/octet-stream", ".tex": "text/x-tex; charset=utf-8"}
 
 // apiJobResult sends a result file, named after the data set, the method
 // and d.
@@ -203,12 +203,16 @@ func (h *handler) apiJobResult(w http.ResponseWriter, r *http.Request) {
 	http.ServeContent(w, r, file, st.ModTime(), f)
 }
 
-// downloadName is "<data set>_<method>_d<d>_<file>", or for metrics
-// "<data set>_metrics.json"; dir is the result's directory.
+// downloadName is "<data set>_<method>_d<d>_<file>", for metrics
+// "<data set>_metrics.json", for a study's files "study-<job>_<file>";
+// dir is the result's directory.
 func (h *handler) downloadName(j jobs.Job, dir, file string) string {
 	name := j.Request.Dataset
 	if rec, err := h.store.Dataset(j.Request.Dataset); err == nil {
 		name = rec.Name
+	}
+	if j.Request.Study() {
+		return fmt.Sprintf("study-%s_%s", j.ID[:min(8, len(j.ID))], file)
 	}
 	if file == jobs.FileMetrics {
 		return name + "_" + file

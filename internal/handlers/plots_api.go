@@ -40,8 +40,38 @@ func (h *handler) apiJobPlot(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var f *plots.Figure
+	var sq studyQuery
+	if res.Comparison != nil {
+		if sq, err = parseStudyQuery(r.URL.Query()); err != nil {
+			h.fail(w, r, err)
+			return
+		}
+	}
 	switch name {
+	case "cd", "ranks":
+		if res.Comparison == nil {
+			h.fail(w, r, notFound("the %s plot is a study's: this job ran on one data set; run a study over several (datasets) to compare methods over them", name))
+			return
+		}
+		c, err2 := pickComparison(res.Comparison, sq)
+		if err2 != nil {
+			h.fail(w, r, err2)
+			return
+		}
+		if name == "cd" {
+			f, _, err = cdFigure(*c, sq.Alpha)
+		} else {
+			f, _, err = rankFigure(*c)
+		}
 	case "curves":
+		if res.Comparison != nil { // a study: the curves of one of its data sets
+			ds, err2 := studyDataset(res, sq)
+			if err2 != nil {
+				h.fail(w, r, err2)
+				return
+			}
+			res = studyRows(res, ds)
+		}
 		if res.Metrics == nil {
 			h.fail(w, r, notFound("this job ran no evaluation, so it has no curves"))
 			return
@@ -67,7 +97,7 @@ func (h *handler) apiJobPlot(w http.ResponseWriter, r *http.Request) {
 			f, _, _, err = h.projectionFigure(res, m, q, h.datasets(), nil, nil)
 		}
 	default:
-		h.fail(w, r, notFound("a job has no plot %q; its plots are curves, spectrum and projection", name))
+		h.fail(w, r, notFound("a job has no plot %q; its plots are curves, spectrum and projection, and a study's cd and ranks", name))
 		return
 	}
 	var ie *plots.InputError

@@ -335,7 +335,9 @@ func cdFigure(c comparison.Comparison, alpha string) (*plots.Figure, string, err
 	if v, ok := c.NemenyiCD[alpha]; ok {
 		cd = v
 	}
-	f, err := plots.CriticalDifference(methods, ranks, cd, alpha, c.RankedDatasets)
+	f, err := plots.CriticalDifference(plots.CriticalDifferenceInput{
+		Title:   fmt.Sprintf("Critical differences of %s (%s)", strings.ReplaceAll(c.Metric, "_", " "), choiceText(c)),
+		Methods: methods, AvgRanks: ranks, CD: cd, Alpha: alpha, Datasets: c.RankedDatasets})
 	if err != nil {
 		return nil, "", err
 	}
@@ -380,7 +382,18 @@ func rankFigure(c comparison.Comparison) (*plots.Figure, string, error) {
 			}
 		}
 	}
-	f, err := plots.RankHeatmap(c.Methods, c.DatasetNames, ranks)
+	in := plots.RankHeatmapInput{
+		Title:   fmt.Sprintf("Ranks by %s (%s)", strings.ReplaceAll(c.Metric, "_", " "), choiceText(c)),
+		Methods: c.Methods, Datasets: c.DatasetNames, Ranks: ranks}
+	for _, m := range c.Methods { // the comparison's average ranks, when every method has one
+		r := c.AverageRanks[m]
+		if r == nil {
+			in.AvgRanks = nil
+			break
+		}
+		in.AvgRanks = append(in.AvgRanks, *r)
+	}
+	f, err := plots.RankHeatmap(in)
 	if err != nil {
 		return nil, "", err
 	}
