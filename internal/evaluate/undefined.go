@@ -17,17 +17,19 @@ import (
 
 // rowJSON is Row as JSON: NaN metrics are null.
 type rowJSON struct {
-	Method  string              `json:"method"`
-	D       int                 `json:"d"`
-	Fold    *int                `json:"fold"`
-	Metrics map[string]*float64 `json:"metrics"`
-	Std     map[string]*float64 `json:"std,omitempty"`
-	Folds   int                 `json:"folds,omitempty"`
+	Method       string              `json:"method"`
+	D            int                 `json:"d"`
+	DPerVariable int                 `json:"d_per_variable,omitempty"`
+	Percent      *float64            `json:"percent,omitempty"`
+	Fold         *int                `json:"fold"`
+	Metrics      map[string]*float64 `json:"metrics"`
+	Std          map[string]*float64 `json:"std,omitempty"`
+	Folds        int                 `json:"folds,omitempty"`
 }
 
 // MarshalJSON writes the row with each undefined (NaN) metric as null.
 func (r Row) MarshalJSON() ([]byte, error) {
-	return json.Marshal(rowJSON{Method: r.Method, D: r.D, Fold: r.Fold, Metrics: nullNaN(r.Metrics), Std: nullNaN(r.Std), Folds: r.Folds})
+	return json.Marshal(rowJSON{Method: r.Method, D: r.D, DPerVariable: r.DPerVariable, Percent: r.Percent, Fold: r.Fold, Metrics: nullNaN(r.Metrics), Std: nullNaN(r.Std), Folds: r.Folds})
 }
 
 // UnmarshalJSON reads a row written by MarshalJSON: a null metric is NaN.
@@ -36,7 +38,7 @@ func (r *Row) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
 	}
-	*r = Row{Method: j.Method, D: j.D, Fold: j.Fold, Metrics: nanNull(j.Metrics), Std: nanNull(j.Std), Folds: j.Folds}
+	*r = Row{Method: j.Method, D: j.D, DPerVariable: j.DPerVariable, Percent: j.Percent, Fold: j.Fold, Metrics: nanNull(j.Metrics), Std: nanNull(j.Std), Folds: j.Folds}
 	return nil
 }
 
