@@ -15,23 +15,21 @@ import (
 // Run adds a note saying why. It is never given a made-up value such as a
 // coverage of −1.
 
+// rowFields is Row without its methods, so that rowJSON can embed its
+// fields: every field of Row is in its JSON but Metrics and Std, which
+// rowJSON's own fields of the same names shadow.
+type rowFields Row
+
 // rowJSON is Row as JSON: NaN metrics are null.
 type rowJSON struct {
-	Method  string              `json:"method"`
-	D       int                 `json:"d"`
-	Fold    *int                `json:"fold"`
+	rowFields
 	Metrics map[string]*float64 `json:"metrics"`
 	Std     map[string]*float64 `json:"std,omitempty"`
-	Folds   int                 `json:"folds,omitempty"`
-	// The wall times (see Row).
-	FitSeconds  float64 `json:"fit_seconds"`
-	EvalSeconds float64 `json:"eval_seconds"`
 }
 
 // MarshalJSON writes the row with each undefined (NaN) metric as null.
 func (r Row) MarshalJSON() ([]byte, error) {
-	return json.Marshal(rowJSON{Method: r.Method, D: r.D, Fold: r.Fold, Metrics: nullNaN(r.Metrics), Std: nullNaN(r.Std), Folds: r.Folds,
-		FitSeconds: r.FitSeconds, EvalSeconds: r.EvalSeconds})
+	return json.Marshal(rowJSON{rowFields: rowFields(r), Metrics: nullNaN(r.Metrics), Std: nullNaN(r.Std)})
 }
 
 // UnmarshalJSON reads a row written by MarshalJSON: a null metric is NaN.
@@ -40,8 +38,8 @@ func (r *Row) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
 	}
-	*r = Row{Method: j.Method, D: j.D, Fold: j.Fold, Metrics: nanNull(j.Metrics), Std: nanNull(j.Std), Folds: j.Folds,
-		FitSeconds: j.FitSeconds, EvalSeconds: j.EvalSeconds}
+	*r = Row(j.rowFields)
+	r.Metrics, r.Std = nanNull(j.Metrics), nanNull(j.Std)
 	return nil
 }
 

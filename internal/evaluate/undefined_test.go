@@ -51,7 +51,7 @@ func TestRowJSONUndefined(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Marshal: got %v, want nil", err)
 	}
-	want := `{"method":"pca","d":2,"fold":1,"metrics":{"coverage":null,"hamming_loss":0.25},"std":{"coverage":null,"hamming_loss":0},"folds":2,"fit_seconds":0,"eval_seconds":0}`
+	want := `{"method":"pca","d":2,"fold":1,"folds":2,"fit_seconds":0,"eval_seconds":0,"metrics":{"coverage":null,"hamming_loss":0.25},"std":{"coverage":null,"hamming_loss":0}}`
 	if string(b) != want {
 		t.Errorf("got %s, want %s", b, want)
 	}
