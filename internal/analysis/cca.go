@@ -29,6 +29,9 @@ const ccaLabelRidge = 1e-6
 // rank ≤ q: with YcᵀYc + r_yI = L_yL_yᵀ it is FFᵀ, F = XcᵀYc·L_y⁻ᵀ (D×q), so
 // one thin SVD of the D×q matrix L⁻¹F solves it (L from the right side).
 // The eigenvalues are the squared (regularised) canonical correlations.
+// The directions have unit length (normalize = unit, the default, as the
+// FSDR reference code), or are B-orthonormal, Pᵀ(XcᵀXc + r_xI)P = I
+// (normalize = b).
 // With fewer rows than features the N×N path (rowspace.go) solves it in the
 // row space of Xc (r_x = 0 is refused there: XcᵀXc would be singular).
 func fitCCA(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
@@ -90,6 +93,7 @@ func fitCCA(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 	if e, err = s.up(ctx, e); err != nil {
 		return nil, err
 	}
+	p.Normalize = normalizeDirections(e.vectors, p)
 	m, err := newFeatureModel("cca", p, e, rankOf(e.values), "rank of XᵀHY", s.mean, in.X)
 	if err != nil {
 		return nil, err

@@ -114,6 +114,10 @@ func checkRanges(m Method, p Params) error {
 			return invalid(ParamGamma, "gamma is the width of the rbf label kernel; the %s kernel takes none", cmp.Or(k, KernelLinear))
 		}
 	}
+	if k := p.Normalize; k != "" && k != NormalizeUnit && k != NormalizeB {
+		return invalid(ParamNormalize, "normalize must be %s (unit-length directions) or %s (B-orthonormal directions, PᵀBP = I), not %q",
+			NormalizeUnit, NormalizeB, k)
+	}
 	if p.K > maxLPPK {
 		return invalid(ParamK, "k may be at most %d (the graph keeps N·k edges); %d is too many", maxLPPK, p.K)
 	}

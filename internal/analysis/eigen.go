@@ -129,6 +129,29 @@ func lowRankGenEig(ctx context.Context, f *mat.Dense, l *mat.TriDense) (eigenRes
 	return e, nil
 }
 
+// normalizeDirections scales the directions (the columns of v) of a
+// generalised problem A p = λ B p as p asks, in place, and returns the
+// normalisation used: NormalizeUnit divides each column by its Euclidean
+// length (‖p‖ = 1, as the FSDR reference code of the baselines does before
+// it projects); NormalizeB leaves the B-orthonormal columns genEig and
+// lowRankGenEig give (PᵀBP = I). Positive scaling keeps the eigenvalues,
+// the spanned subspaces and the sign convention. A zero column stays zero.
+func normalizeDirections(v *mat.Dense, p Params) string {
+	how := p.normalization()
+	if how != NormalizeUnit {
+		return how
+	}
+	r, c := v.Dims()
+	for k := range c {
+		if norm := mat.Norm(v.Slice(0, r, k, k+1), 2); norm > 0 {
+			for i := range r {
+				v.Set(i, k, v.At(i, k)/norm)
+			}
+		}
+	}
+	return how
+}
+
 // addDiag adds v to the diagonal of s in place.
 func addDiag(s *mat.SymDense, v float64) {
 	n := s.SymmetricDim()

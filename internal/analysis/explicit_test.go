@@ -151,7 +151,7 @@ func TestMLSIExplicit(t *testing.T) {
 		right.Set(i, i, right.At(i, i)+1)
 	}
 	vals, vecs := tuGenEig(t, tuSym(left), tuSym(right))
-	tuCompareEig(t, "mlsi", fit(t, "mlsi", in, Params{D: 4}), vals, vecs, 4)
+	tuCompareEig(t, "mlsi", fit(t, "mlsi", in, Params{D: 4, Normalize: NormalizeB}), vals, vecs, 4)
 }
 
 func TestCCAExplicit(t *testing.T) {
@@ -179,7 +179,7 @@ func TestCCAExplicit(t *testing.T) {
 			c.Set(i, i, c.At(i, i)+1)
 		}
 		vals, vecs := tuGenEig(t, tuSym(&left), tuSym(&c))
-		m := fit(t, "cca", in, Params{D: 2})
+		m := fit(t, "cca", in, Params{D: 2, Normalize: NormalizeB})
 		tuCloseValues(t, "cca", m.Eigenvalues, vals, 2, 1e-7)
 		tuSameColumns(t, "cca", m.Basis, vecs, 2, 1e-5)
 	}
@@ -249,7 +249,7 @@ func TestLDAExplicit(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			m := fit(t, "lda", tc.in, Params{})
+			m := fit(t, "lda", tc.in, Params{Normalize: NormalizeB})
 			n, q := tc.in.Y.Dims()
 			classes := tc.in.Classes
 			if classes == nil {
@@ -353,7 +353,7 @@ func TestMLDAExplicit(t *testing.T) {
 		sw.Set(i, i, sw.At(i, i)+1e-4*tr/float64(d))
 	}
 	vals, vecs := tuGenEig(t, tuSym(sb), tuSym(sw))
-	m := fit(t, "mlda", in, Params{D: 3})
+	m := fit(t, "mlda", in, Params{D: 3, Normalize: NormalizeB})
 	tuCompareEig(t, "mlda", m, vals, vecs, 3)
 }
 

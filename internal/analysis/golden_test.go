@@ -196,6 +196,11 @@ func TestGolden(t *testing.T) {
 			case tc.method != "lda":
 				p.D = len(c.Directions)
 			}
+			if m, _ := analysis.Lookup(tc.method); slices.Contains(m.Takes, analysis.ParamNormalize) {
+				// The references are scipy's eigh(A, B): B-orthonormal
+				// directions, whose lengths are compared too.
+				p.Normalize = analysis.NormalizeB
+			}
 			m, err := analysis.Fit(t.Context(), tc.method, in, p, nil)
 			if err != nil {
 				t.Fatalf("Fit(%s, %s, %+v): %v", tc.method, tc.dataset, p, err)

@@ -210,8 +210,8 @@ func TestPBOrthonormal(t *testing.T) {
 		b  *mat.Dense
 	}{
 		{"mddmf", Params{D: 3, Beta: Float(0.4)}, plus(0.4, 0.6)},
-		{"mlsi", Params{D: 3}, plus(1, DefaultMLSIRidge)},
-		{"cca", Params{D: 3}, plus(1, DefaultCCARidge)},
+		{"mlsi", Params{D: 3, Normalize: NormalizeB}, plus(1, DefaultMLSIRidge)},
+		{"cca", Params{D: 3, Normalize: NormalizeB}, plus(1, DefaultCCARidge)},
 	} {
 		m := fit(t, tc.id, in, tc.p)
 		tuIsIdentity(t, tc.id+" PᵀBP", tuGram(m.Basis, tc.b, 3), 1e-8)

@@ -24,8 +24,9 @@ const ldaRidgeScale = 1e-4
 //
 // ε = ridge, default 1e-4·tr(Sw)/D. Sb = FFᵀ with F's columns
 // XcᵀZ_c/√N_c, so one thin SVD of a D×K_j matrix solves each variable; each
-// gives at most K_j − 1 directions (one per binary label), B-orthonormal:
-// Pᵀ(Sw + εI)P = I. With several variables, P puts their directions side by
+// gives at most K_j − 1 directions (one per binary label), of unit length
+// (normalize = unit, the default) or B-orthonormal, Pᵀ(Sw + εI)P = I
+// (normalize = b). With several variables, P puts their directions side by
 // side (Model.Blocks says which columns are whose) and d applies to each
 // (at most K_j − 1). One pass over the rows serves every variable. With
 // fewer rows than features, Sb and Sw come from the rows of Xc in its row
@@ -88,6 +89,7 @@ func fitLDA(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 		if e, err = s.up(ctx, eigenResult{values: e.values, vectors: sliceCols(e.vectors, limit)}); err != nil {
 			return nil, err
 		}
+		normalizeDirections(e.vectors, p)
 		blocks[j] = block{e: e, limit: limit, eps: eps}
 		maxLimit = max(maxLimit, limit)
 	}
@@ -97,6 +99,7 @@ func fitLDA(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 	if p.D > maxLimit {
 		return nil, unservable(ParamD, maxLimit, "d = %d exceeds the %d directions LDA can give per class variable here (number of classes − 1)", p.D, maxLimit)
 	}
+	p.Normalize = p.normalization()
 	if len(classes) == 1 {
 		b := blocks[0]
 		p.Ridge = Float(b.eps)
@@ -162,7 +165,8 @@ func fitLDA(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 // m the weighted overall mean, ε = ridge, default 1e-4·tr(Sw)/D. As the
 // weights of a row sum to 1, Sw = Σ_i s_i xc_i xc_iᵀ − Σ_k W_k mc_k mc_kᵀ
 // (s_i = 1 for labelled rows): one pass, O(N·D² + N·q·D); Sb has rank
-// ≤ q − 1 and comes from a D×q matrix. The N×N path is lda's.
+// ≤ q − 1 and comes from a D×q matrix. The N×N path is lda's. The
+// directions are unit-length or B-orthonormal as normalize says (lda's).
 func fitMLDA(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 	y := binaryRows(in.Y)
 	q := y.cols
@@ -269,6 +273,7 @@ func fitMLDA(ctx context.Context, in Input, p Params, st stage) (*Model, error) 
 		return nil, err
 	}
 	p.Ridge = Float(eps)
+	p.Normalize = normalizeDirections(e.vectors, p)
 	return newFeatureModel("mlda", p, eigenResult{values: e.values[:limit], vectors: sliceCols(e.vectors, limit)},
 		limit, "number of labels − 1", s.mean, in.X)
 }

@@ -50,7 +50,8 @@ const maxLPPK = 200
 // (XcᵀLXc + εI) a = λ (XcᵀD_WXc + εI) a, still with μ = 1 − λ. The ridge
 // ε = p.Ridge, default 1e-4·trace(XcᵀD_WXc)/D, keeps the right-hand side
 // definite when features are constant, collinear or outnumber the rows.
-// The Basis P (D×D, every direction) satisfies Pᵀ(XcᵀD_WXc + εI)P = I.
+// The Basis P (D×D, every direction) has unit-length columns (normalize =
+// unit, the default) or satisfies Pᵀ(XcᵀD_WXc + εI)P = I (normalize = b).
 //
 // μ lies in [−1, 1]. A direction with μ ≤ 0 (λ ≥ 1) keeps neighbours no
 // closer than values given to the rows at random would, so the Rank, the
@@ -152,6 +153,7 @@ func fitLPP(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 			return nil, err
 		}
 	}
+	p.Normalize = normalizeDirections(e.vectors, p)
 	p.K, p.Gamma, p.Ridge = k, Float(gamma), Float(ridge)
 	return newFeatureModel("lpp", p, e, rankOf(e.values), "number of positive eigenvalues of the LPP problem", mean, in.X)
 }

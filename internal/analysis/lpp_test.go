@@ -198,7 +198,7 @@ func lppClose(got, want, tol float64) bool {
 func TestLPPAgainstDense(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	in := lppInput(rng, 60, 6)
-	m, err := Fit(context.Background(), "lpp", in, Params{}, nil)
+	m, err := Fit(context.Background(), "lpp", in, Params{Normalize: NormalizeB}, nil)
 	if err != nil {
 		t.Fatalf("got error %v, want none", err)
 	}
@@ -232,7 +232,7 @@ func TestLPPAgainstDense(t *testing.T) {
 	t.Run("laplacian form", func(t *testing.T) {
 		// XcᵀLXc a = λ XcᵀD_WXc a, smallest λ first, is the paper's
 		// problem; with ridge 0 the fit's μ must be 1 − λ.
-		m0, err := Fit(context.Background(), "lpp", in, Params{Ridge: Float(0)}, nil)
+		m0, err := Fit(context.Background(), "lpp", in, Params{Ridge: Float(0), Normalize: NormalizeB}, nil)
 		if err != nil {
 			t.Fatalf("got error %v, want none", err)
 		}
@@ -260,6 +260,10 @@ func TestLPPInvariants(t *testing.T) {
 	}
 
 	t.Run("B-orthonormal", func(t *testing.T) {
+		m, err := Fit(ctx, "lpp", in, Params{Normalize: NormalizeB}, nil)
+		if err != nil {
+			t.Fatalf("got error %v, want none", err)
+		}
 		ref := lppDenseProblem(in.X, DefaultK)
 		b := mat.NewSymDense(d, nil)
 		b.CopySym(ref.bw)

@@ -188,7 +188,9 @@ func hamming(a, b []int32) int {
 // fitMDDMf is MDDM with orthonormal projected features (seed 004, eq.
 // 19–20): S p = λ(βC + (1−β)I)p with S = BBᵀ, B = XcᵀY and C = XcᵀXc. With
 // B̃ = L⁻¹B for βC + (1−β)I = LLᵀ, P = L⁻ᵀU from the left singular vectors U
-// of B̃, so Pᵀ(βC + (1−β)I)P = I. β = 0 is mddmp. The right-hand matrix is
+// of B̃, so Pᵀ(βC + (1−β)I)P = I: uncorrelated projected features are the
+// method's definition, so it keeps this normalisation always and takes no
+// normalize parameter. β = 0 is mddmp. The right-hand matrix is
 // D×D, so with fewer rows than features the N×N path (rowspace.go) solves
 // it: (βRRᵀ + (1−β)I)·, exactly.
 func fitMDDMf(ctx context.Context, in Input, p Params, st stage) (*Model, error) {

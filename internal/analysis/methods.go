@@ -39,10 +39,10 @@ const (
 )
 
 var (
-	dThr       = []string{ParamD, ParamThr}
-	dThrBeta   = []string{ParamD, ParamThr, ParamBeta}
-	dThrRidge  = []string{ParamD, ParamThr, ParamRidge}
-	dThrLambda = []string{ParamD, ParamThr, ParamLambda}
+	dThr          = []string{ParamD, ParamThr}
+	dThrBeta      = []string{ParamD, ParamThr, ParamBeta}
+	dThrRidgeNorm = []string{ParamD, ParamThr, ParamRidge, ParamNormalize}
+	dThrLambda    = []string{ParamD, ParamThr, ParamLambda}
 )
 
 // methods is the registry, in the order the pages list them. It is never
@@ -61,19 +61,19 @@ var methods = []Method{
 		Paper: seed004 + ", eq. 34–37", Space: FeatureSpace, Takes: dThrBeta, MultiLabel: true, fit: fitMVMD, mem: memMVMD},
 	{ID: "mlsi", Name: "MLSI", Summary: "Multi-label informed latent semantic indexing: feature and label structure balanced by β.",
 		Paper: "Yu, Yu & Tresp, Multi-label informed latent semantic indexing, SIGIR 2005 (baseline of seeds 000, 004)", Space: FeatureSpace,
-		Takes: []string{ParamD, ParamThr, ParamBeta, ParamRidge}, MultiLabel: true, fit: fitMLSI, mem: memMLSI},
+		Takes: []string{ParamD, ParamThr, ParamBeta, ParamRidge, ParamNormalize}, MultiLabel: true, fit: fitMLSI, mem: memMLSI},
 	{ID: "cca", Name: "CCA", Summary: "Canonical correlation analysis between features and labels, as a feature projection.",
-		Paper: seed001 + ", §2.2", Space: FeatureSpace, Takes: dThrRidge, MultiLabel: true, MultiDim: true, fit: fitCCA, mem: memCCA},
+		Paper: seed001 + ", §2.2", Space: FeatureSpace, Takes: dThrRidgeNorm, MultiLabel: true, MultiDim: true, fit: fitCCA, mem: memCCA},
 	{ID: "lpp", Name: "LPP", Summary: "Locality preserving projections of a k-nearest-neighbour graph; ignores the labels.",
 		Paper: "He & Niyogi, Locality Preserving Projections, NIPS 2003 (baseline of seed 000)", Space: FeatureSpace,
-		Takes: []string{ParamD, ParamThr, ParamK, ParamGamma, ParamRidge}, MultiLabel: true, MultiDim: true,
+		Takes: []string{ParamD, ParamThr, ParamK, ParamGamma, ParamRidge, ParamNormalize}, MultiLabel: true, MultiDim: true,
 		MaxN: maxNLPP, MaxNWhy: "its neighbour graph compares every pair of rows (N² distance computations)", fit: fitLPP, mem: memLPP},
 	{ID: "lda", Name: "LDA", Summary: "Fisher's linear discriminant, per class variable (multi-dimensional data) or on single-label data.",
 		Paper: "Fisher 1936; per class variable as in " + seed003 + ", §4.4", Space: FeatureSpace,
-		Takes: dThrRidge, MultiLabel: true, MultiDim: true, fit: fitLDA, mem: memLDA},
+		Takes: dThrRidgeNorm, MultiLabel: true, MultiDim: true, fit: fitLDA, mem: memLDA},
 	{ID: "mlda", Name: "MLDA", Summary: "Multi-label LDA: scatter matrices weighted by label correlation.",
 		Paper: "Wang, Ding & Huang, Multi-label linear discriminant analysis, ECCV 2010 (baseline of seed 004)", Space: FeatureSpace,
-		Takes: dThrRidge, MultiLabel: true, fit: fitMLDA, mem: memMLDA},
+		Takes: dThrRidgeNorm, MultiLabel: true, fit: fitMLDA, mem: memMLDA},
 	{ID: "ge-hamming", Name: "Graph embedding, Hamming", Summary: "Pushes apart rows whose label sets differ, by Hamming distance.",
 		Paper: seed002 + ", eq. 3", Space: FeatureSpace, Takes: dThr, MultiLabel: true, MultiDim: true, fit: fitGEHamming, mem: memGraph},
 	{ID: "ge-euclid-y", Name: "Graph embedding, Euclidean on labels", Summary: "Pushes apart rows by the squared Euclidean distance of their label vectors.",

@@ -18,11 +18,13 @@ const DefaultMLSIRidge = 1.0
 //
 //	((1−β)·C·C + β·BBᵀ) w = λ (C + εI) w,
 //
-// β default 0.5 (the value seed 000 used), ε = ridge, default 1. P is
-// B-orthonormal: Pᵀ(C + εI)P = I. Cost O(N·D² + D³); with fewer rows than
-// features the N×N path (rowspace.go), O(D·N² + N³): C = Q·RRᵀ·Qᵀ, so
-// C² = Q(RRᵀ)²Qᵀ and the problem is solved in span(Q). ε = 0 is refused
-// there: C + εI would be singular.
+// β default 0.5 (the value seed 000 used), ε = ridge, default 1. P has
+// unit-length columns (normalize = unit, the default, as the FSDR
+// reference code) or is B-orthonormal, Pᵀ(C + εI)P = I (normalize = b).
+// Cost O(N·D² + D³); with fewer rows than features the N×N path
+// (rowspace.go), O(D·N² + N³): C = Q·RRᵀ·Qᵀ, so C² = Q(RRᵀ)²Qᵀ and the
+// problem is solved in span(Q). ε = 0 is refused there: C + εI would be
+// singular.
 func fitMLSI(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 	beta, err := p.beta(1, false)
 	if err != nil {
@@ -71,6 +73,7 @@ func fitMLSI(ctx context.Context, in Input, p Params, st stage) (*Model, error) 
 	if e, err = s.up(ctx, e); err != nil {
 		return nil, err
 	}
+	p.Normalize = normalizeDirections(e.vectors, p)
 	return newFeatureModel("mlsi", p, e, rankOf(e.values), "rank of the MLSI problem", s.mean, in.X)
 }
 

@@ -30,6 +30,9 @@ type Params struct {
 	LabelKernel string `json:"label_kernel,omitempty"`
 	// K is the number of neighbours of lpp's graph.
 	K int `json:"k,omitempty"`
+	// Normalize is how the generalised problems (mlsi, cca, lpp, lda, mlda)
+	// scale their directions: NormalizeUnit (the default) or NormalizeB.
+	Normalize string `json:"normalize,omitempty"`
 }
 
 // Parameter names, as in the API.
@@ -42,6 +45,7 @@ const (
 	ParamRidge       = "ridge"
 	ParamLabelKernel = "label_kernel"
 	ParamK           = "k"
+	ParamNormalize   = "normalize"
 )
 
 // Defaults.
@@ -50,6 +54,18 @@ const (
 	DefaultBeta   = 0.5
 	DefaultLambda = 0.1
 	DefaultK      = 10
+)
+
+// Normalisations of the directions of a generalised problem A p = λ B p
+// (mlsi, cca, lpp, lda, mlda).
+const (
+	// NormalizeUnit scales every direction to unit length, ‖p‖ = 1, as the
+	// reference code of the papers' baselines (FSDR) does before it
+	// projects. The default.
+	NormalizeUnit = "unit"
+	// NormalizeB keeps the directions B-orthonormal, PᵀBP = I, the
+	// solution of the generalised eigenproblem as LAPACK's dsygv gives it.
+	NormalizeB = "b"
 )
 
 // Label kernels of mddmp.
@@ -75,6 +91,7 @@ func (p Params) Given() []string {
 	add(ParamRidge, p.Ridge != nil)
 	add(ParamLabelKernel, p.LabelKernel != "")
 	add(ParamK, p.K != 0)
+	add(ParamNormalize, p.Normalize != "")
 	return g
 }
 
@@ -106,6 +123,9 @@ func (p Params) Only(names []string) Params {
 	}
 	if keep(ParamK) {
 		q.K = p.K
+	}
+	if keep(ParamNormalize) {
+		q.Normalize = p.Normalize
 	}
 	return q
 }
@@ -178,6 +198,16 @@ func nonNegative(name string, v *float64, def float64) (float64, error) {
 		return 0, invalid(name, "%s must be 0 or more, not %v", name, *v)
 	}
 	return *v, nil
+}
+
+// normalization returns how a generalised problem scales its directions:
+// p.Normalize, or NormalizeUnit when it is not given (checkRanges has
+// refused any other value).
+func (p Params) normalization() string {
+	if p.Normalize == "" {
+		return NormalizeUnit
+	}
+	return p.Normalize
 }
 
 // Float returns a pointer to v, for Params fields.

@@ -50,6 +50,9 @@ func TestValidation(t *testing.T) {
 		{"NaN in the features", "pca", nan, Params{}, Invalid, "", 0, "finite"},
 		{"lpp k above its cap", "lpp", ml, Params{K: 500}, Invalid, ParamK, 0, "at most 200"},
 		{"lda d above classes − 1", "lda", md, Params{D: 3}, Unservable, ParamD, 2, "number of classes − 1"},
+		{"unknown normalize", "mlsi", ml, Params{Normalize: "l2"}, Invalid, ParamNormalize, 0, `normalize must be unit (unit-length directions) or b (B-orthonormal directions, PᵀBP = I), not "l2"`},
+		{"mddmf takes no normalize", "mddmf", ml, Params{Normalize: NormalizeUnit}, Invalid, ParamNormalize, 0, "mddmf does not take the parameter normalize"},
+		{"pca takes no normalize", "pca", ml, Params{Normalize: NormalizeB}, Invalid, ParamNormalize, 0, "pca does not take the parameter normalize"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -67,8 +67,12 @@ func EstimateMemory(s analysis.Shape, testRows int, spec Spec) (int64, error) {
 			return 0, err
 		}
 		top := float64(analysis.MaxDim(run.ID, p, train))
-		if m.ID == "lda" && s.Classes != nil {
-			top *= float64(len(s.Classes)) // d per class variable
+		if m.ID == "lda" { // d per class variable (per label on multi-label data)
+			vars := len(s.Classes)
+			if s.Classes == nil {
+				vars = s.Q
+			}
+			top *= float64(max(vars, 1))
 		}
 		grid := gridPoints(spec.Grid, s.D, int(top))
 		if p.D > 0 && grid == 0 {

@@ -153,10 +153,11 @@ type refMDCFile struct {
 // failure messages.
 func refSource(file string) string {
 	script := map[string]string{
-		"metrics.json":     "metrics.py",
-		"mlknn_yeast.json": "mlknn.py",
-		"lsdr_yeast.json":  "lsdr.py",
-		"mdc_edm.json":     "mdc.py",
+		"metrics.json":       "metrics.py",
+		"mlknn_yeast.json":   "mlknn.py",
+		"lsdr_yeast.json":    "lsdr.py",
+		"mdc_edm.json":       "mdc.py",
+		"fsdr_emotions.json": "fsdr.py",
 	}[file]
 	return fmt.Sprintf("reference testdata/ref/%s from testdata/ref/%s", file, script)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"time"
@@ -46,7 +47,16 @@ type MethodRun struct {
 
 // Grid is the values of d (M) a curve visits: Dims, or Percent of Of —
 // "features" (D, the default) or "rank" (each method's own rank). With
-// neither, each method's d is the one its parameters choose.
+// neither, each method's d is the one its parameters choose. A percent
+// grid gives one point per percentage: d = max(1, round(p/100 · base)),
+// the same on every split. With Of "rank" and several splits, the base is
+// the smallest rank of the method's fits on the splits' training parts
+// (Run fits each once more, before the folds): the rank of the whole
+// training data is often larger than every fold's (a feature seen only in
+// one test part), so its 100 % would be out of reach on every fold. With
+// one split it is that split's rank. For lda with one block per class
+// variable, grid values are d per variable and its rank base is the most
+// directions a variable gives.
 type Grid struct {
 	Dims    []int     `json:"dims,omitempty"`
 	Percent []float64 `json:"percent,omitempty"`
@@ -76,9 +86,18 @@ type Spec struct {
 type Row struct {
 	// Dataset is the id of the data set of a study's row (set by the
 	// caller); empty otherwise.
-	Dataset     string             `json:"dataset,omitempty"`
-	Method      string             `json:"method"`
-	D           int                `json:"d"`
+	Dataset string `json:"dataset,omitempty"`
+	Method  string `json:"method"`
+	// D is the number of columns the classifier used: the grid's d, or
+	// for lda with one block per class variable (or label) the sum over
+	// the variables, so that every method plots against the same axis.
+	D int `json:"d"`
+	// DPerVariable, for lda with blocks, is the d asked per class
+	// variable (each variable gives at most K_j − 1 of it); 0 otherwise.
+	DPerVariable int `json:"d_per_variable,omitempty"`
+	// Percent, on a percent grid, is the requested percentage this row
+	// answers (two percentages may round to the same d).
+	Percent     *float64           `json:"percent,omitempty"`
 	Fold        *int               `json:"fold"`
 	Metrics     map[string]float64 `json:"metrics"`
 	Std         map[string]float64 `json:"std,omitempty"`
@@ -125,8 +144,11 @@ func Run(ctx context.Context, data analysis.Input, splits []Split, spec Spec, pr
 	return r.run(ctx)
 }
 
-// run evaluates every split, then averages.
+// run fixes a percent grid of ranks, evaluates every split, then averages.
 func (r *runner) run(ctx context.Context) (*Result, error) {
+	if err := r.fixRankGrid(ctx); err != nil {
+		return nil, err
+	}
 	for f, sp := range r.splits {
 		if err := r.fold(ctx, f, sp); err != nil {
 			return nil, err
@@ -138,9 +160,14 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 // ErrNothingToEvaluate is returned for the classifier "none".
 var ErrNothingToEvaluate = errors.New("evaluate: the classifier is \"none\": there is nothing to evaluate")
 
+// cellKey identifies the rows averaged together: a method at one grid
+// value (d, or for lda with blocks d per variable) and, on a percent grid,
+// one requested percentage.
 type cellKey struct {
-	method string
-	d      int
+	method    string
+	d         int
+	percent   float64
+	byPercent bool
 }
 
 type runner struct {
@@ -158,6 +185,9 @@ type runner struct {
 	fitFunc func(context.Context, string, analysis.Input, analysis.Params, analysis.Progress) (*analysis.Model, error)
 	lastFit time.Duration
 	mark    time.Time
+	// rankBase holds, for a percent grid of "rank" over several splits,
+	// each method's smallest rank over the splits (fixRankGrid).
+	rankBase map[string]int
 }
 
 func newRunner(data analysis.Input, splits []Split, spec Spec, progress analysis.Progress) (*runner, error) {
@@ -228,27 +258,118 @@ func (g Grid) check() error {
 	return nil
 }
 
-// values lists the grid's d for a method with D features and rank r;
-// nil means "the method's own d".
-func (g Grid) values(d, rank int) []int {
+// point is one value of a grid: the d it asks for and, on a percent grid,
+// the percentage it answers (nil otherwise).
+type point struct {
+	d       int
+	percent *float64
+}
+
+// points lists the grid's values for a method with D features and rank
+// base rank, by ascending d; nil means "the method's own d". Dims give one
+// point per distinct d, Percent one per distinct percentage (two may share
+// a d).
+func (g Grid) points(features, rank int) []point {
 	if len(g.Dims) > 0 {
 		v := slices.Clone(g.Dims)
 		slices.Sort(v)
-		return slices.Compact(v)
+		var pts []point
+		for _, d := range slices.Compact(v) {
+			pts = append(pts, point{d: d})
+		}
+		return pts
 	}
 	if len(g.Percent) == 0 {
 		return nil
 	}
-	base := d
+	base := features
 	if g.Of == "rank" {
 		base = rank
 	}
-	var v []int
-	for _, p := range g.Percent {
-		v = append(v, max(1, int(math.Round(p/100*float64(base)))))
+	ps := slices.Clone(g.Percent)
+	slices.Sort(ps)
+	var pts []point
+	for _, p := range slices.Compact(ps) {
+		pts = append(pts, point{d: max(1, int(math.Round(p/100*float64(base)))), percent: &p})
 	}
-	slices.Sort(v)
-	return slices.Compact(v)
+	return pts
+}
+
+// values lists the grid's distinct d for a method with D features and
+// rank base rank; nil means "the method's own d".
+func (g Grid) values(features, rank int) []int {
+	var v []int
+	for _, p := range g.points(features, rank) {
+		v = append(v, p.d)
+	}
+	return slices.Compact(v) // points come by ascending d
+}
+
+// byD groups points by their d, in ascending order of d.
+func byD(pts []point) [][]point {
+	var groups [][]point
+	for _, p := range pts {
+		if n := len(groups); n > 0 && groups[n-1][0].d == p.d {
+			groups[n-1] = append(groups[n-1], p)
+			continue
+		}
+		groups = append(groups, []point{p})
+	}
+	return groups
+}
+
+// gridLimit is the largest grid value a model serves and what it is: its
+// rank, or for lda with one block per class variable the most directions
+// a variable gives (its grid values are d per variable).
+func gridLimit(m *analysis.Model) (int, string) {
+	if len(m.Blocks) == 0 {
+		return m.Rank, m.RankOf
+	}
+	limit := 0
+	for _, b := range m.Blocks {
+		limit = max(limit, len(b.Values))
+	}
+	return limit, "directions per class variable"
+}
+
+// fixRankGrid, for a percent grid of "rank" over several splits, fits
+// every method on each split's training part and keeps its smallest rank
+// (gridLimit) as the base of the percentages, so that each percentage
+// gives one d, the same on every split and within reach on each. A note
+// says when the ranks differ.
+func (r *runner) fixRankGrid(ctx context.Context) error {
+	g := r.spec.Grid
+	if len(g.Percent) == 0 || g.Of != "rank" || len(r.splits) < 2 {
+		return nil
+	}
+	r.rankBase = map[string]int{}
+	for _, run := range r.spec.Methods {
+		p := run.Params
+		p.D, p.Thr = 0, 0
+		lo, hi, what := 0, 0, ""
+		for f, sp := range r.splits {
+			r.report(0, 0, fmt.Sprintf("%s: its rank on split %d of %d", run.ID, f+1, len(r.splits)))
+			train, _, err := r.scaled(sp) // the rank of what the fold will fit on
+			if err != nil {
+				return err
+			}
+			m, err := analysis.Fit(ctx, run.ID, train, p, nil)
+			if err != nil {
+				return err
+			}
+			limit, of := gridLimit(m)
+			if f == 0 || limit < lo {
+				lo = limit
+			}
+			hi, what = max(hi, limit), of
+		}
+		r.rankBase[run.ID] = lo
+		if lo != hi {
+			r.note("%s: the %s differs between the splits' training parts (%d to %d); the grid's percentages are of the smallest, %d, "+
+				"so that each gives one d on every split", run.ID, what, lo, hi, lo)
+		}
+	}
+	return nil
 }
 
 func (r *runner) report(fold int, part float64, phase string) {
@@ -258,15 +379,32 @@ func (r *runner) report(fold int, part float64, phase string) {
 }
 
 func (r *runner) add(method string, d, fold int, metrics map[string]float64) {
-	k := cellKey{method, d}
+	r.addRow(cellKey{method: method, d: d}, Row{Method: method, D: d}, fold, metrics)
+}
+
+// addPoints adds a method's metrics at d for every grid point that asks
+// for d (on a percent grid, one row per percentage).
+func (r *runner) addPoints(method string, pts []point, fold int, metrics map[string]float64) {
+	for _, pt := range pts {
+		k, row := cellKey{method: method, d: pt.d}, Row{Method: method, D: pt.d}
+		if pt.percent != nil {
+			k.percent, k.byPercent, row.Percent = *pt.percent, true, pt.percent
+		}
+		r.addRow(k, row, fold, maps.Clone(metrics))
+	}
+}
+
+// addRow adds one fold's row to its cell.
+func (r *runner) addRow(k cellKey, row Row, fold int, metrics map[string]float64) {
 	if _, ok := r.cells[k]; !ok {
 		r.order = append(r.order, k)
 	}
 	f := fold + 1
 	end := r.clock()
-	r.cells[k] = append(r.cells[k], Row{Method: method, D: d, Fold: &f, Metrics: metrics,
-		FitSeconds: r.lastFit.Seconds(), EvalSeconds: max(end.Sub(r.mark), 0).Seconds()})
+	row.Fold, row.Metrics = &f, metrics
+	row.FitSeconds, row.EvalSeconds = r.lastFit.Seconds(), max(end.Sub(r.mark), 0).Seconds()
 	r.mark = end
+	r.cells[k] = append(r.cells[k], row)
 	for _, n := range whyUndefined(metrics, r.splits[fold].Name) {
 		r.note("%s", n)
 	}
@@ -347,7 +485,7 @@ func (r *runner) fit(ctx context.Context, id string, in analysis.Input, p analys
 }
 
 // method fits one method on a split's training part and evaluates it at
-// every d of its grid.
+// every point of its grid.
 func (r *runner) method(ctx context.Context, run MethodRun, train, test analysis.Input, f int) error {
 	desc, _ := analysis.Lookup(run.ID)
 	p := run.Params
@@ -360,24 +498,26 @@ func (r *runner) method(ctx context.Context, run MethodRun, train, test analysis
 		return err
 	}
 	_, nFeat := train.X.Dims()
-	dims := r.spec.Grid.values(nFeat, model.Rank)
-	if dims == nil {
-		dims = []int{model.Dim}
+	limit, limitOf := gridLimit(model)
+	base := limit
+	if b, ok := r.rankBase[run.ID]; ok {
+		base = b
 	}
-	limit, limitOf := model.Rank, model.RankOf
-	if len(model.Blocks) > 0 { // lda: d applies to each class variable
-		limit, limitOf = 0, "directions per class variable"
-		for _, b := range model.Blocks {
-			limit = max(limit, len(b.Values))
+	pts := r.spec.Grid.points(nFeat, base)
+	perVariable := len(model.Blocks) > 0 // lda: d applies to each class variable
+	if pts == nil {
+		if perVariable { // evaluated as fitted, at the d or thr asked for
+			return r.featureDim(ctx, model, []point{{d: blocksDim(model)}}, train, test, f)
 		}
+		pts = []point{{d: model.Dim}}
 	}
-	var usable []int
-	for _, d := range dims {
-		if d > limit {
-			r.note("%s: d = %d is above its limit %d (%s) on some folds and was skipped", run.ID, d, limit, limitOf)
+	var usable []point
+	for _, pt := range pts {
+		if pt.d > limit {
+			r.note("%s: d = %d is above its limit %d (%s) on some folds and was skipped", run.ID, pt.d, limit, limitOf)
 			continue
 		}
-		usable = append(usable, d)
+		usable = append(usable, pt)
 	}
 	if len(usable) == 0 {
 		return nil
@@ -385,21 +525,21 @@ func (r *runner) method(ctx context.Context, run MethodRun, train, test analysis
 	if desc.Space == analysis.LabelSpace {
 		return r.labelSpace(ctx, model, usable, train, test, f)
 	}
-	if len(model.Blocks) > 0 { // lda: one fit per d
-		for _, d := range usable {
+	if perVariable { // lda: one fit per d
+		for _, group := range byD(usable) {
 			q := run.Params
-			q.D, q.Thr = d, 0
+			q.D, q.Thr = group[0].d, 0
 			m, err := r.fit(ctx, run.ID, train, q)
 			if err != nil {
 				return err
 			}
-			if err := r.featureDim(ctx, m, d, train, test, f); err != nil {
+			if err := r.featureDim(ctx, m, group, train, test, f); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	top, err := model.WithDim(usable[len(usable)-1])
+	top, err := model.WithDim(usable[len(usable)-1].d)
 	if err != nil {
 		return err
 	}
@@ -411,18 +551,32 @@ func (r *runner) method(ctx context.Context, run MethodRun, train, test analysis
 	if err != nil {
 		return err
 	}
-	for _, d := range usable {
+	for _, group := range byD(usable) {
+		d := group[0].d
 		metrics, err := r.classify(ctx, firstCols(ztr, d), firstCols(zte, d), train, test, nil)
 		if err != nil {
 			return err
 		}
-		r.add(run.ID, d, f, metrics)
+		r.addPoints(run.ID, group, f, metrics)
 	}
 	return nil
 }
 
-// featureDim evaluates a model fitted at its own d (lda's blocks).
-func (r *runner) featureDim(ctx context.Context, m *analysis.Model, d int, train, test analysis.Input, f int) error {
+// blocksDim is the most directions any block of an lda model keeps: the d
+// per class variable it was fitted at (a variable with fewer classes keeps
+// fewer).
+func blocksDim(m *analysis.Model) int {
+	d := 0
+	for _, b := range m.Blocks {
+		d = max(d, b.Dim)
+	}
+	return d
+}
+
+// featureDim evaluates a model fitted at its own d (lda's blocks: the
+// points give the d per variable, and the rows say so in DPerVariable, with
+// the total columns in D).
+func (r *runner) featureDim(ctx context.Context, m *analysis.Model, pts []point, train, test analysis.Input, f int) error {
 	ztr, err := m.Transform(train.X)
 	if err != nil {
 		return err
@@ -435,7 +589,20 @@ func (r *runner) featureDim(ctx context.Context, m *analysis.Model, d int, train
 	if err != nil {
 		return err
 	}
-	r.add(m.Method, d, f, metrics)
+	if len(m.Blocks) == 0 {
+		r.addPoints(m.Method, pts, f, metrics)
+		return nil
+	}
+	r.note("%s: d is per class variable (per label on multi-label data), each giving at most its classes − 1; "+
+		"its rows give that d in d_per_variable and the columns used in all, summed over the variables, in d", m.Method)
+	for _, pt := range pts {
+		k := cellKey{method: m.Method, d: pt.d}
+		row := Row{Method: m.Method, D: m.Dim, DPerVariable: pt.d}
+		if pt.percent != nil {
+			k.percent, k.byPercent, row.Percent = *pt.percent, true, pt.percent
+		}
+		r.addRow(k, row, f, maps.Clone(metrics))
+	}
 	return nil
 }
 
@@ -491,8 +658,8 @@ func (r *runner) classify(ctx context.Context, xtr, xte *mat.Dense, train, test 
 
 // labelSpace evaluates a label-space model at every M: one regression to
 // the full codes serves all M (ridge regression is column-wise).
-func (r *runner) labelSpace(ctx context.Context, model *analysis.Model, dims []int, train, test analysis.Input, f int) error {
-	full, err := model.WithDim(dims[len(dims)-1])
+func (r *runner) labelSpace(ctx context.Context, model *analysis.Model, pts []point, train, test analysis.Input, f int) error {
+	full, err := model.WithDim(pts[len(pts)-1].d)
 	if err != nil {
 		return err
 	}
@@ -514,7 +681,8 @@ func (r *runner) labelSpace(ctx context.Context, model *analysis.Model, dims []i
 	}
 	zte := codedCentred(test.Y, model.Means)
 	nte, _ := test.Y.Dims()
-	for _, d := range dims {
+	for _, group := range byD(pts) {
+		d := group[0].d
 		m, err := model.WithDim(d)
 		if err != nil {
 			return err
@@ -542,7 +710,7 @@ func (r *runner) labelSpace(ctx context.Context, model *analysis.Model, dims []i
 		metrics[EncodingError] = sq(&enc) / float64(nte)
 		metrics[PredictionError] = sq(&diff) / float64(nte)
 		metrics[LossBound] = metrics[EncodingError] + metrics[PredictionError]
-		r.add(model.Method, d, f, metrics)
+		r.addPoints(model.Method, group, f, metrics)
 	}
 	return nil
 }
@@ -577,7 +745,17 @@ func (r *runner) result() *Result {
 	for _, k := range r.order {
 		rows := r.cells[k]
 		res.Rows = append(res.Rows, rows...)
-		mean := Row{Method: k.method, D: k.d, Metrics: map[string]float64{}, Folds: len(rows)}
+		first := rows[0]
+		mean := Row{Method: k.method, D: first.D, DPerVariable: first.DPerVariable, Percent: first.Percent, Metrics: map[string]float64{}, Folds: len(rows)}
+		lo, hi := first.D, first.D
+		for _, row := range rows {
+			lo, hi = min(lo, row.D), max(hi, row.D)
+		}
+		if lo != hi { // lda: a variable with a class missing from a training part gives fewer columns there
+			mean.D = hi
+			res.Notes = append(res.Notes, fmt.Sprintf("%s: d = %d per class variable used %d to %d columns depending on the fold; "+
+				"its mean row gives the largest", k.method, k.d, lo, hi))
+		}
 		if len(rows) > 1 {
 			mean.Std = map[string]float64{}
 		}

@@ -95,7 +95,10 @@ func runData(seed uint64, n, d, q int, classes []int) analysis.Input {
 
 // TestRunLDAGridPerVariable: lda's d applies to each class variable, so a
 // grid value above the most directions any variable gives is skipped with
-// a note, not an error (its rank, the sum over variables, is larger).
+// a note, not an error (its rank, the sum over variables, is larger); its
+// rows give that d in DPerVariable and the columns used, the sum over the
+// variables, in D (classes 2 and 3: d = 1 uses 1 + 1 columns, d = 2 uses
+// 1 + 2).
 func TestRunLDAGridPerVariable(t *testing.T) {
 	data := runData(2, 120, 5, 0, []int{2, 3})
 	folds, _ := KFold(120, 2, 1)
@@ -106,14 +109,17 @@ func TestRunLDAGridPerVariable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ds []int
+	var ds, per []int
 	for _, r := range res.Rows {
 		if r.Method == "lda" && r.Fold == nil {
-			ds = append(ds, r.D)
+			ds, per = append(ds, r.D), append(per, r.DPerVariable)
 		}
 	}
-	if !slices.Equal(ds, []int{1, 2}) || len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "d = 3 is above its limit 2") {
-		t.Errorf("lda evaluated at d %v with notes %q; want 1 and 2, and d = 3 skipped", ds, res.Notes)
+	if !slices.Equal(ds, []int{2, 3}) || !slices.Equal(per, []int{1, 2}) {
+		t.Errorf("lda mean rows: got d %v and d_per_variable %v, want d 2, 3 (columns used) and d_per_variable 1, 2", ds, per)
+	}
+	if len(res.Notes) != 2 || !strings.Contains(res.Notes[0], "d = 3 is above its limit 2") || !strings.Contains(res.Notes[1], "d is per class variable") {
+		t.Errorf("got notes %q, want d = 3 skipped and the note on d per class variable", res.Notes)
 	}
 }
 

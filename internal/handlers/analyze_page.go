@@ -23,7 +23,7 @@ func (h *handler) pageAnalyze(w http.ResponseWriter, r *http.Request) {
 }
 
 func defaultAnalyzeForm(rec store.DatasetRecord) templates.AnalyzeForm {
-	f := templates.AnalyzeForm{DimMode: "thr", Thr: "0.99", D: "", Beta: "0.5", Lambda: "0.1", LabelKernel: "linear", K: "10",
+	f := templates.AnalyzeForm{DimMode: "thr", Thr: "0.99", D: "", Beta: "0.5", Lambda: "0.1", LabelKernel: "linear", K: "10", Normalize: analysis.NormalizeUnit,
 		Classifier: "mlknn", SplitKind: "holdout", TestFraction: "0.2", Folds: "10", Seed: "1", GridMode: "percent", Grid: "10, 20, 30, 40, 50, 60, 70, 80, 90, 100", GridOf: "rank",
 		EvalK: "10", EvalLambda: "0.1", Preprocess: "none", HasFolds: rec.Folds > 0}
 	if rec.Folds > 0 {
@@ -102,7 +102,7 @@ func (h *handler) pageSubmitAnalysis(w http.ResponseWriter, r *http.Request) {
 // analyzeFormFrom reads the analysis form's fields.
 func analyzeFormFrom(f url.Values, rec store.DatasetRecord) templates.AnalyzeForm {
 	return templates.AnalyzeForm{DimMode: f.Get("dim_mode"), D: f.Get("d"), Thr: f.Get("thr"), Beta: f.Get("beta"), Gamma: f.Get("gamma"),
-		Lambda: f.Get("lambda"), Ridge: f.Get("ridge"), LabelKernel: f.Get("label_kernel"), K: f.Get("k"),
+		Lambda: f.Get("lambda"), Ridge: f.Get("ridge"), LabelKernel: f.Get("label_kernel"), K: f.Get("k"), Normalize: f.Get("normalize"),
 		Classifier: f.Get("classifier"), SplitKind: f.Get("split"), TestFraction: f.Get("test_fraction"), Folds: f.Get("folds"),
 		Seed: f.Get("seed"), GridMode: f.Get("grid_mode"), Grid: f.Get("grid"), GridOf: f.Get("grid_of"),
 		EvalK: f.Get("eval_k"), EvalLambda: f.Get("eval_lambda"), Preprocess: f.Get("preprocess"), HasFolds: rec.Folds > 0}
@@ -165,6 +165,9 @@ func requestFromForm(dataset string, methods []string, f templates.AnalyzeForm) 
 	}
 	if takes[analysis.ParamLabelKernel] && f.LabelKernel != "" && f.LabelKernel != analysis.KernelLinear {
 		p.LabelKernel = f.LabelKernel
+	}
+	if takes[analysis.ParamNormalize] && f.Normalize != "" && f.Normalize != analysis.NormalizeUnit {
+		p.Normalize = f.Normalize // the default is not sent
 	}
 	if takes[analysis.ParamK] && strings.TrimSpace(f.K) != "" {
 		if p.K, err = strconv.Atoi(strings.TrimSpace(f.K)); err != nil {

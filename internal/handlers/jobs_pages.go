@@ -361,5 +361,8 @@ func paramsText(p analysis.Params) string {
 	if p.K != 0 {
 		parts = append(parts, "k = "+strconv.Itoa(p.K))
 	}
+	if p.Normalize != "" {
+		parts = append(parts, "normalize = "+p.Normalize)
+	}
 	return strings.Join(parts, ", ")
 }

@@ -134,7 +134,7 @@ func sentence(s string) string {
 // paramNames are the parameters' names as the API spells them.
 var paramNames = map[string]bool{
 	analysis.ParamD: true, analysis.ParamThr: true, analysis.ParamBeta: true, analysis.ParamGamma: true, analysis.ParamLambda: true,
-	analysis.ParamRidge: true, analysis.ParamLabelKernel: true, analysis.ParamK: true, "test_fraction": true,
+	analysis.ParamRidge: true, analysis.ParamLabelKernel: true, analysis.ParamK: true, analysis.ParamNormalize: true, "test_fraction": true,
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -137,13 +137,22 @@ func studyInput(req Request, names []string, spec evaluate.Spec, rows []evaluate
 		ps := slices.Clone(g.Percent)
 		slices.Sort(ps)
 		for _, p := range slices.Compact(ps) {
-			in.Groups = append(in.Groups, studyGroup(comparison.Choice{Percent: &p}, in.Methods, rows, func(r evaluate.Row) bool { q := rowPercent(r); return q != nil && *q == p }))
+			in.Groups = append(in.Groups, studyGroup(comparison.Choice{Percent: &p}, in.Methods, rows, func(r evaluate.Row) bool { return r.Percent != nil && *r.Percent == p }))
 		}
 	default:
 		in.Methods = append([]string{evaluate.Ori}, req.MethodIDs()...)
 		in.Groups = append(in.Groups, studyGroup(comparison.Choice{}, in.Methods, rows, func(evaluate.Row) bool { return true }))
 	}
 	return in
+}
+
+// rowDim is the d a row answers in a grid of dims: the per-variable d of
+// lda's rows, else d.
+func rowDim(r evaluate.Row) int {
+	if r.DPerVariable > 0 {
+		return r.DPerVariable
+	}
+	return r.D
 }
 
 // studyGroup collects, for each data set and method, the mean row and the

@@ -185,3 +185,26 @@ func TestStudyInputGrid(t *testing.T) {
 		t.Errorf("d = 4: %+v", in.Groups[1].Results)
 	}
 }
+
+// A percent grid makes one comparison per percentage, whatever d each
+// data set gave it; lda's rows answer a grid of dims by their d per
+// variable.
+func TestStudyInputPercentAndLDA(t *testing.T) {
+	p10, p50 := 10.0, 50.0
+	rows := []evaluate.Row{
+		{Dataset: "a", Method: "pca", D: 2, Percent: &p10, Metrics: map[string]float64{"hamming_loss": 0.3}},
+		{Dataset: "b", Method: "pca", D: 7, Percent: &p10, Metrics: map[string]float64{"hamming_loss": 0.2}},
+		{Dataset: "a", Method: "pca", D: 9, Percent: &p50, Metrics: map[string]float64{"hamming_loss": 0.1}},
+	}
+	req := Request{Datasets: []string{"a", "b"}, Method: "pca", Evaluate: &Evaluate{Percent: []float64{50, 10}}}
+	in := studyInput(req, []string{"A", "B"}, evaluationSpec(req), rows)
+	if len(in.Groups) != 2 || *in.Groups[0].Choice.Percent != 10 || len(in.Groups[0].Results) != 2 || len(in.Groups[1].Results) != 1 {
+		t.Errorf("percent grid: %+v", in.Groups)
+	}
+	lda := []evaluate.Row{{Dataset: "a", Method: "lda", D: 4, DPerVariable: 2, Metrics: map[string]float64{"hamming_score": 0.8}}}
+	req = Request{Datasets: []string{"a", "b"}, Method: "lda", Evaluate: &Evaluate{Dims: []int{2, 4}}}
+	in = studyInput(req, []string{"A", "B"}, evaluationSpec(req), lda)
+	if len(in.Groups[0].Results) != 1 || len(in.Groups[1].Results) != 0 {
+		t.Errorf("lda at d = 2 per variable: %+v", in.Groups)
+	}
+}

@@ -44,6 +44,7 @@ type MethodChoice struct {
 type AnalyzeForm struct {
 	DimMode                                            string // "d" or "thr"
 	D, Thr, Beta, Gamma, Lambda, Ridge, LabelKernel, K string
+	Normalize                                          string // "unit" or "b"
 	Classifier, SplitKind, TestFraction, Folds, Seed   string
 	GridMode, Grid, GridOf                             string
 	EvalK, EvalLambda                                  string
