@@ -25,7 +25,7 @@ func (h *handler) pageCompare(w http.ResponseWriter, r *http.Request) {
 	}
 	v := templates.CompareView{Page: h.page("Compare", "compare"), Metric: r.URL.Query().Get("metric")}
 	for _, j := range h.jobs.List() {
-		if j.Status == jobs.Succeeded {
+		if j.Status == jobs.Succeeded && !j.Request.Study() {
 			v.Choices = append(v.Choices, h.jobRow(j))
 		}
 	}
@@ -34,6 +34,10 @@ func (h *handler) pageCompare(w http.ResponseWriter, r *http.Request) {
 		res, err := h.jobs.Results(id)
 		if err != nil || res.Job.Status != jobs.Succeeded {
 			v.Error = fmt.Sprintf("job %s is not a finished job", id)
+			continue
+		}
+		if res.Job.Request.Study() {
+			v.Error = fmt.Sprintf("job %s is a study over several data sets: its own page compares its methods over them (/jobs/%s)", id, id)
 			continue
 		}
 		all = append(all, res)

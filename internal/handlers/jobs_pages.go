@@ -32,6 +32,7 @@ func (h *handler) jobRow(j jobs.Job) templates.JobRow {
 	}
 	if j.Request.Study() {
 		r.DatasetID, r.Dataset = "", h.studyName(j.Request)
+		r.Done = false // a study is compared on its own page, not with other jobs
 	}
 	if j.StartedAt != nil {
 		end := time.Now()

@@ -163,6 +163,9 @@ func TestStudyPages(t *testing.T) {
 	if !strings.Contains(string(b), "study over 2 data sets (set1, set2)") {
 		t.Error("the jobs page does not name the study")
 	}
+	if _, b := s.do("GET", "/compare?jobs="+id, "", nil); !strings.Contains(string(b), "is a study over several data sets") {
+		t.Error("the compare page takes a study without saying it compares on its own page")
+	}
 	// A refusal shows the form again with the error.
 	form.Set("d", "9")
 	resp, b = s.send("POST", "/study", map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, strings.NewReader(form.Encode()))

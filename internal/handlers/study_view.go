@@ -244,7 +244,7 @@ func studySummary(c comparison.Comparison, alpha string) string {
 // studyTable is the data sets × methods table of means ± std, the best of
 // each row marked, and the average ranks last.
 func studyTable(c comparison.Comparison) templates.StudyTable {
-	t := templates.StudyTable{Methods: c.Methods, Caption: fmt.Sprintf("%s (%s is better), %s: mean ± standard deviation over the folds; the best of each data set in bold, the average rank (1 = best) last",
+	t := templates.StudyTable{Methods: c.Methods, Caption: fmt.Sprintf("%s (%s is better), %s: the mean over the folds (± the standard deviation, with several folds); the best of each data set in bold, the average rank (1 = best) last",
 		strings.ReplaceAll(c.Metric, "_", " "), c.Better, choiceText(c))}
 	lower := c.Better == "lower"
 	better := func(a, b float64) bool {

@@ -199,6 +199,25 @@
           if (best === null || best.dist > 30) { return null; }
           var e = best.s.err && best.s.err.length ? " ± " + num(best.s.err[best.at]) : "";
           return best.s.name + (best.s.baseline ? "" : ", d = " + best.s.x[best.at]) + ": " + num(best.s.y[best.at], 4) + e;
+        case "cd":
+          var nearest = null;
+          (meta.cols || []).forEach(function (m, at) {
+            var dist = Math.abs(toPixel(meta.values[0][at], meta.ymin).x - px);
+            if (nearest === null || dist < nearest.dist) { nearest = { dist: dist, m: m, r: meta.values[0][at] }; }
+          });
+          if (nearest === null || nearest.dist > 12) { return null; }
+          return nearest.m + ": average rank " + num(nearest.r, 3) + (meta.note ? " (" + meta.note + ")" : "");
+        case "ranks":
+          j = Math.round(p.x);
+          if (j < 0 || j >= (meta.cols || []).length) { return null; }
+          if (p.y >= -1.75 && p.y <= -0.75) {
+            return meta.avg && meta.avg[j] ? meta.cols[j] + ": average rank " + num(meta.avg[j], 3) : null;
+          }
+          n = meta.rows.length;
+          i = n - 1 - Math.round(p.y);
+          if (i < 0 || i >= n) { return null; }
+          var r = meta.values[i][j];
+          return meta.rows[i] + ", " + meta.cols[j] + ": " + (r ? "rank " + num(r, 3) : "no result");
         case "scatter":
           var near = null;
           (meta.points || []).forEach(function (pt) {
