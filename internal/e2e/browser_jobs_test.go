@@ -208,28 +208,9 @@ func TestBrowserAnalysis(t *testing.T) {
 	shot(t, ctx, "14-job-recoloured")
 
 	// Download pca's projection matrix as a browser does.
-	dir := t.TempDir()
-	progress := chromedp.Events(ctx, cdpbrowser.DownloadProgress)
-	run(t, ctx, "download projection.csv",
-		chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
-			_, err := chromedp.Call(ctx, cdpbrowser.SetDownloadBehavior, cdpbrowser.SetDownloadBehaviorParams{
-				Behavior: cdpbrowser.SetDownloadBehaviorBehaviorAllow, DownloadPath: dir, EventsEnabled: ptr(true)})
-			return err
-		}),
+	dir, files := download(t, ctx, "projection.csv",
 		chromedp.Click(chromedp.CSS(`[data-testid="method-pca"] details summary`)),
 		chromedp.Click(chromedp.CSS(`[data-testid="downloads-pca"] a[href*="projection.csv"]`)))
-	for ev, err := range progress {
-		if err != nil {
-			t.Fatalf("download: %v", err)
-		}
-		if ev.State == cdpbrowser.DownloadProgressStateCompleted {
-			break
-		}
-		if ev.State == cdpbrowser.DownloadProgressStateCanceled {
-			t.Fatal("the download was canceled")
-		}
-	}
-	files := dirNames(t, dir)
 	if len(files) != 1 || !strings.HasPrefix(files[0], "emotions_pca_") || !strings.HasSuffix(files[0], "projection.csv") {
 		t.Fatalf("downloaded %v", files)
 	}
@@ -264,6 +245,34 @@ func TestBrowserAnalysis(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// download lets the browser save files to a new directory, does the
+// actions (which click a download link) and waits for the download to
+// complete, as a browser does it; it returns the directory and the names
+// of the files in it.
+func download(t *testing.T, ctx context.Context, what string, actions ...chromedp.Action[chromedp.Void]) (string, []string) {
+	t.Helper()
+	dir := t.TempDir()
+	progress := chromedp.Events(ctx, cdpbrowser.DownloadProgress)
+	run(t, ctx, "allow downloads", chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+		_, err := chromedp.Call(ctx, cdpbrowser.SetDownloadBehavior, cdpbrowser.SetDownloadBehaviorParams{
+			Behavior: cdpbrowser.SetDownloadBehaviorBehaviorAllow, DownloadPath: dir, EventsEnabled: ptr(true)})
+		return err
+	}))
+	run(t, ctx, "download "+what, actions...)
+	for ev, err := range progress {
+		if err != nil {
+			t.Fatalf("download %s: %v", what, err)
+		}
+		if ev.State == cdpbrowser.DownloadProgressStateCompleted {
+			break
+		}
+		if ev.State == cdpbrowser.DownloadProgressStateCanceled {
+			t.Fatalf("the download of %s was canceled", what)
+		}
+	}
+	return dir, dirNames(t, dir)
+}
 
 // TestBrowserDropUpload drops a file on the upload form, as a user drags
 // one from their desktop, and uploads it.

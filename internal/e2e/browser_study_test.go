@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
 )
 
@@ -103,27 +101,8 @@ func TestBrowserStudy(t *testing.T) {
 	waitJS(t, ctx, "scene's curves", `location.search.includes("dataset=`+ids[2]+`") && !document.querySelector("#results").hasAttribute("aria-busy") && document.querySelector("#dataset").value === "`+ids[2]+`"`, 30*time.Second)
 
 	// comparison.tex, downloaded as a browser does.
-	dir := t.TempDir()
-	progress := chromedp.Events(ctx, cdpbrowser.DownloadProgress)
-	run(t, ctx, "download comparison.tex",
-		chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
-			_, err := chromedp.Call(ctx, cdpbrowser.SetDownloadBehavior, cdpbrowser.SetDownloadBehaviorParams{
-				Behavior: cdpbrowser.SetDownloadBehaviorBehaviorAllow, DownloadPath: dir, EventsEnabled: ptr(true)})
-			return err
-		}),
+	dir, files := download(t, ctx, "comparison.tex",
 		chromedp.Click(chromedp.CSS(`[data-testid="study-downloads"] a[href$="comparison.tex"]`)))
-	for ev, err := range progress {
-		if err != nil {
-			t.Fatalf("download: %v", err)
-		}
-		if ev.State == cdpbrowser.DownloadProgressStateCompleted {
-			break
-		}
-		if ev.State == cdpbrowser.DownloadProgressStateCanceled {
-			t.Fatal("the download was canceled")
-		}
-	}
-	files := dirNames(t, dir)
 	if len(files) != 1 || !strings.HasPrefix(files[0], "study-") || !strings.HasSuffix(files[0], "_comparison.tex") {
 		t.Fatalf("downloaded %v", files)
 	}

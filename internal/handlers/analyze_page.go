@@ -83,6 +83,15 @@ func (h *handler) pageSubmitAnalysis(w http.ResponseWriter, r *http.Request) {
 	form := analyzeFormFrom(r.PostForm, rec)
 	methods := r.PostForm["methods"]
 	req, err := requestFromForm(rec.ID, methods, form)
+	h.submitAnalysis(w, r, req, err, func(fe *templates.FormError) templates.AnalyzeView {
+		return h.analyzeView(rec, form, methods, fe)
+	})
+}
+
+// submitAnalysis queues the job of an analysis form (a data set's or a
+// study's) and redirects to it; a refusal (err from reading the form, or
+// the service's) shows the form again, by again, with the error.
+func (h *handler) submitAnalysis(w http.ResponseWriter, r *http.Request, req jobs.Request, err error, again func(*templates.FormError) templates.AnalyzeView) {
 	if err == nil {
 		var j jobs.Job
 		if j, err = h.jobs.Submit(req); err == nil {
@@ -96,7 +105,7 @@ func (h *handler) pageSubmitAnalysis(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	fe := &templates.FormError{Message: sentence(body.Error), Field: body.Field}
-	h.render(w, r, status, templates.AnalyzePage(h.analyzeView(rec, form, methods, fe)))
+	h.render(w, r, status, templates.AnalyzePage(again(fe)))
 }
 
 // analyzeFormFrom reads the analysis form's fields.

@@ -102,21 +102,10 @@ func (h *handler) pageSubmitStudy(w http.ResponseWriter, r *http.Request) {
 	form.HasFolds = !slices.ContainsFunc(recs, func(r store.DatasetRecord) bool { return r.Folds == 0 })
 	methods := r.PostForm["methods"]
 	req, err := requestFromForm("", methods, form)
-	if err == nil {
-		for _, rec := range recs {
-			req.Datasets = append(req.Datasets, rec.ID)
-		}
-		var j jobs.Job
-		if j, err = h.jobs.Submit(req); err == nil {
-			http.Redirect(w, r, "/jobs/"+j.ID+"?notice=started", http.StatusSeeOther)
-			return
-		}
+	for _, rec := range recs {
+		req.Datasets = append(req.Datasets, rec.ID)
 	}
-	status, body := classify(err, "")
-	if status >= 500 {
-		h.fail(w, r, err)
-		return
-	}
-	fe := &templates.FormError{Message: sentence(body.Error), Field: body.Field}
-	h.render(w, r, status, templates.AnalyzePage(h.studyView(recs, form, methods, fe)))
+	h.submitAnalysis(w, r, req, err, func(fe *templates.FormError) templates.AnalyzeView {
+		return h.studyView(recs, form, methods, fe)
+	})
 }
