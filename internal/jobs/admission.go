@@ -154,7 +154,9 @@ func shapeOfJob(req Request, train, test store.DatasetRecord) jobShape {
 		sh.testPart = (n + s.Folds - 1) / s.Folds
 		sh.splits = s.Folds
 	case s != nil && s.Kind == SplitPredefined:
-		sh.testPart = n // the folds' sizes are not in the record: the worst
+		// The folds' sizes are not in the record: the worst a fold can
+		// be, all rows but the one it must train on.
+		sh.testPart = max(n-1, 1)
 		sh.splits = max(train.Folds, 1)
 	}
 	if !evaluated {
