@@ -40,6 +40,9 @@ type Result struct {
 type Choice struct {
 	D       *int
 	Percent *float64
+	// PercentOf says what Percent is of: "features" (D) or "rank" (each
+	// method's rank); empty without Percent.
+	PercentOf string
 }
 
 // Group is the results at one d-choice.
@@ -69,6 +72,8 @@ type Comparison struct {
 	// percent grid point: see Percent).
 	D       *int     `json:"d"`
 	Percent *float64 `json:"percent,omitempty"`
+	// PercentOf is what Percent is of: "features" or "rank".
+	PercentOf string `json:"percent_of,omitempty"`
 	// Better is "lower" or "higher" (evaluate.LowerIsBetter).
 	Better       string   `json:"better"`
 	Methods      []string `json:"methods"`
@@ -199,6 +204,7 @@ func buildOne(in Input, g Group, metric string) Comparison {
 		Metric:       metric,
 		D:            g.Choice.D,
 		Percent:      g.Choice.Percent,
+		PercentOf:    g.Choice.PercentOf,
 		Better:       "higher",
 		Methods:      slices.Clone(in.Methods),
 		Datasets:     slices.Clone(in.Datasets),

@@ -65,8 +65,10 @@ func choiceText(c comparison.Comparison) string {
 	switch {
 	case c.D != nil:
 		return fmt.Sprintf("d = %d", *c.D)
+	case c.Percent != nil && c.PercentOf == "rank":
+		return fmt.Sprintf("d = %s %% of each method's rank", strconv.FormatFloat(*c.Percent, 'g', -1, 64))
 	case c.Percent != nil:
-		return fmt.Sprintf("%s %% of d", strconv.FormatFloat(*c.Percent, 'g', -1, 64))
+		return fmt.Sprintf("d = %s %% of the features", strconv.FormatFloat(*c.Percent, 'g', -1, 64))
 	}
 	return "each method at its own d"
 }

@@ -1,10 +1,12 @@
 package jobs
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"mldr/internal/analysis"
 	"mldr/internal/comparison"
@@ -43,6 +45,8 @@ func (x *Executor) executeStudy(ctx context.Context, job Job, report Report) ([]
 		rows    []evaluate.Row
 		records []ManifestDataset
 		names   []string
+		// perDataset are each data set's notes, merged into notes.
+		perDataset [][]string
 	)
 	spec := evaluationSpec(req)
 	n := len(req.Datasets)
@@ -63,9 +67,8 @@ func (x *Executor) executeStudy(ctx context.Context, job Job, report Report) ([]
 		if err != nil {
 			return notes, fmt.Errorf("data set %s (%s): %w", name, id, err)
 		}
-		for _, note := range res.Notes {
-			notes = append(notes, name+": "+note)
-		}
+		perDataset = append(perDataset, res.Notes)
+		notes = studyNotes(names, perDataset)
 		for _, r := range res.Rows {
 			r.Dataset = id
 			rows = append(rows, r)
@@ -92,6 +95,28 @@ func (x *Executor) executeStudy(ctx context.Context, job Job, report Report) ([]
 	}
 	report(0.98, "saving", "writing the results")
 	return notes, diskFull(x.store.CommitJobResults(staged))
+}
+
+// studyNotes merges the notes of a study's data sets: each note once,
+// after the names of the data sets that gave it, in order of appearance.
+func studyNotes(names []string, perDataset [][]string) []string {
+	var order []string
+	who := map[string][]string{}
+	for i, notes := range perDataset {
+		for _, n := range notes {
+			if _, ok := who[n]; !ok {
+				order = append(order, n)
+			}
+			if !slices.Contains(who[n], names[i]) {
+				who[n] = append(who[n], names[i])
+			}
+		}
+	}
+	out := make([]string, 0, len(order))
+	for _, n := range order {
+		out = append(out, strings.Join(who[n], ", ")+": "+n)
+	}
+	return out
 }
 
 // evaluateOne runs the evaluation of a single-data-set request.
@@ -137,7 +162,7 @@ func studyInput(req Request, names []string, spec evaluate.Spec, rows []evaluate
 		ps := slices.Clone(g.Percent)
 		slices.Sort(ps)
 		for _, p := range slices.Compact(ps) {
-			in.Groups = append(in.Groups, studyGroup(comparison.Choice{Percent: &p}, in.Methods, rows, func(r evaluate.Row) bool { return r.Percent != nil && *r.Percent == p }))
+			in.Groups = append(in.Groups, studyGroup(comparison.Choice{Percent: &p, PercentOf: cmp.Or(g.Of, "features")}, in.Methods, rows, func(r evaluate.Row) bool { return r.Percent != nil && *r.Percent == p }))
 		}
 	default:
 		in.Methods = append([]string{evaluate.Ori}, req.MethodIDs()...)

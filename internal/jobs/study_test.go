@@ -198,7 +198,7 @@ func TestStudyInputPercentAndLDA(t *testing.T) {
 	}
 	req := Request{Datasets: []string{"a", "b"}, Method: "pca", Evaluate: &Evaluate{Percent: []float64{50, 10}}}
 	in := studyInput(req, []string{"A", "B"}, evaluationSpec(req), rows)
-	if len(in.Groups) != 2 || *in.Groups[0].Choice.Percent != 10 || len(in.Groups[0].Results) != 2 || len(in.Groups[1].Results) != 1 {
+	if len(in.Groups) != 2 || *in.Groups[0].Choice.Percent != 10 || in.Groups[0].Choice.PercentOf != "features" || len(in.Groups[0].Results) != 2 || len(in.Groups[1].Results) != 1 {
 		t.Errorf("percent grid: %+v", in.Groups)
 	}
 	lda := []evaluate.Row{{Dataset: "a", Method: "lda", D: 4, DPerVariable: 2, Metrics: map[string]float64{"hamming_score": 0.8}}}
@@ -206,5 +206,14 @@ func TestStudyInputPercentAndLDA(t *testing.T) {
 	in = studyInput(req, []string{"A", "B"}, evaluationSpec(req), lda)
 	if len(in.Groups[0].Results) != 1 || len(in.Groups[1].Results) != 0 {
 		t.Errorf("lda at d = 2 per variable: %+v", in.Groups)
+	}
+}
+
+// A note every data set gives is said once, naming them.
+func TestStudyNotes(t *testing.T) {
+	got := studyNotes([]string{"edm", "enb", "jura"}, [][]string{{"lda: per variable", "a"}, {"lda: per variable"}, {"b", "lda: per variable"}})
+	want := []string{"edm, enb, jura: lda: per variable", "edm: a", "jura: b"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }
