@@ -268,7 +268,7 @@ func studyTable(c comparison.Comparison) templates.StudyTable {
 			if s != nil {
 				cell.Text = strconv.FormatFloat(*s, 'f', 4, 64)
 				if sd := c.Std[i][j]; sd != nil {
-					cell.Text += " ± " + strconv.FormatFloat(*sd, 'f', 4, 64)
+					cell.Std = "± " + strconv.FormatFloat(*sd, 'f', 4, 64)
 				}
 				cell.Best = *s == best || math.Abs(*s-best) <= 1e-12*math.Abs(best)
 			}

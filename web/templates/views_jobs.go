@@ -224,10 +224,11 @@ type StudyRow struct {
 	Cells              []StudyCell
 }
 
-// StudyCell is a score (or rank); Best marks the best of its row.
+// StudyCell is a score (or rank), with its standard deviation ("± 0.0123")
+// when there is one; Best marks the best of its row.
 type StudyCell struct {
-	Text string
-	Best bool
+	Text, Std string
+	Best      bool
 }
 
 // StudyPair is two methods compared over the data sets: A's wins, ties
