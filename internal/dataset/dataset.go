@@ -26,6 +26,17 @@ const (
 	MultiDim Kind = "multidim"
 )
 
+// Words is the kind in words: "multi-label" or "multi-dimensional".
+func (k Kind) Words() string {
+	switch k {
+	case MultiLabel:
+		return "multi-label"
+	case MultiDim:
+		return "multi-dimensional"
+	}
+	return string(k)
+}
+
 // Dataset is a loaded data set: N rows of D numeric features and q labels.
 type Dataset struct {
 	// Name is a display name; the loader leaves it empty.

@@ -24,7 +24,7 @@ func (h *handler) studyRecords(ids []string) ([]store.DatasetRecord, error) {
 		}
 		if len(recs) > 0 && rec.Summary.Kind != recs[0].Summary.Kind {
 			return nil, badRequest("datasets", "%s is %s and %s is %s: a study compares methods on data sets of one kind; tick only %s ones or only %s ones",
-				rec.Name, rec.Summary.Kind, recs[0].Name, recs[0].Summary.Kind, recs[0].Summary.Kind, rec.Summary.Kind)
+				rec.Name, rec.Summary.Kind.Words(), recs[0].Name, recs[0].Summary.Kind.Words(), recs[0].Summary.Kind.Words(), rec.Summary.Kind.Words())
 		}
 		recs = append(recs, rec)
 	}

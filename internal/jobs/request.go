@@ -538,7 +538,7 @@ func (r *Request) validateStudy(ds DatasetLookup, lim Limits) error {
 			kind, first = rec.Summary.Kind, rec.Name
 		} else if rec.Summary.Kind != kind {
 			return reqErr(http.StatusUnprocessableEntity, fmt.Sprintf("datasets[%d]", i), "data set %s is %s and %s is %s: a study compares methods "+
-				"on the metrics of one kind of data; choose data sets of one kind", rec.Name, rec.Summary.Kind, first, kind)
+				"on the metrics of one kind of data; choose data sets of one kind", rec.Name, rec.Summary.Kind.Words(), first, kind.Words())
 		}
 		one := r.ForDataset(id)
 		if err := one.Validate(ds, lim); err != nil {

@@ -2,6 +2,7 @@ package templates
 
 import (
 	"fmt"
+	"mldr/internal/dataset"
 	"strconv"
 )
 
@@ -14,15 +15,7 @@ func ariaInvalid(b bool) string {
 	return "false"
 }
 
-func kindName(k string) string {
-	switch k {
-	case "multilabel":
-		return "multi-label"
-	case "multidim":
-		return "multi-dimensional"
-	}
-	return k
-}
+func kindName(k string) string { return dataset.Kind(k).Words() }
 
 func percent(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) }
 
