@@ -424,3 +424,28 @@ func (h *handler) apiSelectionFile(w http.ResponseWriter, r *http.Request) {
 	}
 	cw.Flush()
 }
+
+// apiSearch is GET /api/jobs/{id}/search?q=…&method=M: the rows a query
+// names (row numbers and ranges, or labels joined by and / not), as their
+// numbers in the method's order.
+func (h *handler) apiSearch(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	em, err := h.exploreMethod(chi.URLParam(r, "id"), q.Get("method"))
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	pos, err := em.view.Search(q.Get("q"))
+	if ke := (*explore.KeyError)(nil); errors.As(err, &ke) {
+		err = badRequest("q", "%s", ke.Msg)
+	}
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	rows := make([]int, len(pos))
+	for i, p := range pos {
+		rows[i] = em.view.Number[p]
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"count": len(rows), "rows": rows})
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"math"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"testing"
@@ -126,11 +127,36 @@ func TestExploreAPI(t *testing.T) {
 		{"/rows/x", 400, "a row is a whole number"},
 		{"/rows/1?k=0", 400, "k"},
 		{"/selections/nope.csv", 404, "no selection"},
+		{"/search?q=nope", 400, "is no label of this job"},
+		{"/search?q=", 400, "give a query"},
 	} {
 		resp, b := get(tc.path)
 		if resp.StatusCode != tc.status || !strings.Contains(string(b), tc.says) {
 			t.Errorf("%s: got %d %s, want %d with %q", tc.path, resp.StatusCode, b, tc.status, tc.says)
 		}
+	}
+
+	// Search by labels: the rows whose labels say so.
+	resp, b = get("/search?q=" + url.QueryEscape(meta.Labels[0]+" and not "+meta.Labels[1]))
+	found := decode[struct {
+		Count int
+		Rows  []int
+	}](t, b)
+	if resp.StatusCode != 200 || found.Count == 0 || found.Count != len(found.Rows) {
+		t.Errorf("search: got %d %s", resp.StatusCode, b)
+	}
+	_, b = get("/values?of=label:" + url.QueryEscape(meta.Labels[0]))
+	with0 := floats(t, b)
+	_, b = get("/values?of=label:" + url.QueryEscape(meta.Labels[1]))
+	with1 := floats(t, b)
+	want := 0
+	for i := range with0 {
+		if with0[i] == 1 && with1[i] == 0 {
+			want++
+		}
+	}
+	if found.Count != want {
+		t.Errorf("search found %d rows, the values say %d", found.Count, want)
 	}
 
 	// A row and its neighbours: the nearest in the projection is nearest.

@@ -132,6 +132,7 @@ func New(cfg Config) http.Handler {
 					r.Get("/values", h.apiValues)
 					r.With(h.limitBody(maxSelectionBody)).Post("/selection", h.apiSelection)
 					r.Get("/rows/{row}", h.apiRow)
+					r.Get("/search", h.apiSearch)
 					r.Get("/selections", h.apiSelections)
 					r.With(h.limitBody(maxSelectionBody)).Post("/selections", h.apiSaveSelection)
 					r.Get("/selections/{name}", h.apiSelectionFile)
