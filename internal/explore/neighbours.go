@@ -54,7 +54,7 @@ func (v *View) Nearest(from, k int, vec func(i int) []float64) []Neighbour {
 	}
 	out := make([]Neighbour, len(best))
 	for n, c := range best {
-		out[n] = Neighbour{Row: v.Number[c.i], Distance: math.Sqrt(c.d), Labels: v.LabelNames(c.i)}
+		out[n] = Neighbour{Row: int(v.Number[c.i]), Distance: math.Sqrt(c.d), Labels: v.LabelNames(c.i)}
 	}
 	return out
 }
@@ -62,20 +62,22 @@ func (v *View) Nearest(from, k int, vec func(i int) []float64) []Neighbour {
 // Features returns a function giving each row's features, from the job's
 // training data set and (with one) its test data set.
 func (v *View) Features(train, test *dataset.Dataset) (func(i int) []float64, error) {
-	for i, t := range v.Test {
+	for i := range v.Rows() {
+		t, at := v.Source(i)
 		ds := train
 		if t {
 			ds = test
 		}
-		if ds == nil || v.Index[i] >= ds.Rows() {
+		if ds == nil || at >= ds.Rows() {
 			return nil, fmt.Errorf("row %d of the projection is not in the data set any more", v.Number[i])
 		}
 	}
 	return func(i int) []float64 {
-		if v.Test[i] {
-			return test.X.RawRowView(v.Index[i])
+		t, at := v.Source(i)
+		if t {
+			return test.X.RawRowView(at)
 		}
-		return train.X.RawRowView(v.Index[i])
+		return train.X.RawRowView(at)
 	}, nil
 }
 

@@ -56,7 +56,8 @@ func (v *View) searchNumbers(q string) ([]int, bool, error) {
 		want = append(want, [2]int{a, b})
 	}
 	var rows []int
-	for i, n := range v.Number {
+	for i, num := range v.Number {
+		n := int(num)
 		if slices.ContainsFunc(want, func(r [2]int) bool { return n >= r[0] && n <= r[1] }) {
 			rows = append(rows, i)
 		}
@@ -119,7 +120,7 @@ func (v *View) searchLabels(q string) ([]int, error) {
 	}
 	var rows []int
 	for i := range v.Rows() {
-		has := l.Index[l.Start[i]:l.Start[i+1]]
+		has := v.has(i)
 		if !slices.ContainsFunc(terms, func(t term) bool { return slices.Contains(has, int32(t.label)) == t.not }) {
 			rows = append(rows, i)
 		}

@@ -10,14 +10,15 @@ import (
 
 // testView is a view of five multi-label rows numbered 1…5.
 func testView() *View {
-	v := &View{Kind: dataset.MultiLabel, Names: []string{"amazed-suprised", "quiet still", "sad"}, at: map[int]int{}}
-	for i, y := range [][]float64{{1, 1, 0}, {1, 1, 1}, {0, 1, 0}, {1, 0, 0}, {0, 0, 0}} {
-		v.Number = append(v.Number, i+1)
-		v.Test = append(v.Test, false)
-		v.Index = append(v.Index, i)
-		v.Part = append(v.Part, "all")
-		v.Y = append(v.Y, y)
-		v.at[i+1] = i
+	v := &View{Kind: dataset.MultiLabel, Names: []string{"amazed-suprised", "quiet still", "sad"}, TrainRows: 5,
+		parts: []string{"all"}, at: make([]int32, 6), labels: &Labels{Start: []int32{0}}}
+	v.labels.Names = v.Names
+	for i, has := range [][]int32{{0, 1}, {0, 1, 2}, {1}, {0}, {}} {
+		v.Number = append(v.Number, int32(i+1))
+		v.part = append(v.part, 0)
+		v.at[i+1] = int32(i + 1)
+		v.labels.Index = append(v.labels.Index, has...)
+		v.labels.Start = append(v.labels.Start, int32(len(v.labels.Index)))
 	}
 	return v
 }

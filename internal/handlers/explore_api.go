@@ -34,7 +34,6 @@ type exploreMethod struct {
 	res  *jobs.Results
 	m    jobs.MethodResult
 	view *explore.View
-	run  *jobs.RunLabels
 }
 
 func (h *handler) exploreMethod(id, method string) (*exploreMethod, error) {
@@ -55,22 +54,28 @@ func (h *handler) exploreMethod(id, method string) (*exploreMethod, error) {
 	if err != nil {
 		return nil, err
 	}
-	run, err := h.jobs.RunLabels(id)
+	v, err := h.views.Get(id+"/"+m.Method, func() (*explore.View, error) {
+		run, err := h.jobs.RunLabels(id)
+		if err != nil {
+			return nil, err
+		}
+		if run == nil {
+			return nil, noFigure("job %s ran before jobs kept the labels they ran with, so its rows cannot be explored; run it again", id)
+		}
+		p, err := h.jobs.Projected(id, m.Method, 0)
+		if err != nil {
+			return nil, err
+		}
+		v, err := explore.NewView(p, run)
+		if err != nil {
+			return nil, fmt.Errorf("job %s, %s: %w", id, m.Method, err)
+		}
+		return v, nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	if run == nil {
-		return nil, noFigure("job %s ran before jobs kept the labels they ran with, so its rows cannot be explored; run it again", id)
-	}
-	p, err := h.jobs.Projected(id, m.Method, 0)
-	if err != nil {
-		return nil, err
-	}
-	v, err := explore.NewView(p, run)
-	if err != nil {
-		return nil, fmt.Errorf("job %s, %s: %w", id, m.Method, err)
-	}
-	return &exploreMethod{res: res, m: m, view: v, run: run}, nil
+	return &exploreMethod{res: res, m: m, view: v}, nil
 }
 
 // exploreMeta is GET /api/jobs/{id}/explore.
@@ -234,7 +239,7 @@ func (h *handler) exploreData(em *exploreMethod) (train, test *dataset.Dataset, 
 	if err != nil {
 		return nil, nil, err
 	}
-	if rec.Gen != em.run.Gen {
+	if rec.Gen != em.view.Gen {
 		return nil, nil, &httpError{status: http.StatusConflict, msg: fmt.Sprintf(
 			"the labels of data set %s changed after job %s ran, so its feature columns may be others; run the job again to see its rows' features", rec.Name, em.res.Job.ID)}
 	}
@@ -329,9 +334,10 @@ func (h *handler) apiRow(w http.ResponseWriter, r *http.Request) {
 		Projection []explore.Neighbour `json:"projection"`
 		Original   []explore.Neighbour `json:"original"`
 		Note       string              `json:"note,omitempty"`
-	}{Row: n, Part: em.view.Part[i], Labels: em.view.LabelNames(i)}
+	}{Row: n, Part: em.view.Part(i), Labels: em.view.LabelNames(i)}
 	if em.view.Fold != nil && em.view.Fold[i] > 0 {
-		out.Fold = &em.view.Fold[i]
+		f := int(em.view.Fold[i])
+		out.Fold = &f
 	}
 	out.Projection = em.view.Nearest(i, k, func(j int) []float64 { return p.Coords[j] })
 	if train, test, err := h.exploreData(em); err == nil {
@@ -445,7 +451,7 @@ func (h *handler) apiSearch(w http.ResponseWriter, r *http.Request) {
 	}
 	rows := make([]int, len(pos))
 	for i, p := range pos {
-		rows[i] = em.view.Number[p]
+		rows[i] = int(em.view.Number[p])
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"count": len(rows), "rows": rows})
 }
