@@ -65,9 +65,10 @@ func HypergeomSF(k, N, K, n int) float64 {
 
 // done reports whether a sum s of terms whose ratios fall (the hypergeometric
 // mass is log-concave) can stop after the term t reached with the ratio r:
-// the rest, at most t·r/(1−r), is below a quarter of s's last bit.
+// the rest, at most t·r/(1−r), is below a quarter of s's last bit. While
+// r ≥ 1 the right side is not positive and the sum goes on.
 func done(t, r, s float64) bool {
-	return r < 1 && t*r < 0x1p-55*s*(1-r)
+	return t*r < 0x1p-55*s*(1-r)
 }
 
 // logHypergeomPMF is log P(X = x) for X ~ Hypergeom(N, K, n), 0 < n < N,

@@ -214,7 +214,8 @@ func TestBenjaminiHochbergHand(t *testing.T) {
 		// sorted 0.005 0.01 0.03 0.04: ×4/1, ×4/2, ×4/3, ×4/4 = 0.02 0.02 0.04 0.04
 		{"four", []float64{0.01, 0.04, 0.03, 0.005}, []float64{0.02, 0.04, 0.04, 0.02}},
 		{"step-up takes the later minimum", []float64{0.04, 0.045}, []float64{0.045, 0.045}},
-		{"capped at 1", []float64{0.9, 0.8}, []float64{0.9, 0.9}},
+		{"the largest keeps its p", []float64{0.9, 0.8}, []float64{0.9, 0.9}},
+		{"capped at 1", []float64{2, 0.5}, []float64{1, 1}},
 		{"NaN left out of m", []float64{0.01, nan, 0.04}, []float64{0.02, nan, 0.04}},
 		{"all NaN", []float64{nan, nan}, []float64{nan, nan}},
 		{"zeros", []float64{0, 0, 1}, []float64{0, 0, 1}},
