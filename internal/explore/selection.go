@@ -79,8 +79,10 @@ type LabelSet struct {
 // a, b). An empty selection has count 0, every p and q 1 and no label sets.
 //
 // A row outside [0, N) or given twice is the caller's mistake, and Enrich
-// panics saying which. It takes O(N + total labels) time: about 10 ms at
-// N = 1e6 rows with 4 labels each and n = 1e5 (BenchmarkEnrich).
+// panics saying which. It reads every row's labels once (for K) and the
+// selected rows' once more: about 20 ms at N = 1e6 rows, 100 labels, 4 a
+// row, n = 1e5 selected rows carrying 56 800 distinct label sets; 0.2 s for
+// all 1e6 rows with 400 000 distinct sets (BenchmarkEnrich, 2 cores).
 func Enrich(l *Labels, rows []int, maxSets int) Selection {
 	N, n, q := l.Rows(), len(rows), len(l.Names)
 
@@ -103,7 +105,11 @@ func Enrich(l *Labels, rows []int, maxSets int) Selection {
 	// The selected rows in ascending order, from the bit set, so that at
 	// N = 1e6 their labels are read in memory order, not at random.
 	in := make([]int, q)
-	sets := newSetCounter(l, hashIndices, n)
+	hint := n
+	if maxSets == 0 {
+		hint = 0 // no label sets wanted
+	}
+	sets := newSetCounter(l, hashIndices, hint)
 	for w, word := range seen {
 		for word != 0 {
 			r := w*64 + bits.TrailingZeros64(word)
