@@ -6,7 +6,10 @@
 // difference (section 3.2.2, table 5(a)), the Wilcoxon signed-rank test for
 // two methods (section 3.1.3), Holm's step-down correction of several
 // p-values (section 3.2.2), and the paired t-test over the folds of one data
-// set (section 3.1.2).
+// set (section 3.1.2). For the explorer's selections it has the
+// hypergeometric upper tail (HypergeomSF) and the Benjamini–Hochberg
+// adjustment, tested against testdata/make_hypergeom_goldens.py (mpmath
+// and scipy).
 //
 // Each function matches the scipy 1.10.1 function its doc comment names,
 // edge cases included, and is tested against goldens written by
