@@ -100,7 +100,8 @@ func TestExploreAPI(t *testing.T) {
 	}
 	// Row numbers and values in the same order.
 	_, b = get("/values?of=row&method=mddmp")
-	for i, n := range floats(t, b) {
+	numbers := floats(t, b)
+	for i, n := range numbers {
 		if strconv.Itoa(int(n)) != rows[i+1][0] {
 			t.Fatalf("row %d: number %v, projected.csv %s", i, n, rows[i+1][0])
 		}
@@ -201,6 +202,27 @@ func TestExploreAPI(t *testing.T) {
 	resp, b = post("/selection", `{"method":"pca","rows":[1,2,3,4,5]}`)
 	if resp.StatusCode != 200 || decode[struct{ Count int }](t, b).Count != 5 {
 		t.Errorf("selection: got %d %s", resp.StatusCode, b)
+	}
+	// The rows with the first label: it is the most enriched, every row has it.
+	var with []string
+	for i, v := range with0 {
+		if v == 1 {
+			with = append(with, strconv.Itoa(int(numbers[i])))
+		}
+	}
+	resp, b = post("/selection", `{"method":"pca","rows":[`+strings.Join(with, ",")+`]}`)
+	sel := decode[struct {
+		Count  int
+		Labels []struct {
+			Label      string
+			In         int `json:"in_selection"`
+			All        int `json:"overall"`
+			Lift, P, Q float64
+		}
+	}](t, b)
+	if resp.StatusCode != 200 || sel.Count != len(with) || len(sel.Labels) != len(meta.Labels) || sel.Labels[0].Label != meta.Labels[0] ||
+		sel.Labels[0].In != len(with) || sel.Labels[0].All != len(with) || sel.Labels[0].Lift <= 1 || sel.Labels[0].P > 1e-10 {
+		t.Errorf("selection of the rows with %s: got %d %+v", meta.Labels[0], resp.StatusCode, sel)
 	}
 	for _, tc := range []struct {
 		body, says string
