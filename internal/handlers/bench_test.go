@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/url"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"mldr/internal/jobs"
 )
@@ -73,5 +76,74 @@ func BenchmarkJobResultsPage(b *testing.B) {
 			}
 			b.ReportMetric(float64(size), "page-bytes")
 		})
+	}
+}
+
+// sparseLabelsCSV is a CSV of n rows, 4 features and q labels, each row
+// having about four of them (label j with probability ∝ 1/(j+1)).
+func sparseLabelsCSV(n, q int) string {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var b strings.Builder
+	b.Grow(n * (2*q + 40))
+	b.WriteString("f0,f1,f2,f3")
+	for j := range q {
+		fmt.Fprintf(&b, ",label:l%d", j)
+	}
+	b.WriteByte('\n')
+	h := 0.0
+	for j := range q {
+		h += 1 / float64(j+1)
+	}
+	for range n {
+		for j := range 4 {
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(strconv.FormatFloat(rng.NormFloat64(), 'f', 3, 64))
+		}
+		for j := range q {
+			if rng.Float64() < 4/(h*float64(j+1)) {
+				b.WriteString(",1")
+			} else {
+				b.WriteString(",0")
+			}
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// BenchmarkSelectionEndpoint measures POST /api/jobs/{id}/selection as the
+// explorer sends it, over HTTP: a job of N = 1 000 000 rows and 100 labels
+// (about 4 a row), a selection of 100 000 rows. The first request reads
+// the job's files into the view cache (not timed); each timed request
+// decodes the row numbers, maps them to rows and computes the statistics.
+// Target: under 100 ms a request. Set MLDR_BENCH_ROWS for another N.
+func BenchmarkSelectionEndpoint(b *testing.B) {
+	n := 1_000_000
+	if s := os.Getenv("MLDR_BENCH_ROWS"); s != "" {
+		n, _ = strconv.Atoi(s)
+	}
+	s := newJobServer(b, 1, 10, nil)
+	_, body := s.upload("/api/datasets", part{name: "file", file: "sparse.csv", body: sparseLabelsCSV(n, 100)})
+	ds := decode[apiDataset](b, body).ID
+	_, job := s.submit(`{"dataset":"` + ds + `","method":"pca","params":{"d":2}}`)
+	id := job["id"].(string)
+	s.waitJobWithin(id, jobs.Succeeded, 5*time.Minute)
+	rows := make([]string, 0, n/10)
+	for r := 1; r <= n; r += 10 {
+		rows = append(rows, strconv.Itoa(r))
+	}
+	sel := `{"method":"pca","rows":[` + strings.Join(rows, ",") + `]}`
+	post := func() {
+		resp, b2 := s.do("POST", "/api/jobs/"+id+"/selection", "application/json", strings.NewReader(sel))
+		if resp.StatusCode != 200 {
+			b.Fatalf("selection: got %d %.300s", resp.StatusCode, b2)
+		}
+	}
+	post() // fills the view cache
+	b.ResetTimer()
+	for b.Loop() {
+		post()
 	}
 }

@@ -92,10 +92,16 @@ func (s *server) submit(body string) (*http.Response, map[string]any) {
 	return resp, decode[map[string]any](s.t, b)
 }
 
-// waitJob polls a job until its status is want (bounded).
+// waitJob polls a job until its status is want (within 30 s).
 func (s *server) waitJob(id string, want jobs.State) jobs.Job {
 	s.t.Helper()
-	deadline := time.After(30 * time.Second)
+	return s.waitJobWithin(id, want, 30*time.Second)
+}
+
+// waitJobWithin polls a job until its status is want, for at most limit.
+func (s *server) waitJobWithin(id string, want jobs.State, limit time.Duration) jobs.Job {
+	s.t.Helper()
+	deadline := time.After(limit)
 	for {
 		_, b := s.do("GET", "/api/jobs/"+id, "", nil)
 		j := decode[jobs.Job](s.t, b)
@@ -107,7 +113,7 @@ func (s *server) waitJob(id string, want jobs.State) jobs.Job {
 		}
 		select {
 		case <-deadline:
-			s.t.Fatalf("job %s still %s after 30 s, want %s", id, j.Status, want)
+			s.t.Fatalf("job %s still %s after %v, want %s", id, j.Status, limit, want)
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
