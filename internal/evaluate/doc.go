@@ -3,8 +3,9 @@
 // folds), classifiers (ML-kNN, ridge binary relevance, the label-space
 // regressors with round-based decoding, and one classifier per class
 // variable for multi-dimensional data), the metrics of multi-label and
-// multi-dimensional classification, and curves of a metric against d for
-// several methods on the same split.
+// multi-dimensional classification, curves of a metric against d for
+// several methods on the same split, and on request (Spec.RowErrors) each
+// row's errors where it was tested.
 //
 // With default settings it follows the authors' reference code (shared
 // METHODS.md, "Matching the authors' reference code"): the ML-kNN MATLAB

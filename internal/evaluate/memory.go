@@ -24,7 +24,9 @@ import (
 // the features (bias column included) or kcplst's kernel codes. The metric
 // rows of every method, d and split are added, and the buffers of the
 // stage before the largest, which the collector may not have reclaimed
-// yet (at most as large as it). Like analysis's, the
+// yet (at most as large as it). With spec.RowErrors, the per-row errors
+// are added: RowErrorBytes per row and per (method, d) of the run, ori
+// included, held to the end. Like analysis's, the
 // estimate is of the live heap: the runtime may hold up to twice that
 // with the default GOGC unless a memory limit is set.
 func EstimateMemory(s analysis.Shape, testRows int, spec Spec) (int64, error) {
@@ -97,6 +99,9 @@ func EstimateMemory(s analysis.Shape, testRows int, spec Spec) (int64, error) {
 	// reclaimed by the collector, the previous one's buffers (at most as
 	// large), the metric rows.
 	total := 8*(n*(d+q)+n) + 2*peak + rows
+	if spec.RowErrors {
+		total += RowErrorBytes * n * (1 + dims) // ori and every method's grid points
+	}
 	if total > math.MaxInt64/2 {
 		return math.MaxInt64 / 2, nil
 	}

@@ -68,6 +68,12 @@ type Spec struct {
 	Methods []MethodRun `json:"methods"`
 	Grid    Grid        `json:"grid"`
 	Options Options     `json:"options"`
+	// RowErrors asks Run to keep each row's errors for every cell (see
+	// RowErrors): RowErrorBytes (two float32) per row of the data and per
+	// distinct (method, d) of the run, ori included, held until Run
+	// returns and then by its Result. On large grids over many rows this
+	// is large (10⁶ rows × 100 cells: 800 MB), so it is off by default.
+	RowErrors bool `json:"-"`
 }
 
 // Row is the metrics of one method at one d on one fold, or (Fold nil) their
@@ -111,6 +117,9 @@ type Row struct {
 type Result struct {
 	Rows  []Row    `json:"rows"`
 	Notes []string `json:"notes,omitempty"`
+	// RowErrors, with Spec.RowErrors, has one entry per cell, in the order
+	// of the mean rows of Rows; nil otherwise.
+	RowErrors []RowErrors `json:"-"`
 }
 
 // Run evaluates every method of spec, at every d of its grid, on every
@@ -133,6 +142,9 @@ type Result struct {
 // scaled by a preprocess.Scaler fitted on that split's training rows only
 // and applied to its training and test rows, before the method and before
 // the baseline ori; a note says which columns were constant there.
+//
+// With Spec.RowErrors the Result also carries each row's errors for every
+// cell (RowErrors), measured where the metrics are; no metric changes.
 func Run(ctx context.Context, data analysis.Input, splits []Split, spec Spec, progress analysis.Progress) (*Result, error) {
 	if !preprocess.Valid(spec.Options.Preprocess) {
 		return nil, fmt.Errorf("evaluate: preprocess must be none, standardize or minmax, not %q", spec.Options.Preprocess)
@@ -188,6 +200,8 @@ type runner struct {
 	// rankBase holds, for a percent grid of "rank" over several splits,
 	// each method's smallest rank over the splits (fixRankGrid).
 	rankBase map[string]int
+	// rowErrs holds the per-row errors, with Spec.RowErrors (recordErrors).
+	rowErrs map[errKey]*rowErrors
 }
 
 func newRunner(data analysis.Input, splits []Split, spec Spec, progress analysis.Progress) (*runner, error) {
@@ -427,10 +441,11 @@ func (r *runner) fold(ctx context.Context, f int, sp Split) error {
 	steps := float64(len(r.spec.Methods) + 1)
 	r.report(f, 0, "baseline")
 	r.lastFit, r.mark = 0, r.clock()
-	m, err := r.classify(ctx, train.X, test.X, train, test, nil)
+	m, pred, err := r.classify(ctx, train.X, test.X, train, test, nil)
 	if err != nil {
 		return err
 	}
+	r.recordErrors(Ori, nFeat, f, test.Y, pred, test.MultiDim())
 	r.add(Ori, nFeat, f, m)
 	for mi, run := range r.spec.Methods {
 		r.report(f, float64(mi+1)/steps, run.ID)
@@ -553,10 +568,11 @@ func (r *runner) method(ctx context.Context, run MethodRun, train, test analysis
 	}
 	for _, group := range byD(usable) {
 		d := group[0].d
-		metrics, err := r.classify(ctx, firstCols(ztr, d), firstCols(zte, d), train, test, nil)
+		metrics, pred, err := r.classify(ctx, firstCols(ztr, d), firstCols(zte, d), train, test, nil)
 		if err != nil {
 			return err
 		}
+		r.recordErrors(run.ID, d, f, test.Y, pred, test.MultiDim())
 		r.addPoints(run.ID, group, f, metrics)
 	}
 	return nil
@@ -585,9 +601,14 @@ func (r *runner) featureDim(ctx context.Context, m *analysis.Model, pts []point,
 	if err != nil {
 		return err
 	}
-	metrics, err := r.classify(ctx, ztr, zte, train, test, m.Blocks)
+	metrics, pred, err := r.classify(ctx, ztr, zte, train, test, m.Blocks)
 	if err != nil {
 		return err
+	}
+	for i, pt := range pts { // one d, or (a group) several percentages of one d
+		if i == 0 || pt.d != pts[i-1].d {
+			r.recordErrors(m.Method, pt.d, f, test.Y, pred, test.MultiDim())
+		}
 	}
 	if len(m.Blocks) == 0 {
 		r.addPoints(m.Method, pts, f, metrics)
@@ -607,28 +628,30 @@ func (r *runner) featureDim(ctx context.Context, m *analysis.Model, pts []point,
 }
 
 // classify runs the classifier of Options on features xtr → xte and scores
-// it against the test labels. With blocks on multi-dimensional data, class
-// variable j uses only its block's columns.
-func (r *runner) classify(ctx context.Context, xtr, xte *mat.Dense, train, test analysis.Input, blocks []analysis.Block) (map[string]float64, error) {
+// it against the test labels; it returns the metrics and the predictions
+// they score (0/1, or class indices on multi-dimensional data). With blocks
+// on multi-dimensional data, class variable j uses only its block's
+// columns.
+func (r *runner) classify(ctx context.Context, xtr, xte *mat.Dense, train, test analysis.Input, blocks []analysis.Block) (map[string]float64, *mat.Dense, error) {
 	o := r.spec.Options
 	if !train.MultiDim() {
 		if o.Classifier == ClassifierRidge {
 			m, err := RidgeBR{Lambda: o.Lambda}.Fit(xtr, train.Y)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			pred, scores := m.Predict(xte)
-			return MultiLabelMetrics(test.Y, pred, scores), nil
+			return MultiLabelMetrics(test.Y, pred, scores), pred, nil
 		}
 		m, err := MLkNN{K: o.K, S: o.S}.Fit(ctx, xtr, train.Y)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		pred, post, err := m.Predict(ctx, xte)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return MultiLabelMetrics(test.Y, pred, post), nil
+		return MultiLabelMetrics(test.Y, pred, post), pred, nil
 	}
 	predict := func(xtr, ytr, xte *mat.Dense, classes []int) (*mat.Dense, error) {
 		if o.Classifier == ClassifierRidge {
@@ -639,9 +662,9 @@ func (r *runner) classify(ctx context.Context, xtr, xte *mat.Dense, train, test 
 	if len(blocks) == 0 {
 		pred, err := predict(xtr, train.Y, xte, train.Classes)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return MultiDimMetrics(test.Y, pred), nil
+		return MultiDimMetrics(test.Y, pred), pred, nil
 	}
 	nte, q := test.Y.Dims()
 	pred := mat.NewDense(nte, q, nil)
@@ -649,11 +672,11 @@ func (r *runner) classify(ctx context.Context, xtr, xte *mat.Dense, train, test 
 		j := b.Variable
 		pj, err := predict(colRange(xtr, b.Start, b.Dim), colRange(train.Y, j, 1), colRange(xte, b.Start, b.Dim), []int{train.Classes[j]})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		pred.SetCol(j, mat.Col(nil, 0, pj))
 	}
-	return MultiDimMetrics(test.Y, pred), nil
+	return MultiDimMetrics(test.Y, pred), pred, nil
 }
 
 // labelSpace evaluates a label-space model at every M: one regression to
@@ -702,6 +725,7 @@ func (r *runner) labelSpace(ctx context.Context, model *analysis.Model, pts []po
 			}
 		}
 		metrics := MultiLabelMetrics(test.Y, labels, scores)
+		r.recordErrors(model.Method, d, f, test.Y, labels, false)
 		tz.Mul(zte, v) // Z_te V
 		enc.Mul(&tz, v.T())
 		enc.Sub(zte, &enc)
@@ -775,6 +799,9 @@ func (r *runner) result() *Result {
 			}
 		}
 		res.Rows = append(res.Rows, mean)
+		if e, ok := r.cellErrors(k, mean); ok {
+			res.RowErrors = append(res.RowErrors, e)
+		}
 	}
 	return res
 }

@@ -38,6 +38,10 @@ type JobService interface {
 	// running job uses.
 	CheckRelabel(id string) error
 	Limits() jobs.Limits
+	// The explorer's named selections of a job's rows.
+	SaveSelection(id string, sel jobs.Selection) error
+	Selections(id string) ([]jobs.Selection, error)
+	DeleteSelection(id, name string) error
 }
 
 // maxJobBody bounds the JSON body of POST /api/jobs.

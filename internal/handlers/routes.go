@@ -16,6 +16,7 @@ import (
 
 	"mldr/internal/auth"
 	"mldr/internal/dataset"
+	"mldr/internal/explore"
 	"mldr/internal/store"
 )
 
@@ -60,6 +61,9 @@ type Config struct {
 	// DefaultMinUploadWindow; a negative rate, no minimum.
 	MinUploadRate   int64
 	MinUploadWindow time.Duration
+	// ExploreCacheBytes bounds the views of jobs' rows the explorer keeps
+	// between requests; 0 means DefaultExploreCacheBytes, negative none.
+	ExploreCacheBytes int64
 	// UploadTicker, if not nil, replaces time.NewTicker for the upload
 	// rate's measurements (tests).
 	UploadTicker Ticker
@@ -78,7 +82,12 @@ type handler struct {
 	minRate   int64         // bytes a second an upload's body must keep up; 0: none
 	minWindow time.Duration
 	ticker    Ticker
+	views     *explore.Cache // the explorer's recent views of jobs' rows
 }
+
+// DefaultExploreCacheBytes bounds the explorer's cache of views: about
+// the rows of three jobs of a million rows with four labels each.
+const DefaultExploreCacheBytes = 128 << 20
 
 // New returns the whole route table.
 func New(cfg Config) http.Handler {
@@ -97,9 +106,15 @@ func New(cfg Config) http.Handler {
 	if cfg.UploadTicker == nil {
 		cfg.UploadTicker = realTicker
 	}
+	switch {
+	case cfg.ExploreCacheBytes == 0:
+		cfg.ExploreCacheBytes = DefaultExploreCacheBytes
+	case cfg.ExploreCacheBytes < 0:
+		cfg.ExploreCacheBytes = 0
+	}
 	h := &handler{store: cfg.Store, jobs: cfg.Jobs, log: cfg.Logger, maxUpload: cfg.MaxUpload, version: cfg.Version,
 		guard: cfg.Guard, proxies: cfg.TrustedProxies, uploads: make(chan struct{}, cfg.MaxUploads),
-		minRate: cfg.MinUploadRate, minWindow: cfg.MinUploadWindow, ticker: cfg.UploadTicker}
+		minRate: cfg.MinUploadRate, minWindow: cfg.MinUploadWindow, ticker: cfg.UploadTicker, views: explore.NewCache(cfg.ExploreCacheBytes)}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
@@ -127,6 +142,16 @@ func New(cfg Config) http.Handler {
 					r.With(h.limitBody(formLimit)).Post("/rerun", h.apiRerunJob)
 					r.With(h.limitBody(h.uploadLimit()), h.limitUploads).Post("/transform", h.apiTransform)
 					r.Get("/plots/{file}", h.apiJobPlot)
+					r.Get("/explore", h.apiExplore)
+					r.Get("/points", h.apiPoints)
+					r.Get("/values", h.apiValues)
+					r.With(h.limitBody(maxSelectionBody)).Post("/selection", h.apiSelection)
+					r.Get("/rows/{row}", h.apiRow)
+					r.Get("/search", h.apiSearch)
+					r.Get("/selections", h.apiSelections)
+					r.With(h.limitBody(maxSelectionBody)).Post("/selections", h.apiSaveSelection)
+					r.Get("/selections/{name}", h.apiSelectionFile)
+					r.Delete("/selections/{name}", h.apiSelectionFile)
 					r.Get("/{file}", h.apiJobResult)
 				})
 			})

@@ -170,6 +170,7 @@ func (x *Executor) execute(ctx context.Context, job Job, report Report) ([]strin
 	}
 	if evalShare > 0 {
 		spec := evaluationSpec(req)
+		spec.RowErrors = true // FileRowErrors, for the explorer
 		start := 0.05 + fitSpan
 		res, err := evaluate.Run(ctx, p.data, p.splits, spec, func(f float64, phase string) {
 			report(start+(0.95-start)*f, "evaluating", phase)
@@ -189,6 +190,9 @@ func (x *Executor) execute(ctx context.Context, job Job, report Report) ([]strin
 			mf.EvaluatedOn = evaluatedOn(req, p, rec.Name)
 		}
 		if err := writeJSON(staged, FileMetrics, mf); err != nil {
+			return notes, diskFull(err)
+		}
+		if err := writeRowErrors(staged, p, res.RowErrors); err != nil {
 			return notes, diskFull(err)
 		}
 	}

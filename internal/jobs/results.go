@@ -90,10 +90,12 @@ func (s *Service) Results(id string) (*Results, error) {
 }
 
 // Projected is projected.csv read back: per row its number in its data set,
-// its part (train, test, all) and its coordinates.
+// its part (train, test, all), with folds the fold it is tested in (0:
+// none; Fold is nil without folds) and its coordinates.
 type Projected struct {
 	Row    []int
 	Split  []string
+	Fold   []int
 	Coords [][]float64
 }
 
@@ -127,10 +129,12 @@ func readProjected(in io.Reader, cols []int) (*Projected, error) {
 		return nil, cmp.Or(sc.Err(), io.ErrUnexpectedEOF)
 	}
 	// row, split, [fold,] c1…cd
-	lead := slices.Index(strings.Split(sc.Text(), ","), "c1")
+	header := strings.Split(sc.Text(), ",")
+	lead := slices.Index(header, "c1")
 	if lead < 0 {
 		return nil, fmt.Errorf("the header names no component c1")
 	}
+	foldField := slices.Index(header[:lead], "fold")
 	d := bytes.Count(sc.Bytes(), []byte{','}) + 1 - lead
 	if len(cols) == 0 {
 		for k := range d {
@@ -146,6 +150,7 @@ func readProjected(in io.Reader, cols []int) (*Projected, error) {
 	}
 	p := &Projected{}
 	for line := 2; sc.Scan(); line++ {
+		fold := 0
 		b := sc.Bytes()
 		c := make([]float64, len(cols))
 		var row int
@@ -163,6 +168,10 @@ func readProjected(in io.Reader, cols []int) (*Projected, error) {
 				row, err = strconv.Atoi(string(v))
 			case field == 1:
 				split = splitName(string(v))
+			case field == foldField:
+				if len(v) > 0 {
+					fold, err = strconv.Atoi(string(v))
+				}
 			default:
 				for _, k := range want[field] {
 					if c[k], err = strconv.ParseFloat(string(v), 64); err != nil {
@@ -183,6 +192,9 @@ func readProjected(in io.Reader, cols []int) (*Projected, error) {
 			return nil, fmt.Errorf("line %d has %d fields, want %d", line, fields, d+lead)
 		}
 		p.Row, p.Split, p.Coords = append(p.Row, row), append(p.Split, split), append(p.Coords, c)
+		if foldField >= 0 {
+			p.Fold = append(p.Fold, fold)
+		}
 	}
 	return p, sc.Err()
 }

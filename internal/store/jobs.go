@@ -56,12 +56,18 @@ func (s *Store) LoadJobs() (map[string][]byte, error) {
 	return out, nil
 }
 
-// DeleteJob removes a job's record, then its result files.
+// DeleteJob removes a job's record and its selections, then its result
+// files.
 func (s *Store) DeleteJob(id string) error {
 	if !ValidID(id) {
 		return fmt.Errorf("job %q: %w", id, ErrNotFound)
 	}
-	err := s.db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketJobs).Delete([]byte(id)) })
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		if err := deleteSelections(tx, id); err != nil {
+			return err
+		}
+		return tx.Bucket(bucketJobs).Delete([]byte(id))
+	})
 	if err != nil {
 		return fmt.Errorf("deleting job %s: %w", id, err)
 	}

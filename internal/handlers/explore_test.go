@@ -1,0 +1,241 @@
+package handlers_test
+
+import (
+	"encoding/binary"
+	"encoding/csv"
+	"math"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+
+	"mldr/internal/jobs"
+)
+
+// floats decodes float32 little-endian values.
+func floats(t *testing.T, b []byte) []float32 {
+	t.Helper()
+	if len(b)%4 != 0 {
+		t.Fatalf("%d bytes are no float32 values", len(b))
+	}
+	out := make([]float32, len(b)/4)
+	for i := range out {
+		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return out
+}
+
+func TestExploreAPI(t *testing.T) {
+	s := newJobServer(t, 1, 0, nil)
+	ds := s.demo("multilabel")
+	_, body := s.submit(`{"dataset":"` + ds + `","methods":["pca","mddmp"],"params":{"d":3},"split":{"kind":"kfold","folds":3},"evaluate":{"classifier":"ridge"}}`)
+	id := body["id"].(string)
+	s.waitJob(id, jobs.Succeeded)
+	get := func(path string) (*http.Response, []byte) { return s.do("GET", "/api/jobs/"+id+path, "", nil) }
+
+	resp, b := get("/explore")
+	meta := decode[struct {
+		Rows    int
+		Kind    string
+		Labels  []string
+		Methods []struct {
+			ID   string
+			D    int
+			Rows int
+		}
+		Colours []struct {
+			Key        string
+			Type       string
+			Categories []string
+			Counts     []int
+		}
+		Features  []string
+		LabelSets []struct {
+			Labels []string
+			Count  int
+		} `json:"label_sets"`
+	}](t, b)
+	if resp.StatusCode != http.StatusOK || meta.Rows != 600 || meta.Kind != "multilabel" || len(meta.Methods) != 2 || meta.Methods[1].Rows != 600 || len(meta.Features) != 24 {
+		t.Fatalf("explore: got %d %+v", resp.StatusCode, meta)
+	}
+	keys := map[string]bool{}
+	for _, c := range meta.Colours {
+		keys[c.Key] = true
+	}
+	for _, k := range []string{"count", "set", "label:" + meta.Labels[0], "part", "fold"} {
+		if !keys[k] {
+			t.Errorf("explore: no colour %q in %v", k, keys)
+		}
+	}
+	total := 0
+	for _, s := range meta.LabelSets {
+		total += s.Count
+	}
+	if total != 600 {
+		t.Errorf("label sets count %d rows, want 600", total)
+	}
+
+	// The points are projected.csv's components 2 and 3, as float32.
+	resp, b = get("/points?method=mddmp&x=2&y=3")
+	_, csvBody := get("/projected.csv?method=mddmp")
+	rows, err := csv.NewReader(strings.NewReader(string(csvBody))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pts := floats(t, b)
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("X-Rows") != "600" || resp.Header.Get("Content-Type") != "application/octet-stream" || len(pts) != 1200 {
+		t.Fatalf("points: got %d %s rows %s, %d floats", resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("X-Rows"), len(pts))
+	}
+	if rows[0][2] != "fold" || rows[0][4] != "c2" {
+		t.Fatalf("projected.csv header %v", rows[0])
+	}
+	for i, r := range rows[1:] {
+		for k, col := range []int{4, 5} {
+			want, _ := strconv.ParseFloat(r[col], 64)
+			if pts[2*i+k] != float32(want) {
+				t.Fatalf("row %d: point %v, projected.csv %v", i, pts[2*i+k], want)
+			}
+		}
+	}
+	// Row numbers and values in the same order.
+	_, b = get("/values?of=row&method=mddmp")
+	for i, n := range floats(t, b) {
+		if strconv.Itoa(int(n)) != rows[i+1][0] {
+			t.Fatalf("row %d: number %v, projected.csv %s", i, n, rows[i+1][0])
+		}
+	}
+	resp, b = get("/values?of=fold")
+	if f := floats(t, b); resp.StatusCode != 200 || strconv.Itoa(int(f[0])+1) != rows[1][2] || resp.Header.Get("X-Max") != "2" {
+		t.Errorf("fold values: got %d, first %v (projected.csv %s), max %s", resp.StatusCode, f[0], rows[1][2], resp.Header.Get("X-Max"))
+	}
+	if resp, b := get("/values?of=feature:" + meta.Features[0]); resp.StatusCode != 200 || len(floats(t, b)) != 600 {
+		t.Errorf("feature values: got %d", resp.StatusCode)
+	}
+
+	for _, tc := range []struct {
+		path   string
+		status int
+		says   string
+	}{
+		{"/points?x=4", 400, "x must be a component of pca, a whole number from 1 to its d = 3"},
+		{"/points?method=lda", 400, "lda"},
+		{"/values?of=bogus", 400, "no values"},
+		{"/values?of=label:nope", 400, "label:nope names no label"},
+		{"/values?of=feature:nope", 400, "names no feature"},
+		{"/rows/601", 404, "row 601 is not a row"},
+		{"/rows/x", 400, "a row is a whole number"},
+		{"/rows/1?k=0", 400, "k"},
+		{"/selections/nope.csv", 404, "no selection"},
+		{"/search?q=nope", 400, "is no label of this job"},
+		{"/search?q=", 400, "give a query"},
+	} {
+		resp, b := get(tc.path)
+		if resp.StatusCode != tc.status || !strings.Contains(string(b), tc.says) {
+			t.Errorf("%s: got %d %s, want %d with %q", tc.path, resp.StatusCode, b, tc.status, tc.says)
+		}
+	}
+
+	// Search by labels: the rows whose labels say so.
+	resp, b = get("/search?q=" + url.QueryEscape(meta.Labels[0]+" and not "+meta.Labels[1]))
+	found := decode[struct {
+		Count int
+		Rows  []int
+	}](t, b)
+	if resp.StatusCode != 200 || found.Count == 0 || found.Count != len(found.Rows) {
+		t.Errorf("search: got %d %s", resp.StatusCode, b)
+	}
+	_, b = get("/values?of=label:" + url.QueryEscape(meta.Labels[0]))
+	with0 := floats(t, b)
+	_, b = get("/values?of=label:" + url.QueryEscape(meta.Labels[1]))
+	with1 := floats(t, b)
+	want := 0
+	for i := range with0 {
+		if with0[i] == 1 && with1[i] == 0 {
+			want++
+		}
+	}
+	if found.Count != want {
+		t.Errorf("search found %d rows, the values say %d", found.Count, want)
+	}
+
+	// A row and its neighbours: the nearest in the projection is nearest.
+	resp, b = get("/rows/" + rows[1][0] + "?method=pca&k=3")
+	row := decode[struct {
+		Row        int
+		Labels     []string
+		Projection []struct {
+			Row      int
+			Distance float64
+		}
+		Original []struct{ Row int }
+	}](t, b)
+	if resp.StatusCode != 200 || len(row.Projection) != 3 || len(row.Original) != 3 || row.Projection[0].Distance > row.Projection[2].Distance {
+		t.Fatalf("rows: got %d %s", resp.StatusCode, b)
+	}
+
+	post := func(path, body string) (*http.Response, []byte) {
+		return s.do("POST", "/api/jobs/"+id+path, "application/json", strings.NewReader(body))
+	}
+	resp, b = post("/selection", `{"method":"pca","rows":[1,2,3,4,5]}`)
+	if resp.StatusCode != 200 || decode[struct{ Count int }](t, b).Count != 5 {
+		t.Errorf("selection: got %d %s", resp.StatusCode, b)
+	}
+	for _, tc := range []struct {
+		body, says string
+		status     int
+	}{
+		{`{"rows":[1,1]}`, "row 1 is given twice", 422},
+		{`{"rows":[0]}`, "row 0 is not a row", 422},
+		{`{"rows":"1"}`, "rows", 400},
+		{`{"rows":[1],"extra":1}`, "extra", 400},
+	} {
+		if resp, b := post("/selection", tc.body); resp.StatusCode != tc.status || !strings.Contains(string(b), tc.says) {
+			t.Errorf("selection %s: got %d %s, want %d with %q", tc.body, resp.StatusCode, b, tc.status, tc.says)
+		}
+	}
+
+	// Named selections: kept, listed, downloaded, deleted.
+	if resp, b := post("/selections", `{"name":"cluster 1","rows":[9,3,5]}`); resp.StatusCode != 201 {
+		t.Fatalf("save: got %d %s", resp.StatusCode, b)
+	}
+	if resp, b := post("/selections", `{"name":"a/b","rows":[1]}`); resp.StatusCode != 400 || !strings.Contains(string(b), "name") {
+		t.Errorf("a bad name: got %d %s", resp.StatusCode, b)
+	}
+	_, b = get("/selections")
+	if !strings.Contains(string(b), `"name": "cluster 1"`) || !strings.Contains(string(b), `"rows": 3`) {
+		t.Errorf("list: %s", b)
+	}
+	resp, b = get("/selections/cluster%201.csv")
+	if resp.StatusCode != 200 || string(b) != "row\n3\n5\n9\n" {
+		t.Errorf("csv: got %d %q", resp.StatusCode, b)
+	}
+	if resp, _ := s.do("DELETE", "/api/jobs/"+id+"/selections/cluster%201", "", nil); resp.StatusCode != 204 {
+		t.Errorf("delete: got %d", resp.StatusCode)
+	}
+	if resp, _ := s.do("DELETE", "/api/jobs/"+id+"/selections/cluster%201", "", nil); resp.StatusCode != 404 {
+		t.Errorf("delete twice: got %d", resp.StatusCode)
+	}
+}
+
+// With a test data set, its rows are numbered after the training set's.
+func TestExploreTestSetNumbers(t *testing.T) {
+	s := newJobServer(t, 1, 0, nil)
+	train, test := s.demo("multilabel"), s.demo("multilabel")
+	_, body := s.submit(`{"dataset":"` + train + `","test_dataset":"` + test + `","method":"pca","params":{"d":2},"evaluate":{"classifier":"ridge"}}`)
+	id := body["id"].(string)
+	s.waitJob(id, jobs.Succeeded)
+	_, b := s.do("GET", "/api/jobs/"+id+"/values?of=row", "", nil)
+	n := floats(t, b)
+	if len(n) != 1200 || n[0] != 1 || n[599] != 600 || n[600] != 601 || n[1199] != 1200 {
+		t.Fatalf("row numbers: %d of them, %v %v %v %v", len(n), n[0], n[599], n[600], n[1199])
+	}
+	resp, b := s.do("GET", "/api/jobs/"+id+"/rows/601?k=2", "", nil)
+	if resp.StatusCode != 200 || !strings.Contains(string(b), `"part": "test"`) {
+		t.Errorf("row 601: got %d %s", resp.StatusCode, b)
+	}
+	_, b = s.do("GET", "/api/jobs/"+id+"/values?of=part", "", nil)
+	if p := floats(t, b); p[0] != 0 || p[1199] != 1 {
+		t.Errorf("parts: %v … %v", p[0], p[1199])
+	}
+}
