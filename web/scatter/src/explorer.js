@@ -140,6 +140,18 @@ export async function createExplorer(root, renderer, page) {
     },
     frame() {},
   };
+  // The static figures' axis and colour controls steer only the static
+  // figures, now behind the views (their PNG and SVG downloads follow the
+  // address): the explorer's own controls take their place.
+  const staticForm = root.ownerDocument.querySelector('[data-testid="projection-controls"]');
+  if (staticForm) {
+    for (const name of ["x", "y", "colour"]) {
+      const c = staticForm.querySelector("#" + name);
+      const l = staticForm.querySelector('label[for="' + name + '"]');
+      if (c) { c.hidden = true; }
+      if (l) { l.hidden = true; }
+    }
+  }
   for (const m of methods) {
     const slot = slots.get(m.id);
     slot.hidden = false;
@@ -149,8 +161,14 @@ export async function createExplorer(root, renderer, page) {
       get state() { return v.state; },
       get camera() { return v.camera(); },
       get selected() { return Array.from(v.plot.get("selectedPoints") || []); },
-      get filtered() { return v.plot.get("isPointsFiltered"); },
+      get filtered() { return (v.plot.get("filteredPoints") || []).length; },
       get hovered() { return v.plot.get("hoveredPoint") ?? null; },
+      // position is where row index i is drawn, in the page's CSS pixels.
+      position(i) {
+        const [x, y] = v.plot.getScreenPosition(i);
+        const r = v.element.getBoundingClientRect();
+        return [r.left + x, r.top + y];
+      },
     };
     const fig = root.ownerDocument.getElementById("projection-" + m.id);
     if (fig) {

@@ -36,7 +36,14 @@ export function createSharedRenderer(cache) {
   if (!gl) { throw new Error("this browser has no WebGL"); }
   const have = extensions.filter((e) => gl.getExtension(e));
   const regl = createRegl({ gl, extensions: have, cachedCode: cache });
-  return createRenderer({ regl, canvas });
+  const renderer = createRenderer({ regl, canvas });
+  // Given its canvas, the renderer leaves sizing it to us: as large as the
+  // window, since each view copies its part from the middle of it.
+  const resize = () => renderer.resize();
+  window.addEventListener("resize", resize);
+  window.addEventListener("orientationchange", resize);
+  resize();
+  return renderer;
 }
 
 // viewOptions are the options every view is created with; regl-cache.js
