@@ -17,6 +17,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"mldr/internal/dataset"
+	"mldr/internal/evaluate"
 	"mldr/internal/explore"
 	"mldr/internal/export"
 	"mldr/internal/jobs"
@@ -126,6 +127,16 @@ func (h *handler) apiExplore(w http.ResponseWriter, r *http.Request) {
 			Colour: colourHex(order, m.Method), Rows: rows})
 	}
 	meta.Features = em.m.Manifest.Features
+	if req := em.res.Job.Request; req.Evaluate != nil && req.Evaluate.Classifier != evaluate.ClassifierNone {
+		errs, err := h.jobs.RowErrorsOf(id, func(jobs.RowErrorsRecord) bool { return false })
+		if status, _, _ := jobs.Status(err); err != nil && status != http.StatusNotFound {
+			h.fail(w, r, err)
+			return
+		}
+		if err == nil {
+			meta.Colours = append(meta.Colours, errorColours(errs)...)
+		}
+	}
 	for _, c := range meta.Colours {
 		if c.Key != "set" {
 			continue
@@ -135,6 +146,59 @@ func (h *handler) apiExplore(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	writeJSON(w, http.StatusOK, meta)
+}
+
+// errorColours are the per-row error colours of a job's evaluation: for
+// each method and d, the row's Hamming loss and whether it was predicted
+// exactly.
+func errorColours(f *jobs.RowErrorsFile) []explore.Colour {
+	var out []explore.Colour
+	seen := map[string]bool{}
+	for _, r := range f.Records {
+		at := fmt.Sprintf("%s:%d", r.Method, r.D)
+		if seen[at] {
+			continue // two percentages with one d
+		}
+		seen[at] = true
+		d := fmt.Sprintf("d = %d", r.D)
+		if r.DPerVariable > 0 {
+			d = fmt.Sprintf("d = %d per class variable", r.DPerVariable)
+		}
+		if r.Method == evaluate.Ori {
+			d = "no reduction"
+		}
+		out = append(out,
+			explore.Colour{Key: "error:hamming:" + at, Text: fmt.Sprintf("Hamming loss of the row, %s at %s", r.Method, d), Type: explore.Continuous},
+			explore.Colour{Key: "error:exact:" + at, Text: fmt.Sprintf("exact match of the row, %s at %s", r.Method, d), Type: explore.Categorical,
+				Categories: []string{"all right", "not all right"}})
+	}
+	return out
+}
+
+// errorValues are the per-row errors under key "error:KIND:METHOD:D", in
+// the order of the view's rows.
+func (h *handler) errorValues(em *exploreMethod, key string) ([]float32, error) {
+	parts := strings.Split(key, ":")
+	d, err := strconv.Atoi(parts[len(parts)-1])
+	if len(parts) != 4 || (parts[1] != "hamming" && parts[1] != "exact") || err != nil {
+		return nil, badRequest("of", "error values are error:hamming:METHOD:D or error:exact:METHOD:D, not %q", key)
+	}
+	method := parts[2]
+	f, err := h.jobs.RowErrorsOf(em.res.Job.ID, func(r jobs.RowErrorsRecord) bool { return r.Method == method && r.D == d })
+	if err != nil {
+		return nil, err
+	}
+	rec, ok := f.Find(method, d)
+	if !ok {
+		return nil, badRequest("of", "job %s evaluated no %s at d = %d; its error values are listed by GET /api/jobs/%s/explore", em.res.Job.ID, method, d, em.res.Job.ID)
+	}
+	if f.Rows != em.view.Rows() {
+		return nil, badRequest("method", "the per-row errors are in the order of the evaluated methods' rows, and %s has other rows; ask with another method", em.m.Method)
+	}
+	if parts[1] == "hamming" {
+		return rec.Hamming, nil
+	}
+	return rec.Exact, nil
 }
 
 // setLabels splits a label set's name ("a, b"; "none") into its labels.
@@ -210,7 +274,9 @@ func (h *handler) apiValues(w http.ResponseWriter, r *http.Request) {
 	}
 	key := q.Get("of")
 	var x []float32
-	if name, ok := strings.CutPrefix(key, "feature:"); ok {
+	if strings.HasPrefix(key, "error:") {
+		x, err = h.errorValues(em, key)
+	} else if name, ok := strings.CutPrefix(key, "feature:"); ok {
 		train, test, err2 := h.exploreData(em)
 		if err2 != nil {
 			h.fail(w, r, err2)

@@ -63,7 +63,7 @@ func TestExploreAPI(t *testing.T) {
 	for _, c := range meta.Colours {
 		keys[c.Key] = true
 	}
-	for _, k := range []string{"count", "set", "label:" + meta.Labels[0], "part", "fold"} {
+	for _, k := range []string{"count", "set", "label:" + meta.Labels[0], "part", "fold", "error:hamming:pca:3", "error:exact:mddmp:3", "error:hamming:ori:24"} {
 		if !keys[k] {
 			t.Errorf("explore: no colour %q in %v", k, keys)
 		}
@@ -113,11 +113,32 @@ func TestExploreAPI(t *testing.T) {
 		t.Errorf("feature values: got %d", resp.StatusCode)
 	}
 
+	// The per-row errors: their mean is the job's Hamming loss (3 folds of
+	// 200 rows, each row tested once).
+	_, b = get("/values?of=error:hamming:pca:3")
+	hl := floats(t, b)
+	sum := 0.0
+	for _, v := range hl {
+		sum += float64(v)
+	}
+	_, mb := get("/metrics.json")
+	var mean float64
+	for _, row := range decode[jobs.MetricsFile](t, mb).Rows {
+		if row.Method == "pca" && row.D == 3 && row.Fold == nil {
+			mean = row.Metrics["hamming_loss"]
+		}
+	}
+	if len(hl) != 600 || math.Abs(sum/600-mean) > 1e-6 {
+		t.Errorf("per-row Hamming loss: %d values, mean %v, metrics.json %v", len(hl), sum/600, mean)
+	}
+
 	for _, tc := range []struct {
 		path   string
 		status int
 		says   string
 	}{
+		{"/values?of=error:hamming:pca:9", 400, "evaluated no pca at d = 9"},
+		{"/values?of=error:cubic:pca:3", 400, "error values are error:hamming"},
 		{"/points?x=4", 400, "x must be a component of pca, a whole number from 1 to its d = 3"},
 		{"/points?method=lda", 400, "lda"},
 		{"/values?of=bogus", 400, "no values"},

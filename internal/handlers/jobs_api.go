@@ -38,6 +38,9 @@ type JobService interface {
 	// running job uses.
 	CheckRelabel(id string) error
 	Limits() jobs.Limits
+	// RowErrorsOf reads the per-row errors of the job's classifier, the
+	// values of the records keep accepts.
+	RowErrorsOf(id string, keep func(jobs.RowErrorsRecord) bool) (*jobs.RowErrorsFile, error)
 	// The explorer's named selections of a job's rows.
 	SaveSelection(id string, sel jobs.Selection) error
 	Selections(id string) ([]jobs.Selection, error)

@@ -256,16 +256,8 @@ func estimateShape(req Request, sh jobShape, est estimators) (Estimate, error) {
 // evalSpec is the evaluation the executor runs for a request; a job on
 // one data set keeps the per-row errors (FileRowErrors).
 func evalSpec(req Request) evaluate.Spec {
-	e := req.Evaluate
-	spec := evaluate.Spec{
-		Grid:      evaluate.Grid{Dims: e.Dims, Percent: e.Percent, Of: e.Of},
-		Options:   evaluate.Options{Classifier: e.Classifier, K: e.K, S: e.S, Lambda: e.Lambda},
-		RowErrors: !req.Study(),
-	}
-	for _, id := range req.MethodIDs() {
-		m, _ := analysis.Lookup(id)
-		spec.Methods = append(spec.Methods, evaluate.MethodRun{ID: id, Params: req.Params.Only(m.Takes)})
-	}
+	spec := evaluationSpec(req)
+	spec.RowErrors = !req.Study()
 	return spec
 }
 

@@ -379,18 +379,12 @@ func projectedRows(m *analysis.Model, p *plan) (*mat.Dense, error) {
 // (empty for a row no predefined fold tests), then c1…cd; the training
 // rows first, then the test rows.
 func writeProjected(w io.Writer, p *plan, z *mat.Dense, d int) error {
-	order := make([]int, 0, len(p.rowSplit))
+	var order []int
 	if zr, _ := z.Dims(); zr == len(p.fitRows) && zr != len(p.rowSplit) { // mds: fit rows only
 		order = p.fitRows
 		z = expandRows(z, p.fitRows, len(p.rowSplit))
 	} else {
-		for _, want := range []string{"train", "all", "test"} {
-			for i, s := range p.rowSplit {
-				if s == want {
-					order = append(order, i)
-				}
-			}
-		}
+		order = p.rowOrder()
 	}
 	cw := csv.NewWriter(w)
 	rec := []string{"row", "split"}
