@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"net/http"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -242,11 +243,19 @@ func TestBrowserExplore(t *testing.T) {
 	}
 	colour(errKey)
 	legend := eval[map[string]any](t, ctx, `window.mldrExplore.legend`)
-	if legend["type"] != "continuous" || legend["min"] != 0.0 || legend["max"] != 1.0 {
-		t.Errorf("the legend of %s: %v, want continuous from 0 to 1", errKey, legend)
+	// The rows' own range, read here from the values the page coloured by.
+	lim, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](`fetch("/api/jobs/`+id+`/values?of=`+errKey+`").then(r => r.arrayBuffer()).then(b => {
+		const v = [...new Float32Array(b)].filter(x => !Number.isNaN(x));
+		return [Math.min(...v), Math.max(...v), v.length];
+	})`, chromedp.EvalAwaitPromise))
+	if err != nil || len(lim) != 3 {
+		t.Fatalf("reading the values of %s: %v %v", errKey, lim, err)
 	}
-	if got := text(t, ctx, `[data-testid="legend-max"]`); got != "1" {
-		t.Errorf("the legend's maximum reads %q, want 1", got)
+	if legend["type"] != "continuous" || legend["min"] != lim[0] || legend["max"] != lim[1] || legend["none"] != 600-lim[2] || lim[1] <= 0 {
+		t.Errorf("the legend of %s: %v, want continuous from %v to %v (above 0), %v rows without a value", errKey, legend, lim[0], lim[1], 600-lim[2])
+	}
+	if got, want := text(t, ctx, `[data-testid="legend-max"]`), strconv.FormatFloat(lim[1], 'g', 3, 64); got != want {
+		t.Errorf("the legend's maximum reads %q, want %q", got, want)
 	}
 	shot(t, ctx, "44-explore-error")
 
@@ -269,4 +278,111 @@ func TestBrowserExplore(t *testing.T) {
 		t.Errorf("without WebGL %d interactive views were made", n)
 	}
 	shot(t, nogl, "46-explore-no-webgl")
+}
+
+// TestBrowserExploreTiming measures (and reports, asserting nothing but
+// that it works) the explorer on a large job: the time from navigating to
+// a job page of MLDR_EXPLORE_ROWS rows (default 200 000; 10 features, 5
+// labels, pca) to the first drawn frame of the interactive view, the
+// frame times while panning, and the bytes of the points, in headless
+// Chromium with software GL. Run it on purpose:
+//
+//	MLDR_MEASURE_EXPLORE=1 go test ./internal/e2e/ -run TestBrowserExploreTiming -v
+func TestBrowserExploreTiming(t *testing.T) {
+	if os.Getenv("MLDR_MEASURE_EXPLORE") != "1" {
+		t.Skip("a measurement: set MLDR_MEASURE_EXPLORE=1 to run it")
+	}
+	n := 200000
+	if v, err := strconv.Atoi(os.Getenv("MLDR_EXPLORE_ROWS")); err == nil && v > 0 {
+		n = v
+	}
+	r := rand.New(rand.NewPCG(14, 2))
+	var b strings.Builder
+	b.WriteString("f1,f2,f3,f4,f5,f6,f7,f8,f9,f10,label:l1,label:l2,label:l3,label:l4,label:l5\n")
+	for i := range n {
+		k := i % 5
+		for j := range 10 {
+			c := 0.0
+			if j == 2*k {
+				c = 3
+			}
+			fmt.Fprintf(&b, "%.3f,", c+r.NormFloat64())
+		}
+		for l := range 5 {
+			v := 0
+			if l == k || r.Float64() < 0.1 {
+				v = 1
+			}
+			if l < 4 {
+				fmt.Fprintf(&b, "%d,", v)
+			} else {
+				fmt.Fprintf(&b, "%d\n", v)
+			}
+		}
+	}
+	ctx := browser(t, softwareGL...)
+	a := start(t, t.TempDir(), "-workers", "1")
+	ds, code := a.upload("large.csv", []byte(b.String()))
+	if code != http.StatusCreated {
+		t.Fatalf("uploading %d rows: got %d, want 201", n, code)
+	}
+	id := jtSubmit(ctx, t, a, map[string]any{"dataset": ds.ID, "methods": []string{"pca"}, "params": map[string]any{"d": 2}, "evaluate": map[string]any{"classifier": "none"}})
+	if j := jtPoll(ctx, t, a, id, "the job finished", func(j jtJob) bool { return jtTerminal(j.Status) }); j.Status != "succeeded" {
+		t.Fatalf("the job %s: %s", j.Status, j.Error)
+	}
+	run(t, ctx, "open the job", chromedp.Navigate(a.url+"/jobs/"+id))
+	waitJS(t, ctx, "the view is drawn", `!!(window.mldrExplore && window.mldrExplore.views.pca && window.mldrExplore.views.pca.state.firstFrameAt !== null) || !!(window.mldrExplore && window.mldrExplore.error)`, 2*time.Minute)
+	if e := eval[*string](t, ctx, `window.mldrExplore.error || null`); e != nil {
+		t.Fatalf("the explorer failed: %s", *e)
+	}
+	first := eval[float64](t, ctx, `window.mldrExplore.views.pca.state.firstFrameAt`)
+	load := eval[float64](t, ctx, `performance.getEntriesByType("navigation")[0].domContentLoadedEventEnd`)
+	bytes := eval[float64](t, ctx, `window.mldrExplore.views.pca.state.bytes`)
+	shot(t, ctx, "47-explore-large")
+
+	box := eval[[]float64](t, ctx, `(() => { const e = document.querySelector('[data-testid="scatter-pca"]'); e.scrollIntoView({block: "center"}); const r = e.getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; })()`)
+	time.Sleep(500 * time.Millisecond)
+	box = eval[[]float64](t, ctx, `(() => { const r = document.querySelector('[data-testid="scatter-pca"]').getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; })()`)
+	eval[bool](t, ctx, `(() => { window.mldrExplore.views.pca.state.frames.length = 0; return true; })()`)
+	var path [][2]float64
+	for k := 0; k <= 100; k++ {
+		f := float64(k) / 100
+		path = append(path, [2]float64{box[0] + box[2]*(0.3+0.4*f), box[1] + box[3]*(0.5+0.2*math.Sin(6*f))})
+	}
+	start := time.Now()
+	drag(t, ctx, "pan for about two seconds", false, path)
+	took := time.Since(start)
+	frames := eval[[]float64](t, ctx, `window.mldrExplore.views.pca.state.frames`)
+	slices.Sort(frames)
+	q := func(p float64) float64 {
+		if len(frames) == 0 {
+			return math.NaN()
+		}
+		return frames[min(len(frames)-1, int(p*float64(len(frames))))]
+	}
+	// The same, panned by the page itself each animation frame for two
+	// seconds: the drawing alone, without the round trips of the events.
+	raf, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](`new Promise(done => {
+		const v = window.mldrExplore.views.pca, st = v.state, t0 = performance.now();
+		st.frames.length = 0;
+		const step = () => {
+			const t = performance.now() - t0;
+			if (t > 2000) { done([...st.frames].sort((a, b) => a - b)); return; }
+			document.querySelector('[data-testid="scatter-pca"]').dispatchEvent(new KeyboardEvent("keydown", {key: t % 400 < 200 ? "ArrowLeft" : "ArrowRight"}));
+			requestAnimationFrame(step);
+		};
+		requestAnimationFrame(step);
+	})`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatalf("panning from the page: %v", err)
+	}
+	rq := func(p float64) float64 {
+		if len(raf) == 0 {
+			return math.NaN()
+		}
+		return raf[min(len(raf)-1, int(p*float64(len(raf))))]
+	}
+	t.Logf("panning from the page for 2 s: %d frames, frame interval median %.1f ms, p90 %.1f ms, max %.1f ms", len(raf), rq(0.5), rq(0.9), rq(1))
+	t.Logf("%d rows: page loaded (DOMContentLoaded) at %.0f ms, first interactive frame at %.0f ms after navigation; points %.0f bytes (%.1f MiB)", n, load, first, bytes, bytes/(1<<20))
+	t.Logf("panning %v: %d frames drawn, frame interval median %.1f ms, p90 %.1f ms, max %.1f ms", took.Round(time.Millisecond), len(frames), q(0.5), q(0.9), q(1))
 }

@@ -37,12 +37,18 @@ export function createSharedRenderer(cache) {
   const have = extensions.filter((e) => gl.getExtension(e));
   const regl = createRegl({ gl, extensions: have, cachedCode: cache });
   const renderer = createRenderer({ regl, canvas });
-  // Given its canvas, the renderer leaves sizing it to us: as large as the
-  // window, since each view copies its part from the middle of it.
-  const resize = () => renderer.resize();
-  window.addEventListener("resize", resize);
-  window.addEventListener("orientationchange", resize);
-  resize();
+  // Given its canvas, the renderer leaves sizing it to us. Each view copies
+  // its part from the middle of it, so it must be as large as the largest
+  // view, and no larger: every frame clears and copies all of it.
+  const views = new Set();
+  let size = [0, 0];
+  renderer.fit = (el, on) => {
+    if (el) { if (on) { views.add(el); } else { views.delete(el); } }
+    let w = 1, h = 1;
+    for (const v of views) { w = Math.max(w, v.clientWidth); h = Math.max(h, v.clientHeight); }
+    if (w !== size[0] || h !== size[1]) { size = [w, h]; renderer.resize(w, h); }
+  };
+  renderer.fit();
   return renderer;
 }
 

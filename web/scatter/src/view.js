@@ -69,7 +69,7 @@ export function createView(slot, method, renderer, hooks) {
   const plot = createScatterplot(viewOptions(renderer, canvas, width, height));
   const state = {
     id: method.id, name: method.name, rows: 0, shown: 0, drawn: false, x: 1, y: 2,
-    extent: null, bytes: 0, firstFrameMs: null, frames: [],
+    extent: null, bytes: 0, firstFrameMs: null, firstFrameAt: null, frames: [],
   };
   let shownIdx = null; // indices of drawable rows, null when every row is
   let colourIndex = null;
@@ -85,7 +85,7 @@ export function createView(slot, method, renderer, hooks) {
   plot.subscribe("pointOut", () => hooks.out(view));
   plot.subscribe("draw", () => {
     const now = performance.now();
-    if (state.drawn && state.firstFrameMs === null) { state.firstFrameMs = now - started; }
+    if (state.drawn && state.firstFrameMs === null) { state.firstFrameMs = now - started; state.firstFrameAt = now; }
     if (lastFrame) { state.frames.push(now - lastFrame); if (state.frames.length > 600) { state.frames.shift(); } }
     lastFrame = now;
     hooks.frame(view);
@@ -121,7 +121,9 @@ export function createView(slot, method, renderer, hooks) {
     plot.zoomToLocation(t, d);
   });
 
+  renderer.fit(wrap, true);
   const resize = new ResizeObserver(() => {
+    renderer.fit();
     const w = Math.floor(wrap.clientWidth), h = Math.floor(wrap.clientHeight);
     if (w > 0 && h > 0 && (w !== plot.get("width") || h !== plot.get("height"))) { plot.set({ width: w, height: h }); }
   });
@@ -192,7 +194,7 @@ export function createView(slot, method, renderer, hooks) {
     },
     camera,
     restart() { started = performance.now(); state.firstFrameMs = null; state.frames = []; lastFrame = 0; },
-    destroy() { resize.disconnect(); plot.destroy(); wrap.remove(); status.remove(); },
+    destroy() { resize.disconnect(); renderer.fit(wrap, false); plot.destroy(); wrap.remove(); status.remove(); },
   };
   return view;
 }
