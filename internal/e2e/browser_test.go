@@ -16,8 +16,9 @@ import (
 const chromiumPath = "/usr/bin/chromium"
 
 // browser starts headless Chromium, or skips (fails when
-// MLDR_REQUIRE_BROWSER=1) if it is not installed.
-func browser(t *testing.T) context.Context {
+// MLDR_REQUIRE_BROWSER=1) if it is not installed. extra options come
+// after the defaults (softwareGL gives it WebGL).
+func browser(t *testing.T, extra ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
 	if _, err := os.Stat(chromiumPath); err != nil {
 		if os.Getenv("MLDR_REQUIRE_BROWSER") == "1" {
@@ -36,6 +37,7 @@ func browser(t *testing.T) context.Context {
 		chromedp.WindowSize(1280, 1000),
 		chromedp.UserDataDir(t.TempDir()),
 	)
+	opts = append(opts, extra...)
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	bctx, cancelB := chromedp.NewContext(actx)
 	// The first call starts the browser, on a context without a timeout
