@@ -2,7 +2,6 @@ package stats
 
 import (
 	"math"
-	"slices"
 )
 
 // BenjaminiHochberg returns the Benjamini–Hochberg step-up adjusted
@@ -15,24 +14,7 @@ import (
 // come from the same lines of numpy. As in Holm, a NaN p stays NaN and does
 // not count in m. The result is a new slice; p is not changed.
 func BenjaminiHochberg(p []float64) []float64 {
-	out := make([]float64, len(p))
-	var idx []int
-	for i, v := range p {
-		if math.IsNaN(v) {
-			out[i] = math.NaN()
-			continue
-		}
-		idx = append(idx, i)
-	}
-	slices.SortStableFunc(idx, func(a, b int) int {
-		switch {
-		case p[a] < p[b]:
-			return -1
-		case p[a] > p[b]:
-			return 1
-		}
-		return 0
-	})
+	out, idx := sortedDefined(p)
 	m := len(idx)
 	running := math.Inf(1)
 	for j := m - 1; j >= 0; j-- {

@@ -15,8 +15,22 @@ import (
 // lines of numpy. A NaN p (a test that could not be done) stays NaN and
 // does not count in m. The result is a new slice; p is not changed.
 func Holm(p []float64) []float64 {
-	out := make([]float64, len(p))
-	var idx []int
+	out, idx := sortedDefined(p)
+	m := len(idx)
+	running := 0.0
+	for j, i := range idx {
+		running = math.Max(running, float64(m-j)*p[i])
+		out[i] = math.Min(1, running)
+	}
+	return out
+}
+
+// sortedDefined returns a slice for p's adjusted values, NaN where p is
+// NaN (a test that could not be done), and the indices of the other
+// p-values in ascending order of them (ties in their order), as the
+// step-down and step-up adjustments walk them.
+func sortedDefined(p []float64) (out []float64, idx []int) {
+	out = make([]float64, len(p))
 	for i, v := range p {
 		if math.IsNaN(v) {
 			out[i] = math.NaN()
@@ -33,11 +47,5 @@ func Holm(p []float64) []float64 {
 		}
 		return 0
 	})
-	m := len(idx)
-	running := 0.0
-	for j, i := range idx {
-		running = math.Max(running, float64(m-j)*p[i])
-		out[i] = math.Min(1, running)
-	}
-	return out
+	return out, idx
 }
