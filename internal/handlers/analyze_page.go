@@ -13,6 +13,7 @@ import (
 	"mldr/internal/dataset"
 	"mldr/internal/jobs"
 	"mldr/internal/store"
+	"mldr/internal/views"
 	"mldr/web/templates"
 )
 
@@ -104,7 +105,7 @@ func (h *handler) submitAnalysis(w http.ResponseWriter, r *http.Request, req job
 		h.fail(w, r, err)
 		return
 	}
-	fe := &templates.FormError{Message: sentence(body.Error), Field: body.Field}
+	fe := &templates.FormError{Message: views.Sentence(body.Error), Field: body.Field}
 	h.render(w, r, status, templates.AnalyzePage(again(fe)))
 }
 

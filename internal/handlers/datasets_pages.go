@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/a-h/templ"
 	"github.com/go-chi/chi/v5/middleware"
@@ -15,6 +14,7 @@ import (
 	"mldr/internal/dataset"
 	"mldr/internal/plots"
 	"mldr/internal/store"
+	"mldr/internal/views"
 	"mldr/web/templates"
 )
 
@@ -37,7 +37,7 @@ func (h *handler) homeView(r *http.Request, form templates.UploadForm) (template
 	for _, rec := range recs {
 		v.Datasets = append(v.Datasets, templates.DatasetRow{
 			ID: rec.ID, Name: rec.Name, FileName: rec.FileName, Kind: string(rec.Summary.Kind),
-			Created: formatTime(rec.CreatedAt), Rows: rec.Summary.Rows, Features: rec.Summary.Features,
+			Created: views.FormatTime(rec.CreatedAt), Rows: rec.Summary.Rows, Features: rec.Summary.Features,
 			Labels: len(rec.Summary.Labels), Problem: h.store.Problem(rec.ID),
 		})
 	}
@@ -46,7 +46,7 @@ func (h *handler) homeView(r *http.Request, form templates.UploadForm) (template
 			if i == recentJobs {
 				break
 			}
-			v.Jobs = append(v.Jobs, h.jobRow(j))
+			v.Jobs = append(v.Jobs, h.build.JobRow(j))
 		}
 	}
 	v.Demos = []templates.DemoOption{
@@ -92,7 +92,7 @@ func (h *handler) pageDemo(w http.ResponseWriter, r *http.Request) {
 func (h *handler) datasetView(r *http.Request, rec store.DatasetRecord, relabelErr *templates.FormError) templates.DatasetView {
 	v := templates.DatasetView{
 		Page: h.page(rec.Name, "datasets"), ID: rec.ID, Name: rec.Name, FileName: rec.FileName,
-		Size: store.FormatBytes(rec.Bytes), Created: formatTime(rec.CreatedAt), SHA256: rec.SHA256,
+		Size: store.FormatBytes(rec.Bytes), Created: views.FormatTime(rec.CreatedAt), SHA256: rec.SHA256,
 		Summary: rec.Summary, Problem: h.store.Problem(rec.ID), Notice: notices[r.URL.Query().Get("notice")],
 		Kind: string(rec.Options.Kind), RelabelError: relabelErr, Folds: rec.Folds,
 	}
@@ -102,7 +102,7 @@ func (h *handler) datasetView(r *http.Request, rec store.DatasetRecord, relabelE
 	var choiceErr *templates.FormError
 	if err != nil {
 		_, body := classify(err, "")
-		choiceErr = &templates.FormError{Message: sentence(body.Error), Field: body.Field}
+		choiceErr = &templates.FormError{Message: views.Sentence(body.Error), Field: body.Field}
 		c = labelChoice{idx: defaultLabels(s, maxShownLabels), total: len(s.Labels)}
 	}
 	if c.partial() || choiceErr != nil {
@@ -241,7 +241,7 @@ const maxNMITable = 60
 // pageFigure renders a figure for a page; one that cannot be drawn is
 // logged and left out, the page still shows.
 func (h *handler) pageFigure(r *http.Request, id, base string, q url.Values, f *plots.Figure, alt string, err error) *templates.FigureView {
-	fv, err := figureView(id, base, q, f, alt, err)
+	fv, err := views.Figure(id, base, q, f, alt, err)
 	if err != nil {
 		h.log.Warn("drawing a figure", "path", r.URL.Path, "figure", id, "err", err, "request_id", middleware.GetReqID(r.Context()))
 		return nil
@@ -294,7 +294,7 @@ func (h *handler) refuseForm(w http.ResponseWriter, r *http.Request, err error, 
 		return
 	}
 	h.log.Info("form refused", "path", r.URL.Path, "status", status, "err", err)
-	c, perr := page(&templates.FormError{Message: sentence(body.Error), Field: body.Field, Line: body.Line, Column: body.Column})
+	c, perr := page(&templates.FormError{Message: views.Sentence(body.Error), Field: body.Field, Line: body.Line, Column: body.Column})
 	if perr != nil {
 		h.fail(w, r, perr)
 		return
@@ -319,5 +319,3 @@ func relabelNames(form url.Values) []string {
 	}
 	return names
 }
-
-func formatTime(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") }

@@ -21,6 +21,7 @@ import (
 	"mldr/internal/explore"
 	"mldr/internal/export"
 	"mldr/internal/jobs"
+	"mldr/internal/views"
 )
 
 // The explorer's endpoints: what the page's interactive scatter reads of a
@@ -61,7 +62,7 @@ func (h *handler) exploreMethod(id, method string) (*exploreMethod, error) {
 			return nil, err
 		}
 		if run == nil {
-			return nil, noFigure("job %s ran before jobs kept the labels they ran with, so its rows cannot be explored; run it again", id)
+			return nil, &views.Undrawable{Msg: fmt.Sprintf("job %s ran before jobs kept the labels they ran with, so its rows cannot be explored; run it again", id)}
 		}
 		p, err := h.jobs.Projected(id, m.Method, 0)
 		if err != nil {
@@ -123,8 +124,8 @@ func (h *handler) apiExplore(w http.ResponseWriter, r *http.Request) {
 			}
 			rows = len(p.Row)
 		}
-		meta.Methods = append(meta.Methods, exploreMethodJS{ID: m.Method, Name: methodName(m.Method), D: m.Eigen.D, Space: string(m.Manifest.Space),
-			Colour: colourHex(order, m.Method), Rows: rows})
+		meta.Methods = append(meta.Methods, exploreMethodJS{ID: m.Method, Name: views.MethodName(m.Method), D: m.Eigen.D, Space: string(m.Manifest.Space),
+			Colour: views.ColourHex(order, m.Method), Rows: rows})
 	}
 	meta.Features = em.m.Manifest.Features
 	if req := em.res.Job.Request; req.Evaluate != nil && req.Evaluate.Classifier != evaluate.ClassifierNone {

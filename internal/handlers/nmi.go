@@ -13,6 +13,7 @@ import (
 	"mldr/internal/dataset"
 	"mldr/internal/plots"
 	"mldr/internal/store"
+	"mldr/internal/views"
 	"mldr/web/templates"
 )
 
@@ -130,7 +131,7 @@ func (h *handler) datasetFigure(rec store.DatasetRecord, name string, c labelCho
 	switch name {
 	case "labels":
 		if len(c.idx) == 0 || len(s.LabelStats) != len(s.Labels) {
-			return nil, "", noFigure("this data set has no labels to plot")
+			return nil, "", &views.Undrawable{Msg: "this data set has no labels to plot"}
 		}
 		names := c.names(s)
 		freq := make([]float64, len(c.idx))
@@ -173,7 +174,7 @@ func (h *handler) labelNMI(rec store.DatasetRecord, c labelChoice) (*labelNMI, e
 		return nil, notFound("the label mutual information is defined for multi-label data")
 	}
 	if len(c.idx) == 0 {
-		return nil, noFigure("this data set has no labels to plot")
+		return nil, &views.Undrawable{Msg: "this data set has no labels to plot"}
 	}
 	ds, err := h.store.LoadDataset(rec.ID)
 	if err != nil {

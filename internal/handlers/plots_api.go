@@ -12,6 +12,7 @@ import (
 
 	"mldr/internal/jobs"
 	"mldr/internal/plots"
+	"mldr/internal/views"
 )
 
 // apiJobPlot serves one of a job's plots as SVG or PNG.
@@ -40,7 +41,7 @@ func (h *handler) apiJobPlot(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var f *plots.Figure
-	var sq studyQuery
+	var sq views.StudyOptions
 	if res.Comparison != nil {
 		if sq, err = parseStudyQuery(r.URL.Query()); err != nil {
 			h.fail(w, r, err)
@@ -53,38 +54,38 @@ func (h *handler) apiJobPlot(w http.ResponseWriter, r *http.Request) {
 			h.fail(w, r, notFound("the %s plot is a study's: this job ran on one data set; run a study over several (datasets) to compare methods over them", name))
 			return
 		}
-		c, err2 := pickComparison(res.Comparison, sq)
+		c, err2 := views.PickComparison(res.Comparison, sq)
 		if err2 != nil {
 			h.fail(w, r, err2)
 			return
 		}
 		if name == "cd" {
-			f, _, err = cdFigure(*c, sq.Alpha)
+			f, _, err = views.CD(*c, sq.Alpha)
 		} else {
-			f, _, err = rankFigure(*c)
+			f, _, err = views.Ranks(*c)
 		}
 	case "curves":
 		if res.Comparison != nil { // a study: the curves of one of its data sets
-			ds, err2 := studyDataset(res, sq)
+			ds, err2 := views.StudyDataset(res, sq)
 			if err2 != nil {
 				h.fail(w, r, err2)
 				return
 			}
-			res = studyRows(res, ds)
+			res = views.StudyRows(res, ds)
 		}
 		if res.Metrics == nil {
 			h.fail(w, r, notFound("this job ran no evaluation, so it has no curves"))
 			return
 		}
-		opts := metricOptions(res.Metrics)
+		opts := views.MetricOptions(res.Metrics)
 		if q.Metric == "" && len(opts) > 0 {
 			q.Metric = opts[0].Value
 		}
-		if err := checkMetric(opts, q.Metric); err != nil {
+		if err := views.CheckMetric(opts, q.Metric); err != nil {
 			h.fail(w, r, err)
 			return
 		}
-		f, _, err = curvesFigure(res, q.Metric, res.Job.Request.MethodIDs(), dAxis(q.DAxis, res), nil)
+		f, _, err = views.Curves(res, q.Metric, res.Job.Request.MethodIDs(), views.DAxis(q.DAxis, res), nil)
 	case "spectrum", "projection":
 		m, err2 := methodResult(res, q.Method)
 		if err2 != nil {
@@ -92,17 +93,17 @@ func (h *handler) apiJobPlot(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if name == "spectrum" {
-			f, _, err = spectrumFigure(m, res.Job.Request.MethodIDs(), q.Log, 0)
+			f, _, err = views.Spectrum(m, res.Job.Request.MethodIDs(), q.Log, 0)
 		} else {
-			f, _, _, err = h.projectionFigure(res, m, q, h.datasets(), nil, nil)
+			f, _, _, err = h.build.Projection(res, m, q)
 		}
 	default:
 		h.fail(w, r, notFound("a job has no plot %q; its plots are curves, spectrum and projection, and a study's cd and ranks", name))
 		return
 	}
 	var ie *plots.InputError
-	if errors.As(err, &ie) { // the data do not allow this plot: like noFigure, never a 500
-		err = &httpError{status: http.StatusUnprocessableEntity, msg: "this plot cannot be drawn from these results (" + ie.Error() + ")"}
+	if errors.As(err, &ie) { // the data do not allow this plot: never a 500
+		err = &views.Undrawable{Msg: "this plot cannot be drawn from these results (" + ie.Error() + ")"}
 	}
 	if err != nil {
 		h.fail(w, r, err)

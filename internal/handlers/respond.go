@@ -13,10 +13,10 @@ import (
 	"github.com/a-h/templ"
 	"github.com/go-chi/chi/v5/middleware"
 
-	"mldr/internal/analysis"
 	"mldr/internal/dataset"
 	"mldr/internal/jobs"
 	"mldr/internal/store"
+	"mldr/internal/views"
 	"mldr/web/templates"
 )
 
@@ -60,6 +60,9 @@ func classify(err error, requestID string) (int, apiError) {
 		tl *store.TooLargeError
 		mb *http.MaxBytesError
 		cr *store.CorruptResultError
+		un *views.Undrawable
+		bo *views.BadOption
+		nf *views.NotFound
 	)
 	if status, field, ok := jobs.Status(err); ok {
 		return status, apiError{Error: err.Error(), Field: field}
@@ -67,6 +70,12 @@ func classify(err error, requestID string) (int, apiError) {
 	switch {
 	case errors.As(err, &he):
 		return he.status, apiError{Error: he.msg, Field: he.field}
+	case errors.As(err, &un):
+		return http.StatusUnprocessableEntity, apiError{Error: un.Msg}
+	case errors.As(err, &bo):
+		return http.StatusBadRequest, apiError{Error: bo.Msg, Field: bo.Field}
+	case errors.As(err, &nf):
+		return http.StatusNotFound, apiError{Error: nf.Msg}
 	case errors.As(err, &ie):
 		return http.StatusBadRequest, apiError{Error: ie.Error(), Field: ie.Field, Line: ie.Line, Column: dataset.Cut(ie.Column)}
 	case errors.As(err, &tl):
@@ -114,28 +123,11 @@ func (h *handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 		title = "Error"
 	}
 	h.render(w, r, status, templates.ErrorPage(templates.ErrorView{
-		Page: h.page(title, ""), Status: status, Message: sentence(body.Error),
+		Page: h.page(title, ""), Status: status, Message: views.Sentence(body.Error),
 	}))
 }
 
 func isAPI(r *http.Request) bool { return strings.HasPrefix(r.URL.Path, "/api/") }
-
-// sentence capitalises a message for display on its own.
-// A parameter's or a method's name keeps its case ("d must be…", not "D
-// must be…": D is the number of features).
-func sentence(s string) string {
-	first, _, _ := strings.Cut(s, " ")
-	if _, method := analysis.Lookup(first); s == "" || paramNames[first] || method {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
-}
-
-// paramNames are the parameters' names as the API spells them.
-var paramNames = map[string]bool{
-	analysis.ParamD: true, analysis.ParamThr: true, analysis.ParamBeta: true, analysis.ParamGamma: true, analysis.ParamLambda: true,
-	analysis.ParamRidge: true, analysis.ParamLabelKernel: true, analysis.ParamK: true, analysis.ParamNormalize: true, "test_fraction": true,
-}
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")

@@ -18,6 +18,7 @@ import (
 	"mldr/internal/dataset"
 	"mldr/internal/explore"
 	"mldr/internal/store"
+	"mldr/internal/views"
 )
 
 // DatasetStore is what the handlers need of the storage.
@@ -83,6 +84,7 @@ type handler struct {
 	minWindow time.Duration
 	ticker    Ticker
 	views     *explore.Cache // the explorer's recent views of jobs' rows
+	build     *views.Builder // the pages' and figures' views
 }
 
 // DefaultExploreCacheBytes bounds the explorer's cache of views: about
@@ -114,7 +116,8 @@ func New(cfg Config) http.Handler {
 	}
 	h := &handler{store: cfg.Store, jobs: cfg.Jobs, log: cfg.Logger, maxUpload: cfg.MaxUpload, version: cfg.Version,
 		guard: cfg.Guard, proxies: cfg.TrustedProxies, uploads: make(chan struct{}, cfg.MaxUploads),
-		minRate: cfg.MinUploadRate, minWindow: cfg.MinUploadWindow, ticker: cfg.UploadTicker, views: explore.NewCache(cfg.ExploreCacheBytes)}
+		minRate: cfg.MinUploadRate, minWindow: cfg.MinUploadWindow, ticker: cfg.UploadTicker, views: explore.NewCache(cfg.ExploreCacheBytes),
+		build: views.New(cfg.Store, cfg.Jobs)}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}

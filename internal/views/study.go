@@ -1,4 +1,4 @@
-package handlers
+package views
 
 import (
 	"fmt"
@@ -10,43 +10,19 @@ import (
 
 	"mldr/internal/comparison"
 	"mldr/internal/jobs"
-	"mldr/internal/plots"
 	"mldr/web/templates"
 )
 
-// studyQuery chooses what a study's page and plots show: a comparison
+// StudyOptions choose what a study's page and plots show: a comparison
 // (metric and d-choice), the α of the critical difference, and the data
-// set whose curves are shown.
-type studyQuery struct {
+// set whose curves are shown. The handlers read them from the query.
+type StudyOptions struct {
 	Metric string
-	// Choice is "" (each method at its own d), "d=N" or "percent=P".
+	// D and Percent choose the comparison at d = D or at Percent % (both
+	// empty: each method at its own d).
 	D, Percent string
 	Alpha      string
 	Dataset    string
-}
-
-// nemenyiAlphas are the levels a critical difference is shown at.
-var nemenyiAlphas = []string{"0.05", "0.10"}
-
-func parseStudyQuery(q url.Values) (studyQuery, error) {
-	s := studyQuery{Metric: q.Get("metric"), D: q.Get("d"), Percent: q.Get("percent"), Alpha: q.Get("alpha"), Dataset: q.Get("dataset")}
-	// The page's control gives the d-choice as at=own, at=d:N or at=percent:P.
-	switch kind, val, _ := strings.Cut(q.Get("at"), ":"); kind {
-	case "", "own":
-	case "d":
-		s.D = val
-	case "percent":
-		s.Percent = val
-	default:
-		return s, badRequest("at", "at must be own, d:N or percent:P, not %q", q.Get("at"))
-	}
-	if s.Alpha == "" {
-		s.Alpha = nemenyiAlphas[0]
-	}
-	if !slices.Contains(nemenyiAlphas, s.Alpha) {
-		return s, badRequest("alpha", "alpha must be 0.05 or 0.10, not %q", s.Alpha)
-	}
-	return s, nil
 }
 
 // choiceKey names a comparison's d-choice as the query gives it.
@@ -73,12 +49,13 @@ func choiceText(c comparison.Comparison) string {
 	return "each method at its own d"
 }
 
-// pickComparison finds the comparison the query asks for; an empty metric
+// PickComparison finds the comparison the query asks for; an empty metric
 // or choice means the first there is. A metric or choice the study does
-// not have is a 400 that lists those it has.
-func pickComparison(f *comparison.File, q studyQuery) (*comparison.Comparison, error) {
+// not have is a *BadOption that lists those it has; a study that compared
+// nothing, *Undrawable.
+func PickComparison(f *comparison.File, q StudyOptions) (*comparison.Comparison, error) {
 	if len(f.Comparisons) == 0 {
-		return nil, noFigure("this study compared nothing: no method has a score on its data sets")
+		return nil, undrawable("this study compared nothing: no method has a score on its data sets")
 	}
 	var metrics []string
 	for _, c := range f.Comparisons {
@@ -91,7 +68,7 @@ func pickComparison(f *comparison.File, q studyQuery) (*comparison.Comparison, e
 		metric = defaultStudyMetric(metrics)
 	}
 	if !slices.Contains(metrics, metric) {
-		return nil, badRequest("metric", "this study has no metric %q; its metrics are %s", metric, strings.Join(metrics, ", "))
+		return nil, badOption("metric", "this study has no metric %q; its metrics are %s", metric, strings.Join(metrics, ", "))
 	}
 	var choices []string
 	for i := range f.Comparisons {
@@ -105,7 +82,7 @@ func pickComparison(f *comparison.File, q studyQuery) (*comparison.Comparison, e
 		}
 		choices = append(choices, choiceText(*c))
 	}
-	return nil, badRequest("d", "this study has no comparison at d=%q percent=%q; it has %s", q.D, q.Percent, strings.Join(choices, "; "))
+	return nil, badOption("d", "this study has no comparison at d=%q percent=%q; it has %s", q.D, q.Percent, strings.Join(choices, "; "))
 }
 
 // defaultStudyMetric is the metric a study shows first: the first of the
@@ -119,9 +96,9 @@ func defaultStudyMetric(metrics []string) string {
 	return metrics[0]
 }
 
-// studyRows are the metrics of a study's data set: its rows of
+// StudyRows are the metrics of a study's data set: its rows of
 // metrics.json, as the curves and tables of a job on it would show them.
-func studyRows(res *jobs.Results, dataset string) *jobs.Results {
+func StudyRows(res *jobs.Results, dataset string) *jobs.Results {
 	one := *res
 	mf := *res.Metrics
 	mf.Rows = nil
@@ -134,22 +111,23 @@ func studyRows(res *jobs.Results, dataset string) *jobs.Results {
 	return &one
 }
 
-// studyDataset picks the data set whose curves a study's page shows: the
-// query's, or the first. One not in the study is a 400 listing them.
-func studyDataset(res *jobs.Results, q studyQuery) (string, error) {
+// StudyDataset picks the data set whose curves a study's page shows: the
+// query's, or the first. One not in the study is a
+// *BadOption listing them.
+func StudyDataset(res *jobs.Results, q StudyOptions) (string, error) {
 	ids := res.Job.Request.Datasets
 	if q.Dataset == "" {
 		return ids[0], nil
 	}
 	if !slices.Contains(ids, q.Dataset) {
-		return "", badRequest("dataset", "this study did not run on data set %q; its data sets are %s", q.Dataset, strings.Join(ids, ", "))
+		return "", badOption("dataset", "this study did not run on data set %q; its data sets are %s", q.Dataset, strings.Join(ids, ", "))
 	}
 	return q.Dataset, nil
 }
 
-// studyView builds a study's comparison section.
-func studyView(id string, f *comparison.File, q studyQuery) (*templates.StudyView, error) {
-	c, err := pickComparison(f, q)
+// Study builds a study's comparison section.
+func Study(id string, f *comparison.File, q StudyOptions) (*templates.StudyView, error) {
+	c, err := PickComparison(f, q)
 	if err != nil {
 		return nil, err
 	}
@@ -157,7 +135,7 @@ func studyView(id string, f *comparison.File, q studyQuery) (*templates.StudyVie
 	v.D, v.Percent = choiceKey(*c)
 	for _, o := range f.Comparisons {
 		if !slices.ContainsFunc(v.MetricOptions, func(x templates.Option) bool { return x.Value == o.Metric }) {
-			v.MetricOptions = append(v.MetricOptions, templates.Option{Value: o.Metric, Text: strings.ReplaceAll(o.Metric, "_", " ")})
+			v.MetricOptions = append(v.MetricOptions, templates.Option{Value: o.Metric, Text: metricText(o.Metric)})
 		}
 		if o.Metric == c.Metric {
 			d, p := choiceKey(o)
@@ -178,13 +156,13 @@ func studyView(id string, f *comparison.File, q studyQuery) (*templates.StudyVie
 		query.Set("percent", v.Percent)
 	}
 	base := "/api/jobs/" + id + "/plots/"
-	fig, alt, err := cdFigure(*c, q.Alpha)
-	if v.CD, err = figureView("cd", base+"cd", query, fig, alt, err); err != nil {
+	fig, alt, err := CD(*c, q.Alpha)
+	if v.CD, err = Figure("cd", base+"cd", query, fig, alt, err); err != nil {
 		return nil, err
 	}
 	delete(query, "alpha")
-	fig, alt, err = rankFigure(*c)
-	if v.Ranks, err = figureView("ranks", base+"ranks", query, fig, alt, err); err != nil {
+	fig, alt, err = Ranks(*c)
+	if v.Ranks, err = Figure("ranks", base+"ranks", query, fig, alt, err); err != nil {
 		return nil, err
 	}
 	for _, file := range jobs.StudyFiles {
@@ -247,7 +225,7 @@ func studySummary(c comparison.Comparison, alpha string) string {
 // each row marked, and the average ranks last.
 func studyTable(c comparison.Comparison) templates.StudyTable {
 	t := templates.StudyTable{Methods: c.Methods, Caption: fmt.Sprintf("%s (%s is better), %s: the mean over the folds (± the standard deviation, with several folds); the best of each data set in bold, the average rank (1 = best) last",
-		strings.ReplaceAll(c.Metric, "_", " "), c.Better, choiceText(c))}
+		metricText(c.Metric), c.Better, choiceText(c))}
 	lower := c.Better == "lower"
 	better := func(a, b float64) bool {
 		if lower {
@@ -319,85 +297,4 @@ func studyPairedT(c comparison.Comparison, pt comparison.DatasetPairedT) templat
 		v.Pairs = append(v.Pairs, templates.StudyTPair{A: p.A, B: p.B, T: t, P: formatP(p.P), Significant: p.P != nil && *p.P < 0.05})
 	}
 	return v
-}
-
-// cdFigure is the critical-difference diagram of a comparison at α.
-func cdFigure(c comparison.Comparison, alpha string) (*plots.Figure, string, error) {
-	var methods []string
-	var ranks []float64
-	for _, m := range c.Methods {
-		if r := c.AverageRanks[m]; r != nil {
-			methods, ranks = append(methods, m), append(ranks, *r)
-		}
-	}
-	if len(methods) < 2 {
-		return nil, "", noFigure("a critical-difference diagram needs at least 2 methods ranked on the data sets")
-	}
-	cd := math.NaN()
-	if v, ok := c.NemenyiCD[alpha]; ok {
-		cd = v
-	}
-	f, err := plots.CriticalDifference(plots.CriticalDifferenceInput{
-		Title:   fmt.Sprintf("Critical differences of %s (%s)", strings.ReplaceAll(c.Metric, "_", " "), choiceText(c)),
-		Methods: methods, AvgRanks: ranks, CD: cd, Alpha: alpha, Datasets: c.RankedDatasets})
-	if err != nil {
-		return nil, "", err
-	}
-	order := slices.Clone(methods)
-	slices.SortStableFunc(order, func(a, b string) int { return cmpRank(c, a, b) })
-	alt := fmt.Sprintf("Critical-difference diagram of %s (%s): average ranks over %d data sets, best first: %s.",
-		strings.ReplaceAll(c.Metric, "_", " "), choiceText(c), c.RankedDatasets, rankList(c, order))
-	if !math.IsNaN(cd) {
-		alt += fmt.Sprintf(" Nemenyi CD at α = %s is %.3f.", alpha, cd)
-	}
-	return f, alt, nil
-}
-
-func cmpRank(c comparison.Comparison, a, b string) int {
-	ra, rb := c.AverageRanks[a], c.AverageRanks[b]
-	switch {
-	case *ra < *rb:
-		return -1
-	case *ra > *rb:
-		return 1
-	}
-	return 0
-}
-
-func rankList(c comparison.Comparison, order []string) string {
-	var parts []string
-	for _, m := range order {
-		parts = append(parts, fmt.Sprintf("%s %.2f", m, *c.AverageRanks[m]))
-	}
-	return strings.Join(parts, ", ")
-}
-
-// rankFigure is the heatmap of a comparison's ranks, data sets × methods.
-func rankFigure(c comparison.Comparison) (*plots.Figure, string, error) {
-	ranks := make([][]float64, len(c.Ranks))
-	for i, row := range c.Ranks {
-		ranks[i] = make([]float64, len(row))
-		for j, r := range row {
-			ranks[i][j] = math.NaN()
-			if r != nil {
-				ranks[i][j] = *r
-			}
-		}
-	}
-	in := plots.RankHeatmapInput{
-		Title:   fmt.Sprintf("Ranks by %s (%s)", strings.ReplaceAll(c.Metric, "_", " "), choiceText(c)),
-		Methods: c.Methods, Datasets: c.DatasetNames, Ranks: ranks}
-	for _, m := range c.Methods { // the comparison's average ranks, when every method has one
-		r := c.AverageRanks[m]
-		if r == nil {
-			in.AvgRanks = nil
-			break
-		}
-		in.AvgRanks = append(in.AvgRanks, *r)
-	}
-	f, err := plots.RankHeatmap(in)
-	if err != nil {
-		return nil, "", err
-	}
-	return f, fmt.Sprintf("Ranks of %d methods on %d data sets by %s (%s), 1 = best.", len(c.Methods), len(c.Datasets), strings.ReplaceAll(c.Metric, "_", " "), choiceText(c)), nil
 }

@@ -1,4 +1,4 @@
-package handlers
+package views
 
 import (
 	"fmt"
@@ -9,10 +9,10 @@ import (
 	"mldr/web/templates"
 )
 
-// timesTableView is how long each method took in the evaluation, from the
+// TimesTable is how long each method took in the evaluation, from the
 // fit and evaluation times of metrics.json's fold rows; nil when the file
 // has none (written before they were kept: every time 0).
-func timesTableView(res *jobs.Results) *templates.TimesTable {
+func TimesTable(res *jobs.Results) *templates.TimesTable {
 	if res.Metrics == nil {
 		return nil
 	}
@@ -56,7 +56,7 @@ func timesTableView(res *jobs.Results) *templates.TimesTable {
 		if s == nil {
 			continue
 		}
-		row := templates.TimesRow{Method: methodName(m), Fit: "—", Eval: formatSeconds(s.eval / float64(s.evals)), Total: formatSeconds(s.total)}
+		row := templates.TimesRow{Method: MethodName(m), Fit: "—", Eval: formatSeconds(s.eval / float64(s.evals)), Total: formatSeconds(s.total)}
 		if s.fits > 0 {
 			row.Fit = formatSeconds(s.fit / float64(s.fits))
 		}

@@ -1,4 +1,4 @@
-package handlers
+package views
 
 import (
 	"testing"
@@ -34,7 +34,7 @@ func TestTimesTableView(t *testing.T) {
 		row("pca", 1, &f1, 2, 1), row("pca", 1, &f2, 4, 1), row("pca", 1, nil, 3, 1),
 		row("pca", 2, &f1, 2, 3), row("pca", 2, &f2, 4, 3), row("pca", 2, nil, 3, 3),
 	}}}
-	got := timesTableView(res)
+	got := TimesTable(res)
 	if got == nil || len(got.Rows) != 2 {
 		t.Fatalf("got %+v, want rows for ori and pca", got)
 	}
@@ -47,7 +47,7 @@ func TestTimesTableView(t *testing.T) {
 	for i := range res.Metrics.Rows {
 		res.Metrics.Rows[i].FitSeconds, res.Metrics.Rows[i].EvalSeconds = 0, 0
 	}
-	if got := timesTableView(res); got != nil {
+	if got := TimesTable(res); got != nil {
 		t.Errorf("a file without times: got %+v, want no table", got)
 	}
 }

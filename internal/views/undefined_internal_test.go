@@ -1,4 +1,4 @@
-package handlers
+package views
 
 import (
 	"math"
@@ -23,7 +23,7 @@ func TestUndefinedMetricsShown(t *testing.T) {
 			{Method: evaluate.Ori, D: 24, Metrics: map[string]float64{evaluate.Coverage: nan}, Folds: 2},
 		}},
 	}
-	table := metricsTableView(res, evaluate.Coverage)
+	table := MetricsTable(res, evaluate.Coverage)
 	var cells []string
 	for _, r := range table.Rows {
 		cells = append(cells, strings.Join(r.Cells, "|"))
@@ -37,9 +37,9 @@ func TestUndefinedMetricsShown(t *testing.T) {
 	if strings.Contains(got, "NaN") || strings.Contains(got, "1.5000 ±") {
 		t.Errorf("table cells %q: want no NaN and no deviation where it is undefined", got)
 	}
-	_, alt, err := curvesFigure(res, evaluate.Coverage, []string{"pca"}, "linear", nil)
+	_, alt, err := Curves(res, evaluate.Coverage, []string{"pca"}, "linear", nil)
 	if err != nil {
-		t.Fatalf("curvesFigure: got %v, want a figure without the undefined points", err)
+		t.Fatalf("Curves: got %v, want a figure without the undefined points", err)
 	}
 	if want := "for 1 methods"; !strings.Contains(alt, want) || strings.Contains(alt, "NaN") {
 		t.Errorf("alt text %q: want %q (pca's curve, the undefined baseline left out) and no NaN", alt, want)

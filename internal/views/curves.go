@@ -1,0 +1,162 @@
+package views
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"mldr/internal/evaluate"
+	"mldr/internal/jobs"
+	"mldr/internal/plots"
+	"mldr/web/templates"
+)
+
+// metricOrder lists the metrics in the order the pages offer them.
+var metricOrder = []string{evaluate.HammingLoss, evaluate.RankingLoss, evaluate.OneError, evaluate.Coverage, evaluate.AveragePrecision,
+	evaluate.SubsetAccuracy, evaluate.ExampleAccuracy, evaluate.ExampleF1, evaluate.MicroF1, evaluate.MacroF1,
+	evaluate.HammingScore, evaluate.ExactMatch, evaluate.SubExactMatch, evaluate.EncodingError, evaluate.PredictionError, evaluate.LossBound}
+
+// MetricOptions lists the metrics a run reported, in the pages' order.
+func MetricOptions(mf *jobs.MetricsFile) []templates.Option {
+	present := map[string]bool{}
+	for _, r := range mf.Rows {
+		for k := range r.Metrics {
+			present[k] = true
+		}
+	}
+	var o []templates.Option
+	for _, k := range metricOrder {
+		if present[k] {
+			o = append(o, templates.Option{Value: k, Text: metricText(k)})
+		}
+	}
+	return o
+}
+
+// CheckMetric refuses a metric that is not among a job's, opts (from
+// MetricOptions), naming the ones it has: *BadOption of "metric".
+func CheckMetric(opts []templates.Option, metric string) error {
+	if slices.ContainsFunc(opts, func(o templates.Option) bool { return o.Value == metric }) {
+		return nil
+	}
+	names := make([]string, len(opts))
+	for i, o := range opts {
+		names[i] = o.Value
+	}
+	return badOption("metric", "metric %q is not one of this job's metrics; they are %s", cut(metric, maxNameInError), strings.Join(names, ", "))
+}
+
+// meanRows groups a run's mean rows by method: the methods in the job's
+// order, the ori baseline last.
+func meanRows(res *jobs.Results) (methods []string, rows map[string][]evaluate.Row) {
+	rows = map[string][]evaluate.Row{}
+	for _, r := range res.Metrics.Rows {
+		if r.Fold == nil {
+			rows[r.Method] = append(rows[r.Method], r)
+		}
+	}
+	for _, m := range append(res.Job.Request.MethodIDs(), evaluate.Ori) {
+		if len(rows[m]) > 0 {
+			methods = append(methods, m)
+		}
+	}
+	return methods, rows
+}
+
+// Curves is a metric against d, one line per method, ori dashed, and its
+// text alternative. order gives each method its colour: the method's
+// place in it, the same in every plot of a page. daxis is "linear" or
+// "log" (see DAxis); yr, when not nil, is the y range (shared by the
+// curves of several jobs). A metric no method has a value of is
+// *Undrawable.
+func Curves(res *jobs.Results, metric string, order []string, daxis string, yr *[2]float64) (*plots.Figure, string, error) {
+	methods, rows := meanRows(res)
+	in := plots.CurvesInput{Title: metricText(metric) + " against d", YLabel: metricText(metric),
+		XLabel: "d (dimension kept)", YRange: yr, XLog: daxis == "log"}
+	bestName, bestD, best := "", 0, math.NaN()
+	lower := evaluate.LowerIsBetter(metric)
+	for _, m := range methods {
+		s := plots.Series{Name: MethodName(m), Color: slices.Index(order, m)}
+		if m == evaluate.Ori {
+			s.Baseline, s.Color, s.Name = true, baselineColour, "ori (no reduction)"
+		}
+		for _, r := range rows[m] {
+			v, ok := r.Metrics[metric]
+			if !ok || math.IsNaN(v) { // undefined on every fold: no point
+				continue
+			}
+			s.X = append(s.X, float64(r.D))
+			s.Y = append(s.Y, v)
+			if r.Std != nil {
+				s.Err = append(s.Err, zeroNaN(r.Std[metric]))
+			}
+			if m != evaluate.Ori && (math.IsNaN(best) || (lower && v < best) || (!lower && v > best)) {
+				bestName, bestD, best = MethodName(m), r.D, v
+			}
+		}
+		if len(s.Err) != len(s.Y) {
+			s.Err = nil
+		}
+		if len(s.X) > 0 {
+			in.Series = append(in.Series, s)
+		}
+	}
+	if len(in.Series) == 0 {
+		return nil, "", undrawable("no curves: %s was not reported, or is undefined, for every method and d of job %s", metricText(metric), res.Job.ID)
+	}
+	f, err := plots.Curves(in)
+	better := "higher"
+	if lower {
+		better = "lower"
+	}
+	alt := fmt.Sprintf("Line chart of %s against d for %d methods, with the baseline without reduction dashed; %s is better.",
+		metricText(metric), methodSeries(in.Series), better)
+	if bestName != "" {
+		alt += fmt.Sprintf(" Best: %s at d = %d (%.4g).", bestName, bestD, best)
+	}
+	return f, alt, err
+}
+
+// methodSeries counts the series that are methods, not the baseline.
+func methodSeries(series []plots.Series) int {
+	n := 0
+	for _, s := range series {
+		if !s.Baseline {
+			n++
+		}
+	}
+	return n
+}
+
+// zeroNaN is v, or 0 for NaN (an undefined deviation draws no error bar).
+func zeroNaN(v float64) float64 {
+	if math.IsNaN(v) {
+		return 0
+	}
+	return v
+}
+
+// DAxis resolves the curves' d axis: the one asked for, else "log" when
+// the values of d of the jobs span a factor of 20 or more (label-space
+// methods at d ≤ q beside feature methods at d up to D), else "linear".
+func DAxis(asked string, all ...*jobs.Results) string {
+	if asked != "" {
+		return asked
+	}
+	lo, hi := math.Inf(1), 0.0
+	for _, res := range all {
+		if res.Metrics == nil {
+			continue
+		}
+		for _, r := range res.Metrics.Rows {
+			if r.Method != evaluate.Ori && r.D > 0 {
+				lo, hi = min(lo, float64(r.D)), max(hi, float64(r.D))
+			}
+		}
+	}
+	if hi >= 20*lo {
+		return "log"
+	}
+	return "linear"
+}

@@ -1,0 +1,162 @@
+package views
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"mldr/internal/analysis"
+	"mldr/internal/jobs"
+	"mldr/web/templates"
+)
+
+// JobRow is a job's line in a list of jobs.
+func (b *Builder) JobRow(j jobs.Job) templates.JobRow {
+	r := templates.JobRow{ID: j.ID, DatasetID: j.Request.Dataset, Dataset: j.Request.Dataset, Methods: strings.Join(j.Request.MethodIDs(), ", "),
+		Status: string(j.Status), Created: FormatTime(j.CreatedAt), Phase: j.Phase, Progress: j.Progress,
+		Active: !j.Status.Terminal(), Done: j.Status == jobs.Succeeded}
+	r.Dataset = b.datasetName(j.Request.Dataset)
+	if j.Request.Study() {
+		r.DatasetID, r.Dataset = "", b.studyName(j.Request)
+		r.Done = false // a study is compared on its own page, not with other jobs
+	}
+	if j.StartedAt != nil {
+		end := time.Now()
+		if j.FinishedAt != nil {
+			end = *j.FinishedAt
+		}
+		r.Duration = formatDuration(end.Sub(*j.StartedAt))
+	}
+	return r
+}
+
+// datasetName is a data set's name, or its id when it has no record (it
+// was deleted since).
+func (b *Builder) datasetName(id string) string {
+	if rec, err := b.store.Dataset(id); err == nil {
+		return rec.Name
+	}
+	return id
+}
+
+// studyName names a study for a list: its count of data sets and the
+// first few names.
+func (b *Builder) studyName(req jobs.Request) string {
+	const shown = 3
+	var names []string
+	for _, id := range req.Datasets[:min(shown, len(req.Datasets))] {
+		names = append(names, b.datasetName(id))
+	}
+	more := ""
+	if len(req.Datasets) > shown {
+		more = ", …"
+	}
+	return fmt.Sprintf("study over %d data sets (%s%s)", len(req.Datasets), strings.Join(names, ", "), more)
+}
+
+func formatDuration(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return fmt.Sprintf("%d ms", d.Milliseconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%.1f s", d.Seconds())
+	}
+	return d.Round(time.Second).String()
+}
+
+// FormatTime writes a moment for a list: "2006-01-02 15:04 UTC".
+func FormatTime(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") }
+
+// JobHeader is the top of a job's page: its status, timing and settings.
+func (b *Builder) JobHeader(j jobs.Job) templates.JobHeader {
+	hd := templates.JobHeader{ID: j.ID, Status: string(j.Status), Phase: j.Phase, Message: j.Message, Error: j.Error,
+		DatasetID: j.Request.Dataset, DatasetName: b.datasetName(j.Request.Dataset), Methods: j.Request.MethodIDs(), Progress: j.Progress,
+		Created: j.CreatedAt.Format(time.RFC3339), Active: !j.Status.Terminal()}
+	if j.Status != jobs.Succeeded {
+		hd.Notes = j.Notes // a succeeded job's notes stand with its results
+	}
+	for _, id := range j.Request.Datasets {
+		hd.Study = append(hd.Study, templates.Link{ID: id, Name: b.datasetName(id)})
+	}
+	hd.Elapsed = "not started yet"
+	if j.StartedAt != nil {
+		hd.Started = j.StartedAt.Format(time.RFC3339Nano)
+		end := time.Now()
+		if j.FinishedAt != nil {
+			end = *j.FinishedAt
+			hd.Finished = j.FinishedAt.Format(time.RFC3339Nano)
+		}
+		hd.Elapsed = formatDuration(end.Sub(*j.StartedAt))
+	}
+	req := j.Request
+	add := func(k, v string) { hd.Settings = append(hd.Settings, templates.Setting{Name: k, Value: v}) }
+	add("methods", strings.Join(req.MethodIDs(), ", "))
+	if t := paramsText(req.Params); t != "" {
+		add("parameters", t)
+	}
+	if req.Split != nil {
+		s := req.Split.Kind
+		switch req.Split.Kind {
+		case jobs.SplitHoldout:
+			s = fmt.Sprintf("holdout, %.0f%% test rows, seed %d", 100*req.Split.TestFraction, req.Split.Seed)
+		case jobs.SplitKFold:
+			s = fmt.Sprintf("%d-fold cross-validation, seed %d", req.Split.Folds, req.Split.Seed)
+		case jobs.SplitPredefined:
+			s = "the data set's predefined folds"
+		case jobs.SplitTestSet:
+			s = "fitted on the training data set, evaluated on the test set"
+		}
+		add("split", s)
+	}
+	if req.Preprocess != "" && req.Preprocess != "none" {
+		add("preprocessing", req.Preprocess+", fitted on the training rows")
+	}
+	if req.TestDataset != "" {
+		add("test set", b.datasetName(req.TestDataset))
+	}
+	if e := req.Evaluate; e != nil {
+		add("classifier", fmt.Sprintf("%s (k = %d, s = %g, λ = %g)", e.Classifier, e.K, e.S, e.Lambda))
+		switch {
+		case len(e.Dims) > 0:
+			add("values of d", strings.Trim(fmt.Sprint(e.Dims), "[]"))
+		case len(e.Percent) > 0:
+			of := e.Of
+			if of == "" {
+				of = "features"
+			}
+			add("values of d", fmt.Sprintf("%s %% of the %s", strings.Trim(fmt.Sprint(e.Percent), "[]"), of))
+		}
+	}
+	return hd
+}
+
+// paramsText writes the parameters p gives as "d = 5, β = 0.5".
+func paramsText(p analysis.Params) string {
+	var parts []string
+	num := func(name string, v *float64) {
+		if v != nil {
+			parts = append(parts, name+" = "+strconv.FormatFloat(*v, 'g', -1, 64))
+		}
+	}
+	if p.D != 0 {
+		parts = append(parts, "d = "+strconv.Itoa(p.D))
+	}
+	if p.Thr != 0 {
+		parts = append(parts, "thr = "+strconv.FormatFloat(p.Thr, 'g', -1, 64))
+	}
+	num("β", p.Beta)
+	num("γ", p.Gamma)
+	num("λ", p.Lambda)
+	num("ridge", p.Ridge)
+	if p.LabelKernel != "" {
+		parts = append(parts, "label kernel = "+p.LabelKernel)
+	}
+	if p.K != 0 {
+		parts = append(parts, "k = "+strconv.Itoa(p.K))
+	}
+	if p.Normalize != "" {
+		parts = append(parts, "normalize = "+p.Normalize)
+	}
+	return strings.Join(parts, ", ")
+}

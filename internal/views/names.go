@@ -1,0 +1,68 @@
+package views
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"mldr/internal/analysis"
+	"mldr/internal/evaluate"
+	"mldr/internal/plots"
+)
+
+// MethodName is a method's name as pages show it ("ori" for the baseline
+// without reduction; the id itself for a method no longer known).
+func MethodName(id string) string {
+	if id == evaluate.Ori {
+		return "ori"
+	}
+	if m, ok := analysis.Lookup(id); ok {
+		return m.Name
+	}
+	return id
+}
+
+// ColourHex is a method's colour as CSS, from its place in the page's
+// order of methods.
+func ColourHex(order []string, method string) string {
+	r, g, b, _ := plots.SeriesColor(slices.Index(order, method)).RGBA()
+	return fmt.Sprintf("#%02x%02x%02x", r>>8, g>>8, b>>8)
+}
+
+// baselineColour is the colour of the ori baseline, after the methods'.
+const baselineColour = 7
+
+// maxNameInError is where a name quoted in an error is cut.
+const maxNameInError = 60
+
+// cut shortens s to n runes, with "…".
+func cut(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// maxNamesInError is how many names an error lists before "…".
+const maxNamesInError = 10
+
+// nameList is names quoted and joined, the first maxNamesInError of them,
+// then how many more.
+func nameList(names []string) string {
+	var b strings.Builder
+	for i, n := range names[:min(len(names), maxNamesInError)] {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Quote(cut(n, maxNameInError)))
+	}
+	if more := len(names) - maxNamesInError; more > 0 {
+		fmt.Fprintf(&b, " and %s more", plots.GroupDigits(more))
+	}
+	return b.String()
+}
+
+// metricText is a metric's name as pages write it ("hamming loss").
+func metricText(metric string) string { return strings.ReplaceAll(metric, "_", " ") }
