@@ -14,6 +14,7 @@ import (
 	"mldr/internal/dataset"
 	"mldr/internal/demo"
 	"mldr/internal/store"
+	"mldr/internal/views"
 )
 
 // apiDataset is a data set as the API shows it: the fields of API.md (id,
@@ -33,7 +34,7 @@ type apiDataset struct {
 	Options      dataset.Options `json:"options"`
 	Folds        int             `json:"folds"`
 	Problem      string          `json:"problem,omitempty"`
-	// Truncated gives the full length of each list cut at maxListed
+	// Truncated gives the full length of each list cut at views.MaxListed
 	// entries ("columns", "label_columns", "labels", "label_stats", and
 	// "classes": the most classes of one variable); absent when none is.
 	Truncated map[string]int `json:"truncated,omitempty"`
@@ -47,19 +48,19 @@ func (h *handler) toAPI(r store.DatasetRecord) apiDataset {
 	return a
 }
 
-// bound cuts each list of a at maxListed entries, the first ones, and
+// bound cuts each list of a at views.MaxListed entries, the first ones, and
 // records the full lengths in Truncated, so that an answer stays a few MB
 // whatever the number of columns, labels and classes.
 func (a *apiDataset) bound() {
 	cutList := func(name string, n int) int {
-		if n <= maxListed {
+		if n <= views.MaxListed {
 			return n
 		}
 		if a.Truncated == nil {
 			a.Truncated = map[string]int{}
 		}
 		a.Truncated[name] = max(a.Truncated[name], n)
-		return maxListed
+		return views.MaxListed
 	}
 	a.Columns = a.Columns[:cutList("columns", len(a.Columns))]
 	a.LabelColumns = a.LabelColumns[:cutList("label_columns", len(a.LabelColumns))]

@@ -1,18 +1,14 @@
 package handlers
 
 import (
-	"cmp"
-	"fmt"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 
 	"github.com/a-h/templ"
 	"github.com/go-chi/chi/v5/middleware"
 
 	"mldr/internal/dataset"
-	"mldr/internal/plots"
 	"mldr/internal/store"
 	"mldr/internal/views"
 	"mldr/web/templates"
@@ -89,164 +85,24 @@ func (h *handler) pageDemo(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, "/datasets/"+rec.ID+"?notice=demo", http.StatusSeeOther)
 }
 
+// datasetView is a data set's page: the labels r's ?labels= chooses (a
+// refused choice is said beside the choice form, with the default shown),
+// and relabelErr beside the relabel form. A figure that fails to draw is
+// logged and left out; the page still shows.
 func (h *handler) datasetView(r *http.Request, rec store.DatasetRecord, relabelErr *templates.FormError) templates.DatasetView {
-	v := templates.DatasetView{
-		Page: h.page(rec.Name, "datasets"), ID: rec.ID, Name: rec.Name, FileName: rec.FileName,
-		Size: store.FormatBytes(rec.Bytes), Created: views.FormatTime(rec.CreatedAt), SHA256: rec.SHA256,
-		Summary: rec.Summary, Problem: h.store.Problem(rec.ID), Notice: notices[r.URL.Query().Get("notice")],
-		Kind: string(rec.Options.Kind), RelabelError: relabelErr, Folds: rec.Folds,
-	}
-	relabelColumns(&v, rec)
-	s := rec.Summary
-	c, err := chooseLabels(s, rec.ID, r.URL.Query(), maxShownLabels)
-	var choiceErr *templates.FormError
-	if err != nil {
+	o := views.DatasetOptions{RelabelError: relabelErr, Problem: h.store.Problem(rec.ID)}
+	var err error
+	if o.Choice, err = chooseLabels(rec.Summary, rec.ID, r.URL.Query(), views.MaxShownLabels); err != nil {
 		_, body := classify(err, "")
-		choiceErr = &templates.FormError{Message: views.Sentence(body.Error), Field: body.Field}
-		c = labelChoice{idx: defaultLabels(s, maxShownLabels), total: len(s.Labels)}
+		o.ChoiceError = &templates.FormError{Message: views.Sentence(body.Error), Field: body.Field}
+		o.Choice = views.DefaultChoice(rec.Summary, views.MaxShownLabels)
 	}
-	if c.partial() || choiceErr != nil {
-		v.Choice = choiceView(s, c, choiceErr)
+	v, dropped := h.build.Dataset(rec, o)
+	for _, d := range dropped {
+		h.log.Warn("drawing a figure", "path", r.URL.Path, "figure", d.Figure, "err", d.Err, "request_id", middleware.GetReqID(r.Context()))
 	}
-	if len(s.LabelStats) == len(s.Labels) {
-		for _, j := range c.idx {
-			v.LabelRows = append(v.LabelRows, s.LabelStats[j])
-		}
-		if s.Kind == dataset.MultiDim {
-			v.ClassTables = classTables(v.LabelRows)
-		}
-	}
-	if v.Problem == "" && len(s.Labels) > 0 && s.Kind == dataset.MultiLabel {
-		f, alt, err := h.datasetFigure(rec, "labels", c)
-		v.Frequency = h.pageFigure(r, "labels", "/api/datasets/"+rec.ID+"/plots/labels", c.query(s), f, alt, err)
-		n, err := h.labelNMI(rec, c)
-		f = nil
-		alt = ""
-		if err == nil {
-			f, alt, err = n.figure()
-			if len(n.labels) <= maxNMITable {
-				v.NMITable = n.table()
-			}
-		}
-		v.NMI = h.pageFigure(r, "nmi", "/api/datasets/"+rec.ID+"/plots/nmi", c.query(s), f, alt, err)
-	}
+	v.Page, v.Notice = h.page(rec.Name, "datasets"), notices[r.URL.Query().Get("notice")]
 	return v
-}
-
-// relabelColumns fills the relabel form: a check box per column up to
-// maxColumnChecks columns, else the first names and a text field of the
-// label columns' names.
-func relabelColumns(v *templates.DatasetView, rec store.DatasetRecord) {
-	v.LabelColumns = rec.LabelColumns
-	if len(rec.Columns) <= maxColumnChecks {
-		isLabel := make(map[string]bool, len(rec.LabelColumns))
-		for _, c := range rec.LabelColumns {
-			isLabel[c] = true
-		}
-		v.Columns = make([]templates.ColumnChoice, 0, len(rec.Columns))
-		for _, c := range rec.Columns {
-			v.Columns = append(v.Columns, templates.ColumnChoice{Name: c, Label: isLabel[c]})
-		}
-		return
-	}
-	v.ColumnCount = len(rec.Columns)
-	v.ColumnPreview = rec.Columns[:maxColumnPreview]
-	if len(rec.LabelColumns) <= maxListed {
-		v.LabelNames = strings.Join(rec.LabelColumns, "\n")
-	}
-}
-
-// choiceView is the page's notice and form for a part of the labels.
-func choiceView(s dataset.Summary, c labelChoice, fe *templates.FormError) *templates.LabelChoice {
-	noun := labelNoun(s.Kind)
-	what := "the heatmap, the frequency plot and the table show"
-	if s.Kind == dataset.MultiDim {
-		what = "the class tables show"
-	}
-	which := fmt.Sprintf("the %s most frequent", plots.GroupDigits(len(c.idx)))
-	switch {
-	case c.chosen && len(c.idx) == 1:
-		which = "the one you chose"
-	case c.chosen:
-		which = fmt.Sprintf("the %s you chose", plots.GroupDigits(len(c.idx)))
-	case s.Kind == dataset.MultiDim:
-		which = fmt.Sprintf("the first %s", plots.GroupDigits(len(c.idx)))
-	}
-	v := &templates.LabelChoice{Notice: fmt.Sprintf("%s: %s %s; choose others below.", countOf(c.total, strings.TrimSuffix(noun, "s"), noun), what, which),
-		Noun: noun, Max: maxShownLabels, Error: fe, Chosen: c.chosen}
-	listed := map[int]bool{}
-	for _, j := range topLabels(s, maxLabelOptions) {
-		listed[j] = true
-	}
-	if s.Kind == dataset.MultiDim || len(s.LabelStats) != len(s.Labels) {
-		listed = map[int]bool{}
-		for j := range min(len(s.Labels), maxLabelOptions) {
-			listed[j] = true
-		}
-	}
-	chosen := map[int]bool{}
-	var typed []string
-	for _, j := range c.idx {
-		chosen[j] = c.chosen
-		if c.chosen && !listed[j] {
-			typed = append(typed, s.Labels[j])
-		}
-	}
-	v.Typed = strings.Join(typed, ", ")
-	for j, name := range s.Labels {
-		if !listed[j] {
-			continue
-		}
-		text := name
-		if s.Kind == dataset.MultiLabel && j < len(s.LabelStats) {
-			text = fmt.Sprintf("%s (%.1f%%)", name, 100*s.LabelStats[j].Frequency)
-		}
-		v.Options = append(v.Options, templates.LabelOption{Name: name, Text: text, Selected: chosen[j]})
-	}
-	v.Unlisted = len(s.Labels) - len(v.Options)
-	return v
-}
-
-// classTables are the class tables of the chosen class variables, each
-// with its most frequent maxShownClasses classes (in category order).
-func classTables(stats []dataset.LabelStat) []templates.ClassTable {
-	out := make([]templates.ClassTable, 0, len(stats))
-	for _, l := range stats {
-		t := templates.ClassTable{Name: l.Name, Constant: l.Constant, Total: len(l.Classes), Classes: l.Classes}
-		if len(l.Classes) > maxShownClasses {
-			order := make([]int, len(l.Classes))
-			for i := range order {
-				order[i] = i
-			}
-			slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(l.Classes[b].Count, l.Classes[a].Count) })
-			keep := slices.Sorted(slices.Values(order[:maxShownClasses]))
-			t.Classes = make([]dataset.ClassCount, len(keep))
-			for i, c := range keep {
-				t.Classes[i] = l.Classes[c]
-			}
-			t.Hidden = len(l.Classes) - maxShownClasses
-			for _, c := range order[maxShownClasses:] {
-				t.HiddenRows += l.Classes[c].Count
-			}
-		}
-		out = append(out, t)
-	}
-	return out
-}
-
-// maxNMITable is the most labels whose NMI the data set page also shows as
-// a table; beyond, nmi.json has the numbers.
-const maxNMITable = 60
-
-// pageFigure renders a figure for a page; one that cannot be drawn is
-// logged and left out, the page still shows.
-func (h *handler) pageFigure(r *http.Request, id, base string, q url.Values, f *plots.Figure, alt string, err error) *templates.FigureView {
-	fv, err := views.Figure(id, base, q, f, alt, err)
-	if err != nil {
-		h.log.Warn("drawing a figure", "path", r.URL.Path, "figure", id, "err", err, "request_id", middleware.GetReqID(r.Context()))
-		return nil
-	}
-	return fv
 }
 
 // pageDataset shows a data set; a refused ?labels= choice answers 400 with

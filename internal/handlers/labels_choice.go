@@ -1,42 +1,16 @@
 package handlers
 
 import (
-	"cmp"
-	"fmt"
 	"net/url"
-	"slices"
 	"strings"
 
 	"mldr/internal/dataset"
 	"mldr/internal/plots"
+	"mldr/internal/views"
 )
 
-// The caps of a data set's views. They keep a page under a few MB and a
-// plot under a second whatever the number of labels q and of features D;
-// docs/RELIABILITY.md lists them.
+// The caps of the data set API's answers (the pages' are views').
 const (
-	// maxShownLabels is the most labels (class variables) the data set
-	// page's heatmap, frequency plot and label table (class tables) show,
-	// and the most a ?labels= choice may name for them and for the plots.
-	// Beyond, the page shows the most frequent (multi-label) or the first
-	// (multi-dimensional) and says so.
-	maxShownLabels = 50
-	// maxLabelOptions is the most labels the page's choice list offers
-	// (the most frequent); others are typed by name.
-	maxLabelOptions = 1000
-	// maxShownClasses is the most classes of one class variable the
-	// page's class tables show (the most frequent).
-	maxShownClasses = 50
-	// maxListed bounds each list of the data set API object (columns,
-	// label_columns, labels, label_stats and each variable's classes);
-	// "truncated" then gives the full lengths.
-	maxListed = 10_000
-	// maxColumnChecks is the most columns the relabel form offers as
-	// check boxes; beyond, the label columns are named in a text field.
-	maxColumnChecks = 500
-	// maxColumnPreview is how many column names the page lists when
-	// there are more than maxColumnChecks.
-	maxColumnPreview = 20
 	// maxNMICells bounds one answer of nmi.json: rows × columns.
 	maxNMICells = 100_000
 	// maxNMIColumns is the most labels nmi.json's matrix may have as
@@ -46,90 +20,22 @@ const (
 	maxNameInError = 60
 )
 
-// labelChoice is which of a data set's labels (or class variables) a view
-// shows: their indices into the summary's labels, in the order shown.
-type labelChoice struct {
-	idx   []int
-	total int
-	// chosen is true when ?labels= named them; else they are all the
-	// labels, or the default part of them.
-	chosen bool
-}
-
-// partial reports whether the view shows some of the labels only.
-func (c labelChoice) partial() bool { return c.chosen || len(c.idx) < c.total }
-
-// names are the names of the chosen labels.
-func (c labelChoice) names(s dataset.Summary) []string {
-	out := make([]string, len(c.idx))
-	for i, j := range c.idx {
-		out[i] = s.Labels[j]
-	}
-	return out
-}
-
-// query is the ?labels= that asks for this choice again: nil for the
-// default.
-func (c labelChoice) query(s dataset.Summary) url.Values {
-	if !c.chosen {
-		return nil
-	}
-	return url.Values{"labels": c.names(s)}
-}
-
-// which says how the shown labels were chosen, for a figure's subtitle.
-func (c labelChoice) which(kind dataset.Kind) string {
-	switch {
-	case c.chosen:
-		return "chosen"
-	case kind == dataset.MultiDim:
-		return "the first"
-	}
-	return "the most frequent"
-}
-
 // chooseLabels reads the ?labels= of q: names of s's labels, each value a
 // name or names separated by commas or new lines, at most most of them.
 // Without it the choice is every label when there are at most most, else
 // the most frequent most labels (multi-label data, in the data's order) or
 // the first most class variables. An unknown name or too many is a 400
 // naming it and where the valid names are.
-func chooseLabels(s dataset.Summary, id string, q url.Values, most int) (labelChoice, error) {
+func chooseLabels(s dataset.Summary, id string, q url.Values, most int) (views.LabelChoice, error) {
 	total := len(s.Labels)
 	idx, err := parseLabels(s, id, q["labels"], most)
 	if err != nil {
-		return labelChoice{}, err
+		return views.LabelChoice{}, err
 	}
 	if idx != nil {
-		return labelChoice{idx: idx, total: total, chosen: true}, nil
+		return views.LabelChoice{Idx: idx, Total: total, Chosen: true}, nil
 	}
-	return labelChoice{idx: defaultLabels(s, most), total: total}, nil
-}
-
-// defaultLabels are the labels a view shows unless told: all of them up to
-// most, else the most frequent most (multi-label data; ties go to the
-// earlier label) in the data's order, or the first most class variables.
-func defaultLabels(s dataset.Summary, most int) []int {
-	total := len(s.Labels)
-	if total <= most || s.Kind == dataset.MultiDim || len(s.LabelStats) != total {
-		idx := make([]int, min(total, most))
-		for i := range idx {
-			idx[i] = i
-		}
-		return idx
-	}
-	return slices.Sorted(slices.Values(topLabels(s, most)))
-}
-
-// topLabels are the indices of the most frequent n labels, most frequent
-// first (ties: the earlier label first).
-func topLabels(s dataset.Summary, n int) []int {
-	idx := make([]int, len(s.LabelStats))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(s.LabelStats[b].Count, s.LabelStats[a].Count) })
-	return idx[:min(n, len(idx))]
+	return views.DefaultChoice(s, most), nil
 }
 
 // parseLabels resolves the values of ?labels= to label indices, in the
@@ -137,7 +43,7 @@ func topLabels(s dataset.Summary, n int) []int {
 // that is a label's name is taken whole (names may hold commas); any other
 // is split at commas and new lines.
 func parseLabels(s dataset.Summary, id string, values []string, most int) ([]int, error) {
-	word := labelNoun(s.Kind)
+	word := views.LabelNoun(s.Kind)
 	tooMany := func(n int) error {
 		return badRequest("labels", "%s %s chosen; these views show at most %s at a time", plots.GroupDigits(n), word, plots.GroupDigits(most))
 	}
@@ -204,14 +110,6 @@ func parseLabels(s dataset.Summary, id string, values []string, most int) ([]int
 	return idx, nil
 }
 
-// labelNoun is "labels" or "class variables".
-func labelNoun(k dataset.Kind) string {
-	if k == dataset.MultiDim {
-		return "class variables"
-	}
-	return "labels"
-}
-
 // cut shortens s to n runes, with "…".
 func cut(s string, n int) string {
 	r := []rune(s)
@@ -219,12 +117,4 @@ func cut(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
-}
-
-// countOf is "1 label" or "5 000 labels".
-func countOf(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%s %s", plots.GroupDigits(n), many)
 }

@@ -129,7 +129,7 @@ func methodResult(res *jobs.Results, method string) (jobs.MethodResult, error) {
 }
 
 // apiDatasetPlot serves a data set's plots: labels and nmi, of the labels
-// ?labels= names (at most maxShownLabels), else of the page's default
+// ?labels= names (at most views.MaxShownLabels), else of the page's default
 // choice.
 func (h *handler) apiDatasetPlot(w http.ResponseWriter, r *http.Request) {
 	name, format, ok := plotFile(chi.URLParam(r, "file"))
@@ -142,12 +142,12 @@ func (h *handler) apiDatasetPlot(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	c, err := chooseLabels(rec.Summary, rec.ID, r.URL.Query(), maxShownLabels)
+	c, err := chooseLabels(rec.Summary, rec.ID, r.URL.Query(), views.MaxShownLabels)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	f, _, err := h.datasetFigure(rec, name, c)
+	f, _, err := h.build.DatasetFigure(rec, name, c)
 	if err != nil {
 		h.fail(w, r, err)
 		return

@@ -1,0 +1,184 @@
+package views
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"mldr/internal/dataset"
+	"mldr/internal/plots"
+	"mldr/internal/store"
+	"mldr/web/templates"
+)
+
+// DatasetOptions are the choices of a data set's page.
+type DatasetOptions struct {
+	// Choice is the labels shown; ChoiceError, when not nil, is why the
+	// ?labels= asked for was refused (Choice is then the default).
+	Choice      LabelChoice
+	ChoiceError *templates.FormError
+	// RelabelError is a refused relabelling, shown beside its form.
+	RelabelError *templates.FormError
+	// Problem is what is wrong with the data set's files ("": nothing);
+	// a data set with a problem shows no figures.
+	Problem string
+}
+
+// Dropped is a figure a page left out because building it failed with
+// an error that is not the data's (those become a note in its place):
+// the page still shows, and the caller logs it.
+type Dropped struct {
+	Figure string
+	Err    error
+}
+
+// Dataset builds a data set's page but for its Page and Notice: the
+// summary, the relabel form, the label table or class tables, the
+// frequency plot and the NMI heatmap (and table) of the chosen labels.
+func (b *Builder) Dataset(rec store.DatasetRecord, o DatasetOptions) (templates.DatasetView, []Dropped) {
+	v := templates.DatasetView{
+		ID: rec.ID, Name: rec.Name, FileName: rec.FileName,
+		Size: store.FormatBytes(rec.Bytes), Created: FormatTime(rec.CreatedAt), SHA256: rec.SHA256,
+		Summary: rec.Summary, Problem: o.Problem, Kind: string(rec.Options.Kind), RelabelError: o.RelabelError, Folds: rec.Folds,
+	}
+	relabelColumns(&v, rec)
+	s := rec.Summary
+	c := o.Choice
+	if c.partial() || o.ChoiceError != nil {
+		v.Choice = choiceView(s, c, o.ChoiceError)
+	}
+	if len(s.LabelStats) == len(s.Labels) {
+		for _, j := range c.Idx {
+			v.LabelRows = append(v.LabelRows, s.LabelStats[j])
+		}
+		if s.Kind == dataset.MultiDim {
+			v.ClassTables = classTables(v.LabelRows)
+		}
+	}
+	var dropped []Dropped
+	figure := func(id, base string, f *plots.Figure, alt string, err error) *templates.FigureView {
+		fv, err := Figure(id, base, c.query(s), f, alt, err)
+		if err != nil {
+			dropped = append(dropped, Dropped{Figure: id, Err: err})
+			return nil
+		}
+		return fv
+	}
+	if v.Problem == "" && len(s.Labels) > 0 && s.Kind == dataset.MultiLabel {
+		f, alt, err := b.DatasetFigure(rec, "labels", c)
+		v.Frequency = figure("labels", "/api/datasets/"+rec.ID+"/plots/labels", f, alt, err)
+		n, err := b.labelNMI(rec, c)
+		f = nil
+		alt = ""
+		if err == nil {
+			f, alt, err = n.figure()
+			if len(n.labels) <= maxNMITable {
+				v.NMITable = n.table()
+			}
+		}
+		v.NMI = figure("nmi", "/api/datasets/"+rec.ID+"/plots/nmi", f, alt, err)
+	}
+	return v, dropped
+}
+
+// relabelColumns fills the relabel form: a check box per column up to
+// maxColumnChecks columns, else the first names and a text field of the
+// label columns' names.
+func relabelColumns(v *templates.DatasetView, rec store.DatasetRecord) {
+	v.LabelColumns = rec.LabelColumns
+	if len(rec.Columns) <= maxColumnChecks {
+		isLabel := make(map[string]bool, len(rec.LabelColumns))
+		for _, c := range rec.LabelColumns {
+			isLabel[c] = true
+		}
+		v.Columns = make([]templates.ColumnChoice, 0, len(rec.Columns))
+		for _, c := range rec.Columns {
+			v.Columns = append(v.Columns, templates.ColumnChoice{Name: c, Label: isLabel[c]})
+		}
+		return
+	}
+	v.ColumnCount = len(rec.Columns)
+	v.ColumnPreview = rec.Columns[:maxColumnPreview]
+	if len(rec.LabelColumns) <= MaxListed {
+		v.LabelNames = strings.Join(rec.LabelColumns, "\n")
+	}
+}
+
+// choiceView is the page's notice and form for a part of the labels.
+func choiceView(s dataset.Summary, c LabelChoice, fe *templates.FormError) *templates.LabelChoice {
+	noun := LabelNoun(s.Kind)
+	what := "the heatmap, the frequency plot and the table show"
+	if s.Kind == dataset.MultiDim {
+		what = "the class tables show"
+	}
+	which := fmt.Sprintf("the %s most frequent", plots.GroupDigits(len(c.Idx)))
+	switch {
+	case c.Chosen && len(c.Idx) == 1:
+		which = "the one you chose"
+	case c.Chosen:
+		which = fmt.Sprintf("the %s you chose", plots.GroupDigits(len(c.Idx)))
+	case s.Kind == dataset.MultiDim:
+		which = fmt.Sprintf("the first %s", plots.GroupDigits(len(c.Idx)))
+	}
+	v := &templates.LabelChoice{Notice: fmt.Sprintf("%s: %s %s; choose others below.", countOf(c.Total, strings.TrimSuffix(noun, "s"), noun), what, which),
+		Noun: noun, Max: MaxShownLabels, Error: fe, Chosen: c.Chosen}
+	listed := map[int]bool{}
+	for _, j := range topLabels(s, MaxLabelOptions) {
+		listed[j] = true
+	}
+	if s.Kind == dataset.MultiDim || len(s.LabelStats) != len(s.Labels) {
+		listed = map[int]bool{}
+		for j := range min(len(s.Labels), MaxLabelOptions) {
+			listed[j] = true
+		}
+	}
+	chosen := map[int]bool{}
+	var typed []string
+	for _, j := range c.Idx {
+		chosen[j] = c.Chosen
+		if c.Chosen && !listed[j] {
+			typed = append(typed, s.Labels[j])
+		}
+	}
+	v.Typed = strings.Join(typed, ", ")
+	for j, name := range s.Labels {
+		if !listed[j] {
+			continue
+		}
+		text := name
+		if s.Kind == dataset.MultiLabel && j < len(s.LabelStats) {
+			text = fmt.Sprintf("%s (%.1f%%)", name, 100*s.LabelStats[j].Frequency)
+		}
+		v.Options = append(v.Options, templates.LabelOption{Name: name, Text: text, Selected: chosen[j]})
+	}
+	v.Unlisted = len(s.Labels) - len(v.Options)
+	return v
+}
+
+// classTables are the class tables of the chosen class variables, each
+// with its most frequent maxShownClasses classes (in category order).
+func classTables(stats []dataset.LabelStat) []templates.ClassTable {
+	out := make([]templates.ClassTable, 0, len(stats))
+	for _, l := range stats {
+		t := templates.ClassTable{Name: l.Name, Constant: l.Constant, Total: len(l.Classes), Classes: l.Classes}
+		if len(l.Classes) > maxShownClasses {
+			order := make([]int, len(l.Classes))
+			for i := range order {
+				order[i] = i
+			}
+			slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(l.Classes[b].Count, l.Classes[a].Count) })
+			keep := slices.Sorted(slices.Values(order[:maxShownClasses]))
+			t.Classes = make([]dataset.ClassCount, len(keep))
+			for i, c := range keep {
+				t.Classes[i] = l.Classes[c]
+			}
+			t.Hidden = len(l.Classes) - maxShownClasses
+			for _, c := range order[maxShownClasses:] {
+				t.HiddenRows += l.Classes[c].Count
+			}
+		}
+		out = append(out, t)
+	}
+	return out
+}
