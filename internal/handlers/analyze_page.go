@@ -1,16 +1,13 @@
 package handlers
 
 import (
-	"fmt"
 	"math"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 
 	"mldr/internal/analysis"
-	"mldr/internal/dataset"
 	"mldr/internal/jobs"
 	"mldr/internal/store"
 	"mldr/internal/views"
@@ -20,57 +17,13 @@ import (
 // pageAnalyze is the form of a new analysis.
 func (h *handler) pageAnalyze(w http.ResponseWriter, r *http.Request) {
 	rec := datasetFrom(r)
-	h.render(w, r, http.StatusOK, templates.AnalyzePage(h.analyzeView(rec, defaultAnalyzeForm(rec), nil, nil)))
+	h.render(w, r, http.StatusOK, templates.AnalyzePage(h.analyzeView(rec, views.DefaultAnalyzeForm(rec), nil, nil)))
 }
 
-func defaultAnalyzeForm(rec store.DatasetRecord) templates.AnalyzeForm {
-	f := templates.AnalyzeForm{DimMode: "thr", Thr: "0.99", D: "", Beta: "0.5", Lambda: "0.1", LabelKernel: "linear", K: "10", Normalize: analysis.NormalizeUnit,
-		Classifier: "mlknn", SplitKind: "holdout", TestFraction: "0.2", Folds: "10", Seed: "1", GridMode: "percent", Grid: "10, 20, 30, 40, 50, 60, 70, 80, 90, 100", GridOf: "rank",
-		EvalK: "10", EvalLambda: "0.1", Preprocess: "none", HasFolds: rec.Folds > 0}
-	if rec.Folds > 0 {
-		f.SplitKind = "predefined"
-	}
-	return f
-}
-
+// analyzeView is a data set's analysis form (see views.Builder.Analyze).
 func (h *handler) analyzeView(rec store.DatasetRecord, form templates.AnalyzeForm, checked []string, fe *templates.FormError) templates.AnalyzeView {
-	v := templates.AnalyzeView{Page: h.page("New analysis", "datasets"), DatasetID: rec.ID, DatasetName: rec.Name, Summary: rec.Summary,
-		Form: form, Error: fe, Labels: rec.Summary.Labels}
-	shape := analysis.Shape{N: rec.Summary.Rows, D: rec.Summary.Features, Q: len(rec.Summary.Labels)}
-	multiDim := rec.Summary.Kind == dataset.MultiDim
-	if multiDim {
-		for _, l := range rec.Summary.LabelStats {
-			shape.Classes = append(shape.Classes, len(l.Classes))
-		}
-	}
-	if checked == nil {
-		checked = []string{"pca", "mddmp"}
-		if multiDim {
-			checked = []string{"pca", "sdem"}
-		}
-	}
-	lim := h.jobs.Limits()
-	for _, m := range analysis.Methods() {
-		most := lim.PairwiseRows(m)
-		c := templates.MethodChoice{ID: m.ID, Name: m.Name, Summary: m.Summary, Paper: m.Paper, Space: string(m.Space),
-			Takes: strings.Join(m.Takes, " "), MaxDim: analysis.MaxDim(m.ID, analysis.Params{}, shape), Checked: slices.Contains(checked, m.ID)}
-		switch {
-		case multiDim && !m.MultiDim:
-			c.Disabled, c.DisabledWhy = true, "Needs multi-label data."
-		case !multiDim && !m.MultiLabel:
-			c.Disabled, c.DisabledWhy = true, "Needs multi-dimensional data."
-		case most > 0 && rec.Summary.Rows > most:
-			c.Disabled, c.DisabledWhy = true, fmt.Sprintf("At most %d rows: %s.", most, m.MaxNWhy)
-		default:
-			if why, fits := lim.MethodMemory(rec, m.ID); !fits {
-				c.Disabled, c.DisabledWhy = true, why
-			}
-		}
-		if c.Disabled {
-			c.Checked = false
-		}
-		v.Methods = append(v.Methods, c)
-	}
+	v := h.build.Analyze(rec, form, checked, fe)
+	v.Page = h.page("New analysis", "datasets")
 	return v
 }
 

@@ -1,12 +1,12 @@
 package handlers
 
 import (
-	"fmt"
 	"net/http"
 	"slices"
 
 	"mldr/internal/jobs"
 	"mldr/internal/store"
+	"mldr/internal/views"
 	"mldr/web/templates"
 )
 
@@ -37,42 +37,12 @@ func (h *handler) studyRecords(ids []string) ([]store.DatasetRecord, error) {
 	return recs, nil
 }
 
-// studyView is the analysis form in study mode: the methods are offered
-// as for the first data set, and disabled when any data set rules them
-// out.
+// studyView is the analysis form in study mode (see
+// views.Builder.StudyForm).
 func (h *handler) studyView(recs []store.DatasetRecord, form templates.AnalyzeForm, checked []string, fe *templates.FormError) templates.AnalyzeView {
-	v := h.analyzeView(recs[0], form, checked, fe)
+	v := h.build.StudyForm(recs, form, checked, fe)
 	v.Page = h.page("New study", "datasets")
-	for _, rec := range recs {
-		v.Study = append(v.Study, templates.Link{ID: rec.ID, Name: rec.Name})
-	}
-	for _, rec := range recs[1:] {
-		other := h.analyzeView(rec, form, checked, nil)
-		for i, m := range other.Methods {
-			c := &v.Methods[i]
-			if m.Disabled && !c.Disabled {
-				c.Disabled, c.Checked, c.DisabledWhy = true, false, fmt.Sprintf("On %s: %s", rec.Name, m.DisabledWhy)
-			}
-			c.MaxDim = min(c.MaxDim, m.MaxDim)
-		}
-	}
 	return v
-}
-
-// defaultStudyForm is the analysis form's defaults for a study: each
-// method at the d its energy threshold chooses on each data set (so the
-// baseline without reduction is compared too), and the predefined folds
-// when every data set has them.
-func defaultStudyForm(recs []store.DatasetRecord) templates.AnalyzeForm {
-	f := defaultAnalyzeForm(recs[0])
-	f.Grid = ""
-	f.HasFolds = !slices.ContainsFunc(recs, func(r store.DatasetRecord) bool { return r.Folds == 0 })
-	if f.HasFolds {
-		f.SplitKind = jobs.SplitPredefined
-	} else {
-		f.SplitKind = jobs.SplitHoldout
-	}
-	return f
 }
 
 // pageStudy is the form of a new study over the data sets ticked on the
@@ -83,7 +53,7 @@ func (h *handler) pageStudy(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	h.render(w, r, http.StatusOK, templates.AnalyzePage(h.studyView(recs, defaultStudyForm(recs), nil, nil)))
+	h.render(w, r, http.StatusOK, templates.AnalyzePage(h.studyView(recs, views.DefaultStudyForm(recs), nil, nil)))
 }
 
 // pageSubmitStudy turns the study form into a job request over its data
