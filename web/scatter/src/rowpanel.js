@@ -17,8 +17,9 @@ export function createRowPanel(api, signal, highlight, closed) {
   const closeBtn = el("button", { type: "button", class: "secondary", "data-testid": "row-close", "aria-label": "Close the row's panel", text: "Close" });
   const status = el("p", { role: "status", "data-testid": "row-facts" });
   const body = el("div", { class: "row-neighbours" });
+  const lit = el("p", { class: "hint", role: "status", "data-testid": "row-highlight" });
   const section = el("section", { class: "card row-panel", "aria-labelledby": "explore-row-h", "data-testid": "row-panel", hidden: true },
-    el("div", { class: "row-panel-head" }, heading, closeBtn), status, body);
+    el("div", { class: "row-panel-head" }, heading, closeBtn), status, body, lit);
   let pending = null;
   let opener = null;
   const panel = { element: section, answer: null, open: false };
@@ -32,7 +33,10 @@ export function createRowPanel(api, signal, highlight, closed) {
     const tb = el("tbody");
     for (const n of rows) {
       const b = el("button", { type: "button", class: "link", "data-row": n.row, "aria-label": "Highlight row " + n.row + " in every view", text: String(n.row) });
-      b.addEventListener("click", () => highlight(n.row));
+      b.addEventListener("click", () => {
+        highlight(n.row);
+        lit.textContent = "Row " + n.row + " (" + labelText(n.labels) + ") is highlighted in every view that has it.";
+      });
       tb.append(el("tr", { "data-row": n.row }, el("th", { scope: "row" }, b), el("td", { class: "num", text: num(n.distance, 3) }), el("td", { text: labelText(n.labels) })));
     }
     t.append(tb);
@@ -52,6 +56,7 @@ export function createRowPanel(api, signal, highlight, closed) {
     status.textContent = "Loading row " + n + "…";
     section.setAttribute("aria-busy", "true");
     body.replaceChildren();
+    lit.textContent = "";
     try {
       const a = await getJSON(api + "/rows/" + encodeURIComponent(n) + "?method=" + encodeURIComponent(view.id) + "&k=" + neighbours, "reading row " + n, ctl.signal);
       if (ctl !== pending) { return; }
