@@ -435,6 +435,7 @@ export async function createExplorer(root, renderer, page) {
     if (pendingSelection) { pendingSelection.abort(); }
     const ctl = pendingSelection = new AbortController();
     signal.addEventListener("abort", () => ctl.abort());
+    page.selection = null; // the statistics of the selection before are no longer the selection's
     panel.setAttribute("aria-busy", "true");
     try {
       const ans = await postJSON(api + "/selection", { method: owner.id, rows }, "the selection's statistics", ctl.signal);
