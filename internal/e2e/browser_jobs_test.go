@@ -69,9 +69,11 @@ func ftoa(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 // TestBrowserAnalysis is the researcher's first session: upload emotions,
 // look at its labels, compare pca, mddmp and cplst with ML-kNN, follow the
 // job live until the results appear without a reload, read the plots and
-// the table, recolour the projection, download a projection matrix.
+// the table, recolour the projection, download a projection matrix. The
+// browser has no WebGL: this is the page of the static figures (with
+// WebGL the interactive scatter takes their place; TestBrowserExplore).
 func TestBrowserAnalysis(t *testing.T) {
-	ctx := browser(t)
+	ctx := browser(t, chromedp.Flag("disable-webgl", true))
 	a := start(t, t.TempDir(), "-workers", "1")
 	emotions := sharedFile(t, "emotions/emotions.csv")
 

@@ -6,6 +6,7 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -280,5 +281,60 @@ func TestExploreTestSetNumbers(t *testing.T) {
 	_, b = s.do("GET", "/api/jobs/"+id+"/values?of=part", "", nil)
 	if p := floats(t, b); p[0] != 0 || p[1199] != 1 {
 		t.Errorf("parts: %v … %v", p[0], p[1199])
+	}
+}
+
+// The points of every kind of method equal its projected.csv to float32
+// precision: feature space (pca), label space (cplst), an embedding of
+// the fit rows only (mds, with a holdout: fewer rows than the others),
+// and lda's blocks.
+func TestExplorePointsEveryKind(t *testing.T) {
+	s := newJobServer(t, 1, 0, nil)
+	ml, md := s.demo("multilabel"), s.demo("multidim")
+	for _, tc := range []struct {
+		name, body string
+		methods    []string
+	}{
+		{"multi-label", `{"dataset":"` + ml + `","methods":["pca","cplst","mds"],"params":{"d":2},"split":{"kind":"holdout"}}`, []string{"pca", "cplst", "mds"}},
+		{"multi-dimensional", `{"dataset":"` + md + `","methods":["sdem","lda"],"params":{"d":1},"split":{"kind":"kfold","folds":3},"evaluate":{"classifier":"ridge"}}`, []string{"sdem", "lda"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, body := s.submit(tc.body)
+			id := body["id"].(string)
+			s.waitJob(id, jobs.Succeeded)
+			for _, m := range tc.methods {
+				_, csvBody := s.do("GET", "/api/jobs/"+id+"/projected.csv?method="+m, "", nil)
+				rows, err := csv.NewReader(strings.NewReader(string(csvBody))).ReadAll()
+				if err != nil {
+					t.Fatal(err)
+				}
+				c1 := slices.Index(rows[0], "c1")
+				y := "2"
+				if len(rows[0])-c1 < 2 {
+					y = "1"
+				}
+				resp, b := s.do("GET", "/api/jobs/"+id+"/points?method="+m+"&x=1&y="+y, "", nil)
+				pts := floats(t, b)
+				if resp.StatusCode != 200 || len(pts) != 2*(len(rows)-1) || resp.Header.Get("X-Rows") != strconv.Itoa(len(rows)-1) {
+					t.Fatalf("%s: got %d, %d floats for %d rows", m, resp.StatusCode, len(pts), len(rows)-1)
+				}
+				yc := c1 + 1
+				if y == "1" {
+					yc = c1
+				}
+				for i, r := range rows[1:] {
+					for k, col := range []int{c1, yc} {
+						want, _ := strconv.ParseFloat(r[col], 64)
+						if pts[2*i+k] != float32(want) {
+							t.Fatalf("%s row %d: point %v, projected.csv %v", m, i, pts[2*i+k], want)
+						}
+					}
+				}
+				_, b = s.do("GET", "/api/jobs/"+id+"/values?of=row&method="+m, "", nil)
+				if n := floats(t, b); len(n) != len(rows)-1 || strconv.Itoa(int(n[len(n)-1])) != rows[len(rows)-1][0] {
+					t.Errorf("%s: row numbers do not follow projected.csv", m)
+				}
+			}
+		})
 	}
 }
