@@ -2,29 +2,21 @@
 // method, the legend and the selection panel. Built from
 // GET /api/jobs/{id}/explore; points, colours and row numbers come as
 // float32 from /points and /values, the selection's statistics from
-// POST /selection (docs/API.md).
+// POST /selection (docs/API.md). Views are linked by row number (mds
+// leaves out rows the other methods have): a selection, a hover, a search
+// or a saved selection lights up the same rows in every view. A click (or
+// Enter) opens a row's panel with its nearest rows (rowpanel.js);
+// selections can be named and kept with the job (saved.js); a view can
+// fill the window, and a density layer can be drawn over each view
+// (density.js).
 
 import { getFloats, getJSON, postJSON } from "./api.js";
 import { encode } from "./colours.js";
+import { el, labelText, num, pct } from "./dom.js";
+import { radius as hexRadius } from "./density.js";
+import { createRowPanel } from "./rowpanel.js";
+import { createSaved } from "./saved.js";
 import { createView } from "./view.js";
-
-function el(tag, attrs, ...children) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (v === null || v === undefined || v === false) { continue; }
-    if (k === "text") { e.textContent = v; } else { e.setAttribute(k, v === true ? "" : v); }
-  }
-  for (const c of children) { if (c) { e.append(c); } }
-  return e;
-}
-
-function num(v, digits) {
-  if (v === null || v === undefined || Number.isNaN(v)) { return "–"; }
-  if (v !== 0 && (Math.abs(v) < 1e-3 || Math.abs(v) >= 1e5)) { return v.toExponential((digits || 3) - 1); }
-  return Number(v.toPrecision(digits || 3)).toString();
-}
-
-function pct(k, n) { return n > 0 ? " (" + (100 * k / n).toFixed(1) + "%)" : ""; }
 
 // readHash reads the explorer's state from the address's fragment:
 // #sx=1&sy=2&scolour=label:a.
@@ -49,12 +41,17 @@ export async function createExplorer(root, renderer, page) {
   const api = root.getAttribute("data-explore");
   const aborter = new AbortController();
   const signal = aborter.signal;
+  const doc = root.ownerDocument;
   const views = [];
-  let rowNumbers = null; // Float32Array: each row's number, fetched on the first selection
-  let selected = []; // indices into the rows
-  let selectedFrom = null;
+  // The selection, as row numbers; from is the view it was made in (null:
+  // a search or a saved selection), text what the panel says of it.
+  let sel = { numbers: [], from: null, method: null, text: "" };
   let pendingSelection = null;
   let colourToken = 0;
+  let setValues = null; // the default method's label set index of each row
+  let setView = null;
+  let fullView = null; // the view shown full screen
+  const cleanups = [];
 
   const notice = el("p", { class: "hint", role: "status", "data-testid": "explore-status", text: "Loading the interactive view…" });
   root.replaceChildren(notice);
@@ -85,9 +82,9 @@ export async function createExplorer(root, renderer, page) {
   // ---- Controls ----------------------------------------------------------
   const id = (s) => "explore-" + s;
   const axis = (name, text, value) => {
-    const sel = el("select", { id: id(name), "data-testid": "explore-" + name });
-    for (let i = 1; i <= maxD; i++) { sel.append(el("option", { value: i, selected: i === value, text: "component " + i })); }
-    return [el("label", { for: id(name), text }), sel];
+    const s = el("select", { id: id(name), "data-testid": "explore-" + name });
+    for (let i = 1; i <= maxD; i++) { s.append(el("option", { value: i, selected: i === value, text: "component " + i })); }
+    return [el("label", { for: id(name), text }), s];
   };
   const [xLabel, xSel] = axis("x", "Horizontal", st.x);
   const [yLabel, ySel] = axis("y", "Vertical", st.y);
@@ -105,45 +102,122 @@ export async function createExplorer(root, renderer, page) {
     modes.append(el("label", { class: "inline", for: id("mode-" + v) }, r, " " + t));
   }
   const onlySel = el("input", { type: "checkbox", id: id("only"), "data-testid": "explore-only" });
+  const densityBox = el("input", { type: "checkbox", id: id("density"), "data-testid": "explore-density" });
   const clearBtn = el("button", { type: "button", class: "secondary", "data-testid": "explore-clear", disabled: true, text: "Clear the selection" });
   const controls = el("div", { class: "controls explore-controls", role: "group", "aria-label": "Interactive view" },
     xLabel, xSel, yLabel, ySel, el("label", { for: id("colour"), text: "Colour by" }), colourSel, featureBox, modes,
-    el("label", { class: "inline", for: id("only") }, onlySel, " show only the selection"), clearBtn);
+    el("label", { class: "inline", for: id("only") }, onlySel, " show only the selection"),
+    el("label", { class: "inline", for: id("density") }, densityBox, " density layer"), clearBtn);
+
+  // Search: row numbers and ranges, or labels (GET /search).
+  const searchInput = el("input", {
+    type: "search", id: id("search"), "data-testid": "explore-search", autocomplete: "off",
+    "aria-describedby": id("search-hint") + " " + id("search-error"), placeholder: "row numbers, 40-45, or labels: a and b but not c",
+  });
+  const searchBtn = el("button", { type: "submit", class: "secondary", "data-testid": "explore-search-go", text: "Find" });
+  const searchHint = el("span", { class: "hint", id: id("search-hint"), text: "Row numbers (12, 40-45) or labels joined by and, but and not: “a and b but not c”." });
+  const searchError = el("p", { class: "error", id: id("search-error"), role: "alert", "data-testid": "explore-search-error" });
+  const searchForm = el("form", { class: "controls explore-search", role: "search", "aria-label": "Find rows", "data-testid": "explore-search-form" },
+    el("label", { for: id("search"), text: "Find rows" }), searchInput, searchBtn, searchHint);
+
   const legend = el("div", { class: "explore-legend", "data-testid": "explore-legend" });
+  const densityNote = el("p", { class: "hint", "data-testid": "density-note", hidden: true,
+    text: "Density layer: hexagons of " + hexRadius + " px over the rows in each view's window, darker where there are more rows (log scale); it follows pan and zoom." });
   const hoverLine = el("p", { class: "hint explore-hover", "aria-hidden": "true", "data-testid": "explore-hover" });
   const panel = el("section", { class: "card selection-panel", "aria-live": "polite", "aria-labelledby": id("sel-h"), "data-testid": "selection-panel" },
     el("h3", { id: id("sel-h"), text: "Selection" }),
     el("p", { class: "hint", "data-testid": "selection-count", text: "Lasso rows in any view (hold Shift and drag, or choose lasso or box above) to see which labels they are enriched in." }));
+  const leaveBtn = el("button", { type: "button", class: "secondary explore-leave", "data-testid": "explore-leave", hidden: true, text: "Leave full screen (Esc)" });
   notice.textContent = "";
-  root.replaceChildren(controls, legend, hoverLine, notice, panel);
+  const rowPanel = createRowPanel(api, signal, (n) => highlight(n), () => { page.rowOpen = false; page.row = null; });
+  const saved = createSaved(api, signal,
+    () => (sel.numbers.length ? { method: sel.method, rows: sel.numbers } : null),
+    (name, rows) => selectNumbers(rows, null, (n, all) => n + " of " + all + " rows in the saved selection “" + name + "”."));
+  root.replaceChildren(leaveBtn, controls, searchForm, searchError, legend, densityNote, hoverLine, notice, panel, rowPanel.element, saved.element);
 
   // ---- Page state for scripts and tests ---------------------------------
-  Object.assign(page, { ready: false, rows: meta.rows, selectedFrom: null, selected: [], selection: null, error: null, hovered: null });
+  Object.assign(page, {
+    ready: false, rows: meta.rows, selectedFrom: null, selected: [], selection: null, error: null, hovered: null,
+    hoveredRow: null, highlighted: null, row: null, rowOpen: false, search: null, fullscreen: null, density: false,
+  });
+  Object.defineProperty(page, "saved", { get: () => saved.items, configurable: true, enumerable: true });
   page.controls = st; // x, y and colour, live
-  page.selectedIndices = () => selected.slice();
+  page.selectedIndices = () => (sel.from ? sel.from.indicesOf(sel.numbers) : []);
   page.views = {};
   page.legend = null;
 
   // ---- Views ---------------------------------------------------------------
+  const byId = (m) => views.find((v) => v.id === m) || null;
+  const widest = () => views.reduce((a, b) => (b.state.rows > a.state.rows ? b : a), views[0]);
+
+  function labelsOf(n) {
+    if (!setValues || !setView) { return null; }
+    const j = setView.indexOf(n);
+    const k = j >= 0 ? setValues[j] : NaN;
+    const s = meta.label_sets && meta.label_sets[k];
+    return s ? s.labels : null;
+  }
+
+  function describeRow(n) {
+    const l = labelsOf(n);
+    return "Row " + n + (l ? ": " + labelText(l) : "");
+  }
+
+  // hoverAll hovers row number n (null: none) in every view but except.
+  function hoverAll(n, except) {
+    for (const v of views) {
+      if (v === except) { continue; }
+      const i = n === null ? -1 : v.indexOf(n);
+      v.hover(i >= 0 ? i : null);
+    }
+  }
+
+  // highlight lights row number n up in every view (a neighbour in the
+  // row panel).
+  function highlight(n) {
+    hoverAll(n, null);
+    page.highlighted = n;
+    hoverLine.textContent = describeRow(n) + " (highlighted in every view)";
+  }
+
+  async function openRow(view, i, from) {
+    const n = view.number(i);
+    if (n === null) { return; }
+    page.rowOpen = true;
+    await rowPanel.show(view, n, from || view.element);
+    page.row = rowPanel.answer;
+  }
+
   const hooks = {
-    select(view, indices) { setSelection(Array.from(indices), view); },
-    deselect(view) { setSelection([], view); },
+    select(view, indices) { selectNumbers(view.numbersOf(Array.from(indices)), view); },
+    deselect(view) { selectNumbers([], view); },
     over(view, i) {
-      for (const v of views) { if (v !== view) { v.hover(i); } }
+      const n = view.number(i);
+      hoverAll(n, view);
       page.hovered = i;
-      hoverLine.textContent = "Row " + (rowNumbers ? rowNumbers[i] : i + 1) + " (" + view.state.name + ")";
+      page.hoveredRow = n;
+      hoverLine.textContent = (n === null ? "Row " + (i + 1) : describeRow(n)) + " (" + view.state.name + ")";
     },
     out(view) {
-      for (const v of views) { if (v !== view) { v.hover(null); } }
+      hoverAll(null, view);
       page.hovered = null;
+      page.hoveredRow = null;
       hoverLine.textContent = "";
     },
+    click(view, i) { openRow(view, i).catch(fail); },
+    open(view, i) { openRow(view, i).catch(fail); },
+    escape() {
+      if (rowPanel.close()) { return true; }
+      if (fullView) { setFullscreen(null); return true; }
+      return false;
+    },
+    fullscreen(view) { setFullscreen(fullView === view ? null : view); },
     frame() {},
   };
   // The static figures' axis and colour controls steer only the static
   // figures, now behind the views (their PNG and SVG downloads follow the
   // address): the explorer's own controls take their place.
-  const staticForm = root.ownerDocument.querySelector('[data-testid="projection-controls"]');
+  const staticForm = doc.querySelector('[data-testid="projection-controls"]');
   if (staticForm) {
     for (const name of ["x", "y", "colour"]) {
       const c = staticForm.querySelector("#" + name);
@@ -152,31 +226,85 @@ export async function createExplorer(root, renderer, page) {
       if (l) { l.hidden = true; }
     }
   }
+  const fullBtns = new Map();
   for (const m of methods) {
     const slot = slots.get(m.id);
     slot.hidden = false;
     const v = createView(slot, m, renderer, hooks);
     views.push(v);
+    const fb = el("button", { type: "button", class: "secondary scatter-full", "aria-pressed": "false", "data-testid": "fullscreen-" + m.id,
+      "aria-label": "Show " + m.name + "'s view full screen", text: "Full screen" });
+    fb.addEventListener("click", () => setFullscreen(fullView === v ? null : v));
+    const tools = el("div", { class: "scatter-tools" }, fb);
+    slot.insertBefore(tools, slot.firstChild);
+    fullBtns.set(v, fb);
+    cleanups.push(() => tools.remove());
     page.views[m.id] = {
       get state() { return v.state; },
       get camera() { return v.camera(); },
       get selected() { return Array.from(v.plot.get("selectedPoints") || []); },
+      get selectedRows() { return v.numbersOf(Array.from(v.plot.get("selectedPoints") || [])); },
       get filtered() { return (v.plot.get("filteredPoints") || []).length; },
       get hovered() { return v.plot.get("hoveredPoint") ?? null; },
+      get hoveredRow() { const h = v.plot.get("hoveredPoint"); return h === undefined || h === null || h < 0 ? null : v.number(h); },
+      get density() { return v.density; },
+      get size() { return [v.plot.get("width"), v.plot.get("height")]; },
+      number(i) { return v.number(i); },
+      indexOf(n) { return v.indexOf(n); },
       // position is where row index i is drawn, in the page's CSS pixels.
       position(i) {
         const [x, y] = v.plot.getScreenPosition(i);
         const r = v.element.getBoundingClientRect();
         return [r.left + x, r.top + y];
       },
+      // densityPosition is the same as the density layer computes it.
+      densityPosition(i) {
+        const [x, y] = v.toScreen(i);
+        const r = v.element.getBoundingClientRect();
+        return [r.left + x, r.top + y];
+      },
     };
-    const fig = root.ownerDocument.getElementById("projection-" + m.id);
+    const fig = doc.getElementById("projection-" + m.id);
     if (fig) {
       fig.querySelectorAll(".plot-svg, .tooltip").forEach((e) => { e.hidden = true; });
       fig.classList.add("static-behind");
     }
   }
 
+  // ---- Full screen -----------------------------------------------------------
+  // setFullscreen shows view filling the window (null: back to the page),
+  // with the controls and panels in a column beside it.
+  function setFullscreen(view) {
+    if (fullView === view) { return; }
+    if (fullView) {
+      fullView.element.parentElement.classList.remove("fullscreen");
+      fullBtns.get(fullView).setAttribute("aria-pressed", "false");
+      fullBtns.get(fullView).textContent = "Full screen";
+    }
+    const left = fullView;
+    fullView = view;
+    doc.body.classList.toggle("explore-fullscreen", !!view);
+    root.classList.toggle("explore-side", !!view);
+    leaveBtn.hidden = !view;
+    page.fullscreen = view ? view.id : null;
+    if (view) {
+      view.element.parentElement.classList.add("fullscreen");
+      const b = fullBtns.get(view);
+      b.setAttribute("aria-pressed", "true");
+      b.textContent = "Leave full screen";
+      view.element.focus();
+    } else if (left) {
+      fullBtns.get(left).focus();
+    }
+  }
+  leaveBtn.addEventListener("click", () => setFullscreen(null));
+  const onDocKey = (ev) => {
+    if (ev.key === "Escape" && fullView && !ev.defaultPrevented) { ev.preventDefault(); setFullscreen(null); }
+  };
+  doc.addEventListener("keydown", onDocKey);
+  cleanups.push(() => { doc.removeEventListener("keydown", onDocKey); setFullscreen(null); });
+
+  // ---- Loading -------------------------------------------------------------
   // loadPoints draws the chosen components; a method with fewer
   // components shows its last ones instead.
   async function loadPoints() {
@@ -185,6 +313,39 @@ export async function createExplorer(root, renderer, page) {
       const data = await getFloats(api + "/points?method=" + encodeURIComponent(v.id) + "&x=" + x + "&y=" + y, 2, v.state.name + "'s points", signal);
       await v.setPoints(data, x, y);
     }));
+  }
+
+  // loadNumbers reads each view's row numbers, which link the views, and
+  // the label set of each row (for the hover text).
+  async function loadNumbers() {
+    await Promise.all(views.map(async (v) => {
+      const data = await getFloats(api + "/values?of=row&method=" + encodeURIComponent(v.id), 1, v.state.name + "'s row numbers", signal);
+      v.setNumbers(data.values);
+    }));
+    setView = byId(meta.methods[0].id);
+    if (setView && meta.colours.some((c) => c.key === "set")) {
+      setValues = (await getFloats(api + "/values?of=set&method=" + encodeURIComponent(setView.id), 1, "the rows' label sets", signal)).values;
+    }
+  }
+
+  // ownerOf is the view whose rows a key's values are asked in: the
+  // per-row errors are in the evaluated rows' order (the widest view);
+  // categories come from the job's first method, as /explore lists them.
+  function ownerOf(key) {
+    if (key.startsWith("error:")) { return widest(); }
+    return byId(meta.methods[0].id) || widest();
+  }
+
+  // colourIndex maps the owner's colour indices onto view's rows by row
+  // number; rows the owner lacks get the last colour (grey).
+  function colourIndex(view, owner, index, other) {
+    if (view === owner) { return index; }
+    const out = new Float32Array(view.state.rows);
+    for (let i = 0; i < out.length; i++) {
+      const j = owner.indexOf(view.number(i));
+      out[i] = j >= 0 ? index[j] : other;
+    }
+    return out;
   }
 
   async function loadColour() {
@@ -197,11 +358,12 @@ export async function createExplorer(root, renderer, page) {
     if (!c) { c = meta.colours[0]; key = c.key; st.colour = key; }
     colourSel.value = key.startsWith("feature:") ? "feature:" : key;
     featureBox.hidden = !key.startsWith("feature:");
-    const owner = key.startsWith("error:") ? key.split(":")[2] : views[0].id;
-    const data = await getFloats(api + "/values?of=" + encodeURIComponent(key) + "&method=" + encodeURIComponent(owner), 1, "the colours (" + c.text + ")", signal);
+    const owner = ownerOf(key);
+    const data = await getFloats(api + "/values?of=" + encodeURIComponent(key) + "&method=" + encodeURIComponent(owner.id), 1, "the colours (" + c.text + ")", signal);
     if (token !== colourToken) { return; }
     const enc = encode(c, data);
-    await Promise.all(views.map((v) => v.setColours(enc.index, enc.colours, c.text)));
+    const other = enc.colours.length - 1;
+    await Promise.all(views.map((v) => v.setColours(colourIndex(v, owner, enc.index, other), enc.colours, c.text)));
     drawLegend(enc.legend);
     page.legend = enc.legend;
     writeHash(st);
@@ -247,35 +409,40 @@ export async function createExplorer(root, renderer, page) {
   }
 
   // ---- Selection -----------------------------------------------------------
-  function setSelection(indices, from) {
-    selected = indices;
-    selectedFrom = indices.length ? from : null;
-    for (const v of views) { if (v !== from) { v.select(indices); } }
+  // selectNumbers makes row numbers the selection in every view: from is
+  // the view it was made in (it shows it already), null for a search or a
+  // saved selection; say(count, rows) is the panel's sentence for those.
+  function selectNumbers(numbers, from, say) {
+    const owner = from || widest();
+    sel = { numbers, from, method: owner.id, say };
+    for (const v of views) { if (v !== from) { v.select(v.indicesOf(numbers)); } }
     if (onlySel.checked) { applyFilter(); }
-    clearBtn.disabled = !indices.length;
-    page.selectedFrom = selectedFrom ? selectedFrom.id : null;
-    if (!indices.length) {
-      page.selected = [];
+    clearBtn.disabled = !numbers.length;
+    saved.enable(numbers.length > 0);
+    page.selectedFrom = from ? from.id : null;
+    page.selected = numbers;
+    if (!numbers.length) {
       page.selection = null;
-      panel.replaceChildren(panel.firstChild, el("p", { class: "hint", "data-testid": "selection-count", text: "Nothing selected." }));
+      if (pendingSelection) { pendingSelection.abort(); }
+      panel.removeAttribute("aria-busy");
+      panel.replaceChildren(panel.firstChild, el("p", { class: "hint", "data-testid": "selection-count", text: say ? say(0, owner.state.rows) : "Nothing selected." }));
       return;
     }
-    askSelection(indices, from);
+    askSelection(numbers, owner, from, say);
   }
 
-  async function askSelection(indices, from) {
+  async function askSelection(rows, owner, from, say) {
     if (pendingSelection) { pendingSelection.abort(); }
     const ctl = pendingSelection = new AbortController();
     signal.addEventListener("abort", () => ctl.abort());
+    page.selection = null; // the statistics of the selection before are no longer the selection's
     panel.setAttribute("aria-busy", "true");
     try {
-      if (!rowNumbers) { rowNumbers = (await getFloats(api + "/values?of=row", 1, "the row numbers", ctl.signal)).values; }
-      const rows = indices.map((i) => rowNumbers[i]);
-      page.selected = rows;
-      const ans = await postJSON(api + "/selection", { method: from.id, rows }, "the selection's statistics", ctl.signal);
+      const ans = await postJSON(api + "/selection", { method: owner.id, rows }, "the selection's statistics", ctl.signal);
       if (ctl !== pendingSelection) { return; }
       page.selection = ans;
-      drawPanel(ans, from);
+      const text = say ? say(ans.count, owner.state.rows) : ans.count + " of " + owner.state.rows + " rows selected in " + from.state.name + ".";
+      drawPanel(ans, text);
     } catch (e) {
       if (e.name === "AbortError") { return; }
       page.error = e.message;
@@ -285,13 +452,12 @@ export async function createExplorer(root, renderer, page) {
     }
   }
 
-  function drawPanel(ans, from) {
-    const parts = [panel.firstChild,
-      el("p", { "data-testid": "selection-count", text: ans.count + " of " + meta.rows + " rows selected in " + from.state.name + "." })];
+  function drawPanel(ans, text) {
+    const parts = [panel.firstChild, el("p", { "data-testid": "selection-count", text })];
     if (ans.label_sets && ans.label_sets.length) {
       const sets = el("ol", { class: "selection-sets", "data-testid": "selection-sets" });
       for (const s of ans.label_sets.slice(0, 5)) {
-        sets.append(el("li", { text: (s.labels.length ? s.labels.join(", ") : "no label") + ": " + s.count + pct(s.count, ans.count) }));
+        sets.append(el("li", { text: labelText(s.labels) + ": " + s.count + pct(s.count, ans.count) }));
       }
       parts.push(el("p", { class: "hint", text: "Most frequent label sets in the selection:" }), sets);
     }
@@ -301,11 +467,12 @@ export async function createExplorer(root, renderer, page) {
     for (const h of ["label", "in the selection", "overall", "lift", "p", "q"]) { head.append(el("th", { scope: "col", text: h })); }
     table.append(el("thead", {}, head));
     const body = el("tbody");
+    const all = sel.from ? sel.from.state.rows : widest().state.rows;
     for (const l of ans.labels || []) {
       body.append(el("tr", { "data-label": l.label },
         el("th", { scope: "row", text: l.label }),
         el("td", { class: "num", text: l.in_selection + pct(l.in_selection, ans.count) }),
-        el("td", { class: "num", text: l.overall + pct(l.overall, meta.rows) }),
+        el("td", { class: "num", text: l.overall + pct(l.overall, all) }),
         el("td", { class: "num", text: num(l.lift, 3) }),
         el("td", { class: "num", "data-p": l.p, text: num(l.p, 3) }),
         el("td", { class: "num", text: num(l.q, 3) })));
@@ -316,16 +483,43 @@ export async function createExplorer(root, renderer, page) {
   }
 
   function applyFilter() {
-    for (const v of views) { v.filter(onlySel.checked && selected.length ? selected : null); }
+    for (const v of views) { v.filter(onlySel.checked && sel.numbers.length ? v.indicesOf(sel.numbers) : null); }
   }
 
+  // ---- Search ------------------------------------------------------------------
+  async function search(q) {
+    const owner = widest();
+    searchError.textContent = "";
+    searchInput.removeAttribute("aria-invalid");
+    try {
+      const a = await getJSON(api + "/search?q=" + encodeURIComponent(q) + "&method=" + encodeURIComponent(owner.id), "the search", signal);
+      page.search = { q, count: a.count, error: null };
+      selectNumbers(a.rows, null, (n, all) => (n ? n + " of " + all + " rows match “" + q + "”." : "No row matches “" + q + "”."));
+    } catch (e) {
+      if (e.name === "AbortError") { return; }
+      page.search = { q, count: null, error: e.message };
+      searchError.textContent = e.message + ".";
+      searchInput.setAttribute("aria-invalid", "true");
+    }
+  }
+  searchForm.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const q = searchInput.value.trim();
+    if (!q) {
+      searchError.textContent = "Type row numbers (12, 40-45) or labels (a and b but not c) to find rows.";
+      searchInput.setAttribute("aria-invalid", "true");
+      return;
+    }
+    search(q);
+  });
+
   // ---- Wiring ----------------------------------------------------------------
-  const fail = (e) => {
+  function fail(e) {
     if (e.name === "AbortError") { return; }
     page.error = e.message;
     notice.textContent = "Interactive view unavailable: " + e.message + ".";
     notice.setAttribute("role", "alert");
-  };
+  }
   xSel.addEventListener("change", () => { st.x = +xSel.value; writeHash(st); loadPoints().catch(fail); });
   ySel.addEventListener("change", () => { st.y = +ySel.value; writeHash(st); loadPoints().catch(fail); });
   colourSel.addEventListener("change", () => {
@@ -347,9 +541,14 @@ export async function createExplorer(root, renderer, page) {
     for (const v of views) { v.setMode(m); }
   });
   onlySel.addEventListener("change", applyFilter);
+  densityBox.addEventListener("change", () => {
+    page.density = densityBox.checked;
+    densityNote.hidden = !densityBox.checked;
+    for (const v of views) { v.setDensity(densityBox.checked); }
+  });
   clearBtn.addEventListener("click", () => {
     for (const v of views) { v.select([]); }
-    setSelection([], null);
+    selectNumbers([], null);
   });
   if (st.colour.startsWith("feature:")) { featureInput.value = st.colour.slice(8); }
   featureBox.hidden = true;
@@ -358,20 +557,23 @@ export async function createExplorer(root, renderer, page) {
     const t0 = performance.now();
     views.forEach((v) => v.restart());
     await loadPoints();
+    await loadNumbers();
     await loadColour();
     page.loadMs = performance.now() - t0;
-    if (page.keep && page.keep.length && page.keep.every((i) => i < meta.rows)) {
+    if (page.keep && page.keep.length) {
       const keep = page.keep;
-      for (const v of views) { v.select(keep); }
-      setSelection(keep, views[0]);
+      for (const v of views) { v.select(v.indicesOf(keep)); }
+      selectNumbers(keep, null, (n, all) => n + " of " + all + " rows selected.");
     }
+    await saved.refresh().catch((e) => { if (e.name !== "AbortError") { saved.element.append(el("p", { class: "error", role: "alert", text: e.message + "." })); } });
     page.ready = true;
   } catch (e) {
     fail(e);
   }
   return () => {
-    page.keep = selected.slice();
+    page.keep = sel.numbers.slice();
     aborter.abort();
+    for (const c of cleanups) { c(); }
     for (const v of views) { v.destroy(); }
   };
 }

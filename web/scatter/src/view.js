@@ -2,6 +2,7 @@
 // drawn by regl-scatterplot, fed with every row of the method's projection.
 
 import createScatterplot from "regl-scatterplot";
+import { createDensity } from "./density.js";
 import { viewOptions } from "./gl.js";
 
 // pointSize grows as rows get fewer, so that density shows at any size.
@@ -47,7 +48,10 @@ function normalise(xy, n) {
 
 // createView builds the view of one method inside slot. hooks are the
 // page's: select(view, indices), deselect(view), over(view, index),
-// out(view), frame(view, ms). Its methods draw and link it.
+// out(view), frame(view, ms), and, when given, click(view, index) (a
+// click on a point, not a lasso), open(view, index) (Enter: the hovered
+// row, or the one nearest the centre), escape(view) (Esc) and
+// fullscreen(view) (f). Its methods draw and link it.
 export function createView(slot, method, renderer, hooks) {
   const wrap = document.createElement("div");
   wrap.className = "scatter-view";
@@ -68,7 +72,7 @@ export function createView(slot, method, renderer, hooks) {
   const height = Math.max(200, Math.floor(wrap.clientHeight || width));
   const plot = createScatterplot(viewOptions(renderer, canvas, width, height));
   const state = {
-    id: method.id, name: method.name, rows: 0, shown: 0, drawn: false, x: 1, y: 2,
+    id: method.id, name: method.name, d: method.d, rows: 0, shown: 0, drawn: false, x: 1, y: 2,
     extent: null, bytes: 0, firstFrameMs: null, firstFrameAt: null, frames: [],
   };
   let shownIdx = null; // indices of drawable rows, null when every row is
@@ -78,11 +82,28 @@ export function createView(slot, method, renderer, hooks) {
   let describe = "";
   let lastFrame = 0;
   let started = performance.now();
+  let numbers = null; // Float32Array: each row's number (values?of=row)
+  let lookup = null; // Int32Array: row number → index, -1 for none
+  let lassoing = false;
+  let pointer = null; // the row under the mouse (not one hovered from another view)
+  let filterIdx = null; // the rows a filter keeps, null for none
 
-  plot.subscribe("select", ({ points }) => hooks.select(view, points));
+  const density = createDensity(wrap, plot, () => {
+    if (!xy) { return null; }
+    return { x: xy.x, y: xy.y, idx: filterIdx || shownIdx, n: state.rows };
+  });
+
+  plot.subscribe("lassoStart", () => { lassoing = true; });
+  plot.subscribe("select", ({ points }) => {
+    const click = !lassoing && points.length === 1;
+    lassoing = false;
+    hooks.select(view, points);
+    if (click && hooks.click) { hooks.click(view, points[0]); }
+  });
+  plot.subscribe("view", () => density.schedule());
   plot.subscribe("deselect", () => hooks.deselect(view));
-  plot.subscribe("pointOver", (i) => hooks.over(view, i));
-  plot.subscribe("pointOut", () => hooks.out(view));
+  plot.subscribe("pointOver", (i) => { pointer = i; hooks.over(view, i); });
+  plot.subscribe("pointOut", () => { pointer = null; hooks.out(view); });
   plot.subscribe("draw", () => {
     const now = performance.now();
     if (state.drawn && state.firstFrameMs === null) { state.firstFrameMs = now - started; state.firstFrameAt = now; }
@@ -94,7 +115,8 @@ export function createView(slot, method, renderer, hooks) {
   function label() {
     wrap.setAttribute("aria-label", method.name + ": " + state.shown + " of " + state.rows +
       " rows, component " + state.x + " against component " + state.y + describe +
-      ". Arrow keys pan, plus and minus zoom, 0 resets the view; hold Shift and drag to lasso rows.");
+      ". Arrow keys pan, plus and minus zoom, 0 resets the view; hold Shift and drag to lasso rows;" +
+      " Enter opens the row nearest the centre, Escape closes it, f shows the view full screen.");
   }
 
   function camera() {
@@ -114,7 +136,22 @@ export function createView(slot, method, renderer, hooks) {
       case "+": case "=": d = distance / 1.25; break;
       case "-": case "_": d = distance * 1.25; break;
       case "0": plot.reset(); ev.preventDefault(); return;
-      case "Escape": plot.deselect(); ev.preventDefault(); return;
+      case "Escape":
+        ev.preventDefault();
+        if (!hooks.escape || !hooks.escape(view)) { plot.deselect(); }
+        return;
+      case "Enter": {
+        if (!hooks.open || !xy) { return; }
+        ev.preventDefault();
+        const i = pointer !== null ? pointer : nearestToCentre();
+        if (i !== null) { plot.hover(i, { preventEvent: true, showReticleOnce: true }); hooks.open(view, i); }
+        return;
+      }
+      case "f": case "F":
+        if (!hooks.fullscreen) { return; }
+        ev.preventDefault();
+        hooks.fullscreen(view);
+        return;
       default: return;
     }
     ev.preventDefault();
@@ -126,8 +163,27 @@ export function createView(slot, method, renderer, hooks) {
     renderer.fit();
     const w = Math.floor(wrap.clientWidth), h = Math.floor(wrap.clientHeight);
     if (w > 0 && h > 0 && (w !== plot.get("width") || h !== plot.get("height"))) { plot.set({ width: w, height: h }); }
+    density.schedule();
   });
   resize.observe(wrap);
+
+  // nearestToCentre is the drawn row nearest the middle of the view (where
+  // the keyboard's panning brings a row), or null when none is in view.
+  function nearestToCentre() {
+    const w = plot.get("width"), h = plot.get("height");
+    const toScreen = density.projector();
+    const idx = filterIdx || shownIdx;
+    const n = idx ? idx.length : state.rows;
+    let best = null, bestD = Infinity;
+    for (let k = 0; k < n; k++) {
+      const i = idx ? idx[k] : k;
+      const [sx, sy] = toScreen(xy.x[i], xy.y[i]);
+      if (sx < 0 || sy < 0 || sx > w || sy > h) { continue; }
+      const d = (sx - w / 2) ** 2 + (sy - h / 2) ** 2;
+      if (d < bestD) { bestD = d; best = i; }
+    }
+    return best;
+  }
 
   function points() {
     const n = state.rows;
@@ -158,7 +214,31 @@ export function createView(slot, method, renderer, hooks) {
       await plot.draw(points(), opts);
       state.drawn = true;
       status.textContent = state.shown < state.rows ? (state.rows - state.shown) + " rows have no coordinates here (not embedded) and are not drawn." : "";
+      filterIdx = null;
+      density.schedule();
       label();
+    },
+    // setNumbers takes each row's number (values?of=row), by which views of
+    // different methods are linked: mds leaves out rows the others have.
+    setNumbers(values) {
+      numbers = values;
+      let max = 0;
+      for (let i = 0; i < values.length; i++) { if (values[i] > max) { max = values[i]; } }
+      lookup = new Int32Array(max + 1).fill(-1);
+      for (let i = 0; i < values.length; i++) { lookup[values[i]] = i; }
+    },
+    // number is row index i's number (null before setNumbers).
+    number(i) { return numbers && i >= 0 && i < numbers.length ? numbers[i] : null; },
+    // numbersOf turns row indices into row numbers.
+    numbersOf(indices) { return indices.map((i) => numbers[i]); },
+    // indexOf is the index of the row numbered n here, or -1.
+    indexOf(n) { return lookup && n >= 0 && n < lookup.length ? lookup[n] : -1; },
+    // indicesOf turns row numbers into this view's indices, leaving out
+    // the rows it does not have.
+    indicesOf(rowNumbers) {
+      const out = [];
+      for (const n of rowNumbers) { const i = this.indexOf(n); if (i >= 0) { out.push(i); } }
+      return out;
     },
     // setColours recolours every row: index is an integer a row into
     // colours (CSS colours).
@@ -181,20 +261,31 @@ export function createView(slot, method, renderer, hooks) {
     filter(indices) {
       if (indices) {
         const keep = xy.missing ? indices.filter((i) => !xy.missing[i]) : indices;
+        filterIdx = keep;
         plot.filter(keep, { preventEvent: true });
       } else if (shownIdx) {
+        filterIdx = null;
         plot.filter(shownIdx, { preventEvent: true });
       } else {
+        filterIdx = null;
         plot.unfilter({ preventEvent: true });
       }
+      density.schedule();
     },
+    // setDensity shows or hides the density layer.
+    setDensity(on) { density.show(on); },
+    // density is the layer's last drawing: {radius, bins, max, total}.
+    get density() { return density.state; },
+    // toScreen maps a row's drawn coordinates to the view's CSS pixels, as
+    // the density layer does.
+    toScreen(i) { return xy ? density.projector()(xy.x[i], xy.y[i]) : null; },
     hover(i) { plot.hover(i === null ? undefined : i, { preventEvent: true, showReticleOnce: i !== null }); },
     setMode(mode) {
       plot.set(mode === "pan" ? { mouseMode: "panZoom" } : { mouseMode: "lasso", lassoType: mode === "box" ? "rectangle" : "freeform" });
     },
     camera,
     restart() { started = performance.now(); state.firstFrameMs = null; state.frames = []; lastFrame = 0; },
-    destroy() { resize.disconnect(); renderer.fit(wrap, false); plot.destroy(); wrap.remove(); status.remove(); },
+    destroy() { resize.disconnect(); density.destroy(); renderer.fit(wrap, false); plot.destroy(); wrap.remove(); status.remove(); },
   };
   return view;
 }
