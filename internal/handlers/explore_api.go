@@ -465,6 +465,11 @@ func (h *handler) apiSaveSelection(w http.ResponseWriter, r *http.Request) {
 // numbers) and DELETE /api/jobs/{id}/selections/{name}.
 func (h *handler) apiSelectionFile(w http.ResponseWriter, r *http.Request) {
 	id, name := chi.URLParam(r, "id"), chi.URLParam(r, "name")
+	// chi routes on the raw path when it has escapes (a name with "(" as
+	// browsers escape it): the parameter is then still escaped.
+	if raw, err := url.PathUnescape(name); err == nil {
+		name = raw
+	}
 	if r.Method == http.MethodDelete {
 		if err := h.jobs.DeleteSelection(id, name); err != nil {
 			h.fail(w, r, err)

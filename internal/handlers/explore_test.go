@@ -254,6 +254,16 @@ func TestExploreAPI(t *testing.T) {
 	if resp.StatusCode != 200 || string(b) != "row\n3\n5\n9\n" {
 		t.Errorf("csv: got %d %q", resp.StatusCode, b)
 	}
+	// A name with brackets, escaped as a browser's encodeURIComponent does.
+	if resp, b := post("/selections", `{"name":"a and b (not c)","rows":[2]}`); resp.StatusCode != 201 {
+		t.Fatalf("save: got %d %s", resp.StatusCode, b)
+	}
+	if resp, b := get("/selections/" + url.PathEscape("a and b (not c)") + ".csv"); resp.StatusCode != 200 || string(b) != "row\n2\n" {
+		t.Errorf("csv of a name with brackets: got %d %q", resp.StatusCode, b)
+	}
+	if resp, _ := s.do("DELETE", "/api/jobs/"+id+"/selections/a%20and%20b%20%28not%20c%29", "", nil); resp.StatusCode != 204 {
+		t.Errorf("delete a name with brackets escaped: got %d", resp.StatusCode)
+	}
 	if resp, _ := s.do("DELETE", "/api/jobs/"+id+"/selections/cluster%201", "", nil); resp.StatusCode != 204 {
 		t.Errorf("delete: got %d", resp.StatusCode)
 	}
