@@ -44,6 +44,7 @@ func (b *Builder) Compare(metric string, ids []string) (templates.CompareView, e
 
 func (b *Builder) compareJobs(v *templates.CompareView, all []*jobs.Results) error {
 	v.Warnings = append(v.Warnings, b.sameSetup(all)...)
+	v.Linked = sameData(all)
 	compareMetric(v, all)
 	// One colour per method across the page.
 	var order []string
@@ -99,6 +100,7 @@ func (b *Builder) compareJobs(v *templates.CompareView, all []*jobs.Results) err
 				return err
 			}
 			cj.Projections = append(cj.Projections, fv)
+			cj.Methods = append(cj.Methods, m.Method)
 		}
 		v.Jobs = append(v.Jobs, cj)
 	}
@@ -167,6 +169,18 @@ func (b *Builder) sameSetup(all []*jobs.Results) []string {
 		w = append(w, fmt.Sprintf("The chosen jobs use different splits (%s): their numbers are not comparable point for point.", strings.Join(splits, "; ")))
 	}
 	return w
+}
+
+// sameData says whether the jobs use one data set and one test set (or
+// none), so that a row number names the same row in each of them.
+func sameData(all []*jobs.Results) bool {
+	for _, res := range all[min(1, len(all)):] {
+		a, b := all[0].Job.Request, res.Job.Request
+		if a.Dataset != b.Dataset || a.TestDataset != b.TestDataset {
+			return false
+		}
+	}
+	return true
 }
 
 // splitText says how a job held rows out, for comparing jobs.

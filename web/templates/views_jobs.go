@@ -172,6 +172,9 @@ type CompareView struct {
 	// Warnings say what makes the jobs' numbers not comparable (other
 	// data sets, other splits) or why the metric shown is not the chosen.
 	Warnings []string
+	// Linked says the jobs use the same data set (and test set), so that
+	// their interactive views are linked by row number across the jobs.
+	Linked bool
 }
 
 // CompareJob is one job's column.
@@ -179,7 +182,10 @@ type CompareJob struct {
 	ID, Title   string
 	Spectra     []*FigureView
 	Projections []*FigureView
-	Curves      *FigureView
+	// Methods are the methods of Projections, in their order: the
+	// interactive views' slots are named by them.
+	Methods []string
+	Curves  *FigureView
 }
 
 // StudyView is a study's comparison of its methods over its data sets at

@@ -8,7 +8,9 @@
 // Enter) opens a row's panel with its nearest rows (rowpanel.js);
 // selections can be named and kept with the job (saved.js); a view can
 // fill the window, and a density layer can be drawn over each view
-// (density.js).
+// (density.js). On the compare page explorers of several jobs join one
+// link (link.js) when the jobs use the same data: a selection, a hover or
+// a colour made in one is shown by the others, by row number.
 
 import { getFloats, getJSON, postJSON } from "./api.js";
 import { encode } from "./colours.js";
@@ -36,8 +38,11 @@ function writeHash(s) {
 // createExplorer enhances root (the [data-explore] element of a results
 // block) with renderer, the regl-scatterplot renderer every view shares.
 // page is the page's state (window.mldrExplore), kept across re-renders
-// of the results. It returns a function that takes the explorer down.
-export async function createExplorer(root, renderer, page) {
+// of the results. opts, all optional: meta, the job's /explore answer
+// (else fetched); link, the link to join; prefix, what starts the ids of
+// its elements ("explore-"); job, the job's short id, for the texts. It
+// returns a function that takes the explorer down.
+export async function createExplorer(root, renderer, page, opts = {}) {
   const api = root.getAttribute("data-explore");
   const aborter = new AbortController();
   const signal = aborter.signal;
@@ -52,20 +57,27 @@ export async function createExplorer(root, renderer, page) {
   let setView = null;
   let fullView = null; // the view shown full screen
   const cleanups = [];
+  const link = opts.link || null;
+  const prefix = opts.prefix || "explore-";
+  const ofJob = opts.job ? " of job " + opts.job : "";
 
   const notice = el("p", { class: "hint", role: "status", "data-testid": "explore-status", text: "Loading the interactive view…" });
   root.replaceChildren(notice);
   root.hidden = false;
 
-  let meta;
+  let meta = opts.meta;
   try {
-    meta = await getJSON(api + "/explore", "loading what the job's rows can be coloured by", signal);
+    meta = meta || await getJSON(api + "/explore", "loading what the job's rows can be coloured by", signal);
   } catch (e) {
     if (e.name !== "AbortError") { notice.textContent = "Interactive view unavailable: " + e.message + "."; }
     return () => aborter.abort();
   }
   const slots = new Map();
-  root.closest("section, #results, body").querySelectorAll("[data-scatter]").forEach((s) => slots.set(s.getAttribute("data-scatter"), s));
+  const figures = new Map();
+  root.closest("section, #results, body").querySelectorAll("[data-scatter]").forEach((s) => {
+    slots.set(s.getAttribute("data-scatter"), s);
+    if (s.hasAttribute("data-figure")) { figures.set(s.getAttribute("data-scatter"), s.getAttribute("data-figure")); }
+  });
   const methods = meta.methods.filter((m) => slots.has(m.id));
   if (!methods.length) {
     notice.textContent = "Interactive view unavailable: no method of this job has a projection to draw.";
@@ -80,7 +92,7 @@ export async function createExplorer(root, renderer, page) {
   };
 
   // ---- Controls ----------------------------------------------------------
-  const id = (s) => "explore-" + s;
+  const id = (s) => prefix + s;
   const axis = (name, text, value) => {
     const s = el("select", { id: id(name), "data-testid": "explore-" + name });
     for (let i = 1; i <= maxD; i++) { s.append(el("option", { value: i, selected: i === value, text: "component " + i })); }
@@ -98,7 +110,7 @@ export async function createExplorer(root, renderer, page) {
   const featureBox = el("span", { class: "explore-feature" }, featureLabel, featureInput, featureList);
   const modes = el("fieldset", { class: "explore-modes", "data-testid": "explore-mode" }, el("legend", { text: "Mouse" }));
   for (const [v, t] of [["pan", "pan and zoom"], ["lasso", "lasso"], ["box", "box"]]) {
-    const r = el("input", { type: "radio", name: "explore-mode", id: id("mode-" + v), value: v, checked: v === "pan" });
+    const r = el("input", { type: "radio", name: id("mode"), id: id("mode-" + v), value: v, checked: v === "pan" });
     modes.append(el("label", { class: "inline", for: id("mode-" + v) }, r, " " + t));
   }
   const onlySel = el("input", { type: "checkbox", id: id("only"), "data-testid": "explore-only" });
@@ -129,10 +141,10 @@ export async function createExplorer(root, renderer, page) {
     el("p", { class: "hint", "data-testid": "selection-count", text: "Lasso rows in any view (hold Shift and drag, or choose lasso or box above) to see which labels they are enriched in." }));
   const leaveBtn = el("button", { type: "button", class: "secondary explore-leave", "data-testid": "explore-leave", hidden: true, text: "Leave full screen (Esc)" });
   notice.textContent = "";
-  const rowPanel = createRowPanel(api, signal, (n) => highlight(n), () => { page.rowOpen = false; page.row = null; });
+  const rowPanel = createRowPanel(api, signal, (n) => highlight(n), () => { page.rowOpen = false; page.row = null; }, prefix);
   const saved = createSaved(api, signal,
     () => (sel.numbers.length ? { method: sel.method, rows: sel.numbers } : null),
-    (name, rows) => selectNumbers(rows, null, (n, all) => n + " of " + all + " rows in the saved selection “" + name + "”."));
+    (name, rows) => selectNumbers(rows, null, (n, all) => n + " of " + all + " rows in the saved selection “" + name + "”."), prefix);
   root.replaceChildren(leaveBtn, controls, searchForm, searchError, legend, densityNote, hoverLine, notice, panel, rowPanel.element, saved.element);
 
   // ---- Page state for scripts and tests ---------------------------------
@@ -145,6 +157,20 @@ export async function createExplorer(root, renderer, page) {
   page.selectedIndices = () => (sel.from ? sel.from.indicesOf(sel.numbers) : []);
   page.views = {};
   page.legend = null;
+
+  // ---- The link to other jobs' explorers (the compare page) ------------
+  let live = false; // the views are loaded: a colour from the link can be drawn
+  const member = {
+    select(numbers, where) { remoteSelect(numbers, where); },
+    hover(n) { hoverAll(n, null); },
+    colour(key) {
+      if (!live || key === st.colour) { return; }
+      st.colour = key;
+      if (key.startsWith("feature:")) { featureInput.value = key.slice(8); }
+      loadColour().catch(fail);
+    },
+  };
+  if (link) { cleanups.push(link.join(member)); }
 
   // ---- Views ---------------------------------------------------------------
   const byId = (m) => views.find((v) => v.id === m) || null;
@@ -176,6 +202,7 @@ export async function createExplorer(root, renderer, page) {
   // row panel).
   function highlight(n) {
     hoverAll(n, null);
+    if (link) { link.send(member, "hover", n); }
     page.highlighted = n;
     hoverLine.textContent = describeRow(n) + " (highlighted in every view)";
   }
@@ -194,12 +221,14 @@ export async function createExplorer(root, renderer, page) {
     over(view, i) {
       const n = view.number(i);
       hoverAll(n, view);
+      if (link) { link.send(member, "hover", n); }
       page.hovered = i;
       page.hoveredRow = n;
       hoverLine.textContent = (n === null ? "Row " + (i + 1) : describeRow(n)) + " (" + view.state.name + ")";
     },
     out(view) {
       hoverAll(null, view);
+      if (link) { link.send(member, "hover", null); }
       page.hovered = null;
       page.hoveredRow = null;
       hoverLine.textContent = "";
@@ -264,7 +293,7 @@ export async function createExplorer(root, renderer, page) {
         return [r.left + x, r.top + y];
       },
     };
-    const fig = doc.getElementById("projection-" + m.id);
+    const fig = doc.getElementById(figures.get(m.id) || "projection-" + m.id);
     if (fig) {
       fig.querySelectorAll(".plot-svg, .tooltip").forEach((e) => { e.hidden = true; });
       fig.classList.add("static-behind");
@@ -367,6 +396,7 @@ export async function createExplorer(root, renderer, page) {
     drawLegend(enc.legend);
     page.legend = enc.legend;
     writeHash(st);
+    if (link) { link.send(member, "colour", key); }
   }
 
   function drawLegend(l) {
@@ -421,6 +451,7 @@ export async function createExplorer(root, renderer, page) {
     saved.enable(numbers.length > 0);
     page.selectedFrom = from ? from.id : null;
     page.selected = numbers;
+    if (link) { link.send(member, "select", numbers, (from ? from.state.name : "a search or a saved selection") + ofJob); }
     if (!numbers.length) {
       page.selection = null;
       if (pendingSelection) { pendingSelection.abort(); }
@@ -441,7 +472,7 @@ export async function createExplorer(root, renderer, page) {
       const ans = await postJSON(api + "/selection", { method: owner.id, rows }, "the selection's statistics", ctl.signal);
       if (ctl !== pendingSelection) { return; }
       page.selection = ans;
-      const text = say ? say(ans.count, owner.state.rows) : ans.count + " of " + owner.state.rows + " rows selected in " + from.state.name + ".";
+      const text = say ? say(ans.count, owner.state.rows) : ans.count + " of " + owner.state.rows + " rows selected in " + from.state.name + ofJob + ".";
       drawPanel(ans, text);
     } catch (e) {
       if (e.name === "AbortError") { return; }
@@ -450,6 +481,18 @@ export async function createExplorer(root, renderer, page) {
     } finally {
       if (ctl === pendingSelection) { panel.removeAttribute("aria-busy"); pendingSelection = null; }
     }
+  }
+
+  // bars draws a label's share of the selection over its share of all
+  // rows, two horizontal bars (the numbers are in the table beside them).
+  function bars(inSel, overall) {
+    const bar = (cls, share, testid) => {
+      const b = el("span", { class: "freq-bar " + cls, "data-share": share, "data-testid": testid });
+      b.style.width = (100 * share).toFixed(2) + "%";
+      return b;
+    };
+    return el("span", { class: "freq-bars", "aria-hidden": "true", "data-testid": "freq-bars" },
+      bar("freq-sel", inSel, "bar-selection"), bar("freq-all", overall, "bar-overall"));
   }
 
   function drawPanel(ans, text) {
@@ -462,9 +505,10 @@ export async function createExplorer(root, renderer, page) {
       parts.push(el("p", { class: "hint", text: "Most frequent label sets in the selection:" }), sets);
     }
     const table = el("table", { class: "selection-labels", "data-testid": "selection-labels" });
-    table.append(el("caption", { text: "Labels by enrichment in the selection (hypergeometric upper tail p; q: Benjamini–Hochberg over the labels)" }));
+    table.append(el("caption", { text: "Labels by enrichment in the selection (hypergeometric upper tail p; q: Benjamini–Hochberg over the labels; bars: the label’s share of the selection, dark, over its share of all rows, light)" }));
     const head = el("tr");
     for (const h of ["label", "in the selection", "overall", "lift", "p", "q"]) { head.append(el("th", { scope: "col", text: h })); }
+    head.append(el("th", { scope: "col", text: "share: selection / all rows" }));
     table.append(el("thead", {}, head));
     const body = el("tbody");
     const all = sel.from ? sel.from.state.rows : widest().state.rows;
@@ -475,11 +519,32 @@ export async function createExplorer(root, renderer, page) {
         el("td", { class: "num", text: l.overall + pct(l.overall, all) }),
         el("td", { class: "num", text: num(l.lift, 3) }),
         el("td", { class: "num", "data-p": l.p, text: num(l.p, 3) }),
-        el("td", { class: "num", text: num(l.q, 3) })));
+        el("td", { class: "num", text: num(l.q, 3) }),
+        el("td", {}, bars(ans.count > 0 ? l.in_selection / ans.count : 0, all > 0 ? l.overall / all : 0))));
     }
     table.append(body);
     parts.push(el("div", { class: "table-wrap" }, table));
     panel.replaceChildren(...parts);
+  }
+
+  // remoteSelect shows a selection made in another job's view (where names
+  // it): the same row numbers light up here; that job's panel has the
+  // statistics.
+  function remoteSelect(numbers, where) {
+    sel = { numbers, from: null, method: widest().id, say: null };
+    for (const v of views) { v.select(v.indicesOf(numbers)); }
+    if (onlySel.checked) { applyFilter(); }
+    clearBtn.disabled = !numbers.length;
+    saved.enable(numbers.length > 0);
+    page.selectedFrom = null;
+    page.selected = numbers;
+    page.selection = null;
+    if (pendingSelection) { pendingSelection.abort(); }
+    panel.removeAttribute("aria-busy");
+    const text = numbers.length
+      ? numbers.length + " rows selected in " + where + "; they are highlighted here, and that job's selection panel shows the labels they are enriched in."
+      : "Nothing selected.";
+    panel.replaceChildren(panel.firstChild, el("p", { class: "hint", "data-testid": "selection-count", text }));
   }
 
   function applyFilter() {
@@ -560,6 +625,7 @@ export async function createExplorer(root, renderer, page) {
     await loadNumbers();
     await loadColour();
     page.loadMs = performance.now() - t0;
+    live = true;
     if (page.keep && page.keep.length) {
       const keep = page.keep;
       for (const v of views) { v.select(v.indicesOf(keep)); }

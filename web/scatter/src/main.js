@@ -10,14 +10,24 @@
 // rows, controls {x, y, colour}, selected (row numbers), selectedIndices(),
 // selectedFrom, selection (the server's statistics), legend, views {id:
 // {state, camera, selected, filtered, hovered}}, error.
+//
+// The compare page holds one [data-explore] element a job, each with
+// data-job and data-link (jobs with the same data-link are linked by row
+// number): there window.mldrExplore is {ready, error, linked, jobs: {id:
+// the state above, one a job}}, and the colours offered are those every
+// job has.
 
 import { createExplorer } from "./explorer.js";
+import { getJSON } from "./api.js";
 import { createSharedRenderer, hasWebGL } from "./gl.js";
+import { createLink } from "./link.js";
 import cache from "./regl-cache.js";
 
 const unavailable = "Interactive view unavailable: ";
 
 function start() {
+  const roots = document.querySelectorAll("[data-explore][data-job]");
+  if (roots.length) { startJobs(Array.from(roots)); return; }
   const page = (window.mldrExplore = { ready: false, views: {}, selected: [] });
   let renderer = null;
   let current = null; // {root, stop}
@@ -60,6 +70,68 @@ function start() {
   if (results) {
     new MutationObserver(() => { scan(); }).observe(results, { childList: true });
   }
+}
+
+// shared keeps of each job's explore answer the colours and features
+// every job has.
+function shared(metas) {
+  const keys = metas.map((m) => new Set(m.colours.map((c) => c.key)));
+  const feats = metas.map((m) => new Set(m.features || []));
+  return metas.map((m) => Object.assign({}, m, {
+    colours: m.colours.filter((c) => keys.every((k) => k.has(c.key))),
+    features: (m.features || []).filter((f) => feats.every((s) => s.has(f))),
+  }));
+}
+
+// startJobs enhances the compare page: one explorer a job, linked by
+// their data-link.
+async function startJobs(roots) {
+  const page = (window.mldrExplore = { ready: false, error: null, jobs: {}, linked: false });
+  const fail = (text) => {
+    page.error = text;
+    for (const root of roots) {
+      const p = document.createElement("p");
+      p.className = "hint";
+      p.setAttribute("role", "status");
+      p.setAttribute("data-testid", "explore-status");
+      p.textContent = text;
+      root.replaceChildren(p);
+      root.hidden = false;
+    }
+  };
+  if (!hasWebGL()) { fail(unavailable + "this browser has no WebGL"); return; }
+  let renderer;
+  try {
+    renderer = createSharedRenderer(cache);
+  } catch (e) {
+    fail(unavailable + "the scatter could not start (" + e.message + ")");
+    return;
+  }
+  let metas;
+  try {
+    metas = shared(await Promise.all(roots.map((r) => getJSON(r.getAttribute("data-explore") + "/explore", "loading what the jobs' rows can be coloured by"))));
+  } catch (e) {
+    fail(unavailable + e.message + ".");
+    return;
+  }
+  const links = new Map();
+  roots.forEach((r) => {
+    const g = r.getAttribute("data-link") || r.getAttribute("data-job");
+    if (!links.has(g)) { links.set(g, createLink()); }
+  });
+  page.linked = links.size === 1 && roots.length > 1;
+  document.querySelectorAll("[data-explore-note]").forEach((n) => { n.hidden = false; });
+  await Promise.all(roots.map((root, i) => {
+    const job = root.getAttribute("data-job");
+    const sub = (page.jobs[job] = { ready: false, views: {}, selected: [] });
+    return createExplorer(root, renderer, sub, {
+      meta: metas[i], link: links.get(root.getAttribute("data-link") || job),
+      prefix: "explore-" + job.slice(0, 8) + "-", job: job.slice(0, 8),
+    });
+  }));
+  const subs = Object.values(page.jobs);
+  page.error = subs.map((s) => s.error).find((e) => e) || null;
+  page.ready = subs.every((s) => s.ready);
 }
 
 if (document.readyState === "loading") {

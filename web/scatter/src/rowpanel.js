@@ -11,14 +11,15 @@ export const neighbours = 10;
 
 // createRowPanel makes the panel. api is the job's API address; signal
 // ends its requests; highlight(number) lights a row up in every view;
-// closed(opener) is told when the panel closes (opener: what opened it).
-export function createRowPanel(api, signal, highlight, closed) {
-  const heading = el("h3", { id: "explore-row-h", tabindex: "-1", "data-testid": "row-heading", text: "Row" });
+// closed(opener) is told when the panel closes (opener: what opened it);
+// prefix starts its elements' ids.
+export function createRowPanel(api, signal, highlight, closed, prefix = "explore-") {
+  const heading = el("h3", { id: prefix + "row-h", tabindex: "-1", "data-testid": "row-heading", text: "Row" });
   const closeBtn = el("button", { type: "button", class: "secondary", "data-testid": "row-close", "aria-label": "Close the row's panel", text: "Close" });
   const status = el("p", { role: "status", "data-testid": "row-facts" });
   const body = el("div", { class: "row-neighbours" });
   const lit = el("p", { class: "hint", role: "status", "data-testid": "row-highlight" });
-  const section = el("section", { class: "card row-panel", "aria-labelledby": "explore-row-h", "data-testid": "row-panel", hidden: true },
+  const section = el("section", { class: "card row-panel", "aria-labelledby": prefix + "row-h", "data-testid": "row-panel", hidden: true },
     el("div", { class: "row-panel-head" }, heading, closeBtn), status, body, lit);
   let pending = null;
   let opener = null;

@@ -14,21 +14,22 @@ export function segment(name) {
 
 // createSaved makes the panel. api is the job's API address; signal ends
 // its requests; current() is the selection to save, {method, rows} or
-// null; load(name, rows) selects a saved selection's row numbers.
-export function createSaved(api, signal, current, load) {
+// null; load(name, rows) selects a saved selection's row numbers; prefix
+// starts its elements' ids (one panel a job on the compare page).
+export function createSaved(api, signal, current, load, prefix = "explore-") {
   const nameInput = el("input", {
-    type: "text", id: "explore-save-name", maxlength: "64", autocomplete: "off", "data-testid": "save-name",
-    "aria-describedby": "explore-save-hint explore-save-error", placeholder: "e.g. cluster of sad rows",
+    type: "text", id: prefix + "save-name", maxlength: "64", autocomplete: "off", "data-testid": "save-name",
+    "aria-describedby": prefix + "save-hint " + prefix + "save-error", placeholder: "e.g. cluster of sad rows",
   });
   const saveBtn = el("button", { type: "submit", "data-testid": "save-selection", disabled: true, text: "Save the selection" });
-  const hint = el("p", { class: "hint", id: "explore-save-hint", text: "Names: 1–64 letters, digits, spaces and - _ . ( )." });
-  const error = el("p", { class: "error", id: "explore-save-error", role: "alert", "data-testid": "save-error" });
+  const hint = el("p", { class: "hint", id: prefix + "save-hint", text: "Names: 1–64 letters, digits, spaces and - _ . ( )." });
+  const error = el("p", { class: "error", id: prefix + "save-error", role: "alert", "data-testid": "save-error" });
   const form = el("form", { class: "explore-save", "data-testid": "save-form" },
-    el("label", { for: "explore-save-name", text: "Name" }), nameInput, saveBtn);
+    el("label", { for: prefix + "save-name", text: "Name" }), nameInput, saveBtn);
   const status = el("p", { class: "hint", role: "status", "data-testid": "saved-status" });
   const list = el("ul", { class: "saved-list", "data-testid": "saved-list" });
-  const section = el("section", { class: "card saved-panel", "aria-labelledby": "explore-saved-h", "data-testid": "saved-panel" },
-    el("h3", { id: "explore-saved-h", text: "Saved selections" }), form, hint, error, status, list);
+  const section = el("section", { class: "card saved-panel", "aria-labelledby": prefix + "saved-h", "data-testid": "saved-panel" },
+    el("h3", { id: prefix + "saved-h", text: "Saved selections" }), form, hint, error, status, list);
   const saved = { element: section, items: [] };
 
   function fail(e) {
