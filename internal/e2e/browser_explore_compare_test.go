@@ -1,0 +1,146 @@
+package e2e
+
+import (
+	"math"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestBrowserExploreCompare is a researcher comparing jobs' projections
+// interactively: two jobs on the same data set (pca, mddmp) have their
+// views linked across the jobs, so a lasso in the first job's view lights
+// up the same row numbers in the second's and the first's selection panel
+// shows the enrichment, with a pair of bars a label; two jobs on
+// different data sets say that selections link only within each job, and
+// a lasso in one does not reach the other.
+func TestBrowserExploreCompare(t *testing.T) {
+	ctx := browser(t, softwareGL...)
+	a := start(t, t.TempDir(), "-workers", "1")
+	ds1, code := a.upload("clusters.csv", clusteredCSV(300))
+	if code != http.StatusCreated {
+		t.Fatalf("uploading clusters.csv: got %d, want 201", code)
+	}
+	ds2, code := a.upload("other.csv", clusteredCSV(240))
+	if code != http.StatusCreated {
+		t.Fatalf("uploading other.csv: got %d, want 201", code)
+	}
+	submit := func(ds, method string) string {
+		id := jtSubmit(ctx, t, a, map[string]any{"dataset": ds, "methods": []string{method}, "params": map[string]any{"d": 2}})
+		if j := jtPoll(ctx, t, a, id, "the job finished", func(j jtJob) bool { return jtTerminal(j.Status) }); j.Status != "succeeded" {
+			t.Fatalf("the job %s: %s", j.Status, j.Error)
+		}
+		return id
+	}
+	jobA, jobB, jobC := submit(ds1.ID, "pca"), submit(ds1.ID, "mddmp"), submit(ds2.ID, "pca")
+
+	open := func(ids ...string) {
+		t.Helper()
+		run(t, ctx, "compare "+strings.Join(ids, ", "), chromedp.Navigate(a.url+"/compare?jobs="+strings.Join(ids, ",")), chromedp.WaitVisible(chromedp.CSS(`[data-testid="compare-job"]`)))
+		waitJS(t, ctx, "the interactive views are drawn", `!!(window.mldrExplore && (window.mldrExplore.ready || window.mldrExplore.error))`, 60*time.Second)
+		if e := eval[*string](t, ctx, `window.mldrExplore.error || null`); e != nil {
+			t.Fatalf("the explorer failed: %s", *e)
+		}
+	}
+	view := func(job, method string) string { return `window.mldrExplore.jobs["` + job + `"].views.` + method }
+	lasso := func(job, method string) {
+		t.Helper()
+		sel := `[data-job="` + job + `"] ~ * [data-testid="scatter-` + method + `"], section:has([data-job="` + job + `"]) [data-testid="scatter-` + method + `"]`
+		eval[bool](t, ctx, `(() => { document.querySelector('`+sel+`').scrollIntoView({block: "center"}); return true; })()`)
+		time.Sleep(300 * time.Millisecond)
+		box := eval[[]float64](t, ctx, `(() => { const r = document.querySelector('`+sel+`').getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; })()`)
+		cx, cy := box[0]+box[2]/2, box[1]+box[3]/2
+		var pts [][2]float64
+		for k := 0; k <= 24; k++ {
+			a := math.Pi/2 + math.Pi*float64(k)/24
+			pts = append(pts, [2]float64{cx + 0.05*box[2] + 0.5*box[2]*math.Cos(a), cy - 0.48*box[3]*math.Sin(a)})
+		}
+		drag(t, ctx, "lasso the left half of "+method, true, pts)
+	}
+
+	// Same data set: linked across the jobs.
+	open(jobA, jobB)
+	if !eval[bool](t, ctx, `window.mldrExplore.linked`) {
+		t.Error("jobs on the same data set: window.mldrExplore.linked is false, want true")
+	}
+	if n := eval[int](t, ctx, `document.querySelectorAll('[data-testid="compare-link-note"]').length`); n != 0 {
+		t.Errorf("jobs on the same data set: %d notes that selections are not linked, want none", n)
+	}
+	if n := eval[int](t, ctx, `document.querySelectorAll('.scatter-view').length`); n != 2 {
+		t.Errorf("got %d interactive views, want 2 (pca of one job, mddmp of the other)", n)
+	}
+	if eval[bool](t, ctx, `!document.querySelector('figure#projection-`+jobA+`-pca .plot-svg').hidden`) {
+		t.Error("job A's static projection is still shown beside the interactive one")
+	}
+	lasso(jobA, "pca")
+	waitJS(t, ctx, "the lasso selects rows", `window.mldrExplore.jobs["`+jobA+`"].selected.length > 0`, 10*time.Second)
+	waitJS(t, ctx, "job B highlights them", view(jobB, "mddmp")+`.selectedRows.length > 0`, 10*time.Second)
+	rowsA := eval[[]int](t, ctx, view(jobA, "pca")+`.selectedRows.sort((a, b) => a - b)`)
+	rowsB := eval[[]int](t, ctx, view(jobB, "mddmp")+`.selectedRows.sort((a, b) => a - b)`)
+	if len(rowsA) == 0 || len(rowsA) >= 300 {
+		t.Fatalf("the lasso selected %d of 300 rows in job A's pca, want some", len(rowsA))
+	}
+	if !slices.Equal(rowsA, rowsB) {
+		t.Errorf("job B's mddmp highlights rows %v, job A's pca selected %v: want the same row numbers", rowsB, rowsA)
+	}
+	waitJS(t, ctx, "job A's panel shows the enrichment", `!!window.mldrExplore.jobs["`+jobA+`"].selection && !!document.querySelector('section:has([data-job="`+jobA+`"]) [data-testid="selection-labels"]')`, 10*time.Second)
+	if got, want := eval[string](t, ctx, `document.querySelector('section:has([data-job="`+jobB+`"]) [data-testid="selection-count"]').textContent`), "rows selected in PCA of job "+jobA[:8]; !strings.Contains(got, want) {
+		t.Errorf("job B's panel says %q, want it to contain %q", got, want)
+	}
+	// The bars: share of the selection and of all rows, as in the table.
+	type bar struct {
+		Label                          string
+		InSel, Count, Overall, All     float64
+		SelShare, AllShare, SelW, AllW float64
+		Box                            float64
+		Hidden                         string
+	}
+	bars := eval[[]bar](t, ctx, `(() => {
+		const s = window.mldrExplore.jobs["`+jobA+`"].selection;
+		return s.labels.map(l => {
+			const tr = document.querySelector('section:has([data-job="`+jobA+`"]) [data-testid="selection-labels"] tr[data-label="' + l.label + '"]');
+			const b = tr.querySelector('[data-testid="freq-bars"]');
+			const sel = b.querySelector('[data-testid="bar-selection"]'), all = b.querySelector('[data-testid="bar-overall"]');
+			return {label: l.label, inSel: l.in_selection, count: s.count, overall: l.overall, all: 300,
+				selShare: +sel.dataset.share, allShare: +all.dataset.share,
+				selW: sel.getBoundingClientRect().width, allW: all.getBoundingClientRect().width,
+				box: b.getBoundingClientRect().width, hidden: b.getAttribute("aria-hidden")};
+		});
+	})()`)
+	if len(bars) != 4 {
+		t.Fatalf("got bars for %d labels, want 4", len(bars))
+	}
+	for _, b := range bars {
+		ws, wa := b.InSel/b.Count, b.Overall/b.All
+		if math.Abs(b.SelShare-ws) > 1e-9 || math.Abs(b.AllShare-wa) > 1e-9 {
+			t.Errorf("label %s's bars: got shares %v and %v, want %v (%v/%v) and %v (%v/%v)", b.Label, b.SelShare, b.AllShare, ws, b.InSel, b.Count, wa, b.Overall, b.All)
+		}
+		if math.Abs(b.SelW-ws*b.Box) > 1.5 || math.Abs(b.AllW-wa*b.Box) > 1.5 {
+			t.Errorf("label %s's bars are drawn %v and %v px wide of %v, want %v and %v", b.Label, b.SelW, b.AllW, b.Box, ws*b.Box, wa*b.Box)
+		}
+		if b.Hidden != "true" {
+			t.Errorf("label %s's bars: aria-hidden %q, want true (the numbers are in the table)", b.Label, b.Hidden)
+		}
+	}
+	shot(t, ctx, "48-compare-linked")
+
+	// Different data sets: the note, and no highlighting across the jobs.
+	open(jobA, jobC)
+	if eval[bool](t, ctx, `window.mldrExplore.linked`) {
+		t.Error("jobs on different data sets: window.mldrExplore.linked is true, want false")
+	}
+	const note = "The jobs use different data sets, so a selection is linked only within each job."
+	if got := eval[string](t, ctx, `(() => { const n = document.querySelector('[data-testid="compare-link-note"]'); return n && !n.hidden && n.offsetParent ? n.textContent : ""; })()`); got != note {
+		t.Errorf("jobs on different data sets: the visible note says %q, want %q", got, note)
+	}
+	lasso(jobA, "pca")
+	waitJS(t, ctx, "the lasso selects rows", `window.mldrExplore.jobs["`+jobA+`"].selected.length > 0 && !!window.mldrExplore.jobs["`+jobA+`"].selection`, 10*time.Second)
+	if n := eval[int](t, ctx, view(jobC, "pca")+`.selected.length + window.mldrExplore.jobs["`+jobC+`"].selected.length`); n != 0 {
+		t.Errorf("job C (other data) highlights %d rows after a lasso in job A, want none", n)
+	}
+	shot(t, ctx, "49-compare-unlinked")
+}
