@@ -4,10 +4,12 @@ import (
 	"math"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 )
 
@@ -29,14 +31,20 @@ func TestBrowserExploreCompare(t *testing.T) {
 	if code != http.StatusCreated {
 		t.Fatalf("uploading other.csv: got %d, want 201", code)
 	}
-	submit := func(ds, method string) string {
-		id := jtSubmit(ctx, t, a, map[string]any{"dataset": ds, "methods": []string{method}, "params": map[string]any{"d": 2}})
+	submit := func(ds, method string, split map[string]any) string {
+		body := map[string]any{"dataset": ds, "methods": []string{method}, "params": map[string]any{"d": 2}}
+		if split != nil {
+			body["split"] = split
+		}
+		id := jtSubmit(ctx, t, a, body)
 		if j := jtPoll(ctx, t, a, id, "the job finished", func(j jtJob) bool { return jtTerminal(j.Status) }); j.Status != "succeeded" {
 			t.Fatalf("the job %s: %s", j.Status, j.Error)
 		}
 		return id
 	}
-	jobA, jobB, jobC := submit(ds1.ID, "pca"), submit(ds1.ID, "mddmp"), submit(ds2.ID, "pca")
+	// Job A has folds, so it can be coloured by them; job B cannot.
+	jobA := submit(ds1.ID, "pca", map[string]any{"kind": "kfold", "folds": 3, "seed": 1})
+	jobB, jobC := submit(ds1.ID, "mddmp", nil), submit(ds2.ID, "pca", nil)
 
 	open := func(ids ...string) {
 		t.Helper()
@@ -73,6 +81,20 @@ func TestBrowserExploreCompare(t *testing.T) {
 	if n := eval[int](t, ctx, `document.querySelectorAll('.scatter-view').length`); n != 2 {
 		t.Errorf("got %d interactive views, want 2 (pca of one job, mddmp of the other)", n)
 	}
+	// The colours offered are those both jobs have: not A's folds.
+	keysOf := func(job string) []string {
+		return eval[[]string](t, ctx, `[...document.querySelectorAll('section:has([data-job="`+job+`"]) [data-testid="explore-colour"] option')].map(o => o.value)`)
+	}
+	own, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`fetch("/api/jobs/`+jobA+`/explore").then(r => r.json()).then(m => m.colours.map(c => c.key))`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatalf("reading job A's colours: %v", err)
+	}
+	if !slices.Contains(own, "fold") {
+		t.Fatalf("job A's own colours %v lack fold", own)
+	}
+	if ka, kb := keysOf(jobA), keysOf(jobB); !slices.Equal(ka, kb) || slices.Contains(ka, "fold") || len(ka) == 0 {
+		t.Errorf("colour choices: job A %v, job B %v; want the same, those both jobs have (no fold)", ka, kb)
+	}
 	if eval[bool](t, ctx, `!document.querySelector('figure#projection-`+jobA+`-pca .plot-svg').hidden`) {
 		t.Error("job A's static projection is still shown beside the interactive one")
 	}
@@ -105,7 +127,7 @@ func TestBrowserExploreCompare(t *testing.T) {
 			const tr = document.querySelector('section:has([data-job="`+jobA+`"]) [data-testid="selection-labels"] tr[data-label="' + l.label + '"]');
 			const b = tr.querySelector('[data-testid="freq-bars"]');
 			const sel = b.querySelector('[data-testid="bar-selection"]'), all = b.querySelector('[data-testid="bar-overall"]');
-			return {label: l.label, inSel: l.in_selection, count: s.count, overall: l.overall, all: 300,
+			return {label: l.label, inSel: l.in_selection, count: s.count, overall: l.overall, all: `+view(jobA, "pca")+`.state.rows,
 				selShare: +sel.dataset.share, allShare: +all.dataset.share,
 				selW: sel.getBoundingClientRect().width, allW: all.getBoundingClientRect().width,
 				box: b.getBoundingClientRect().width, hidden: b.getAttribute("aria-hidden")};
@@ -127,6 +149,18 @@ func TestBrowserExploreCompare(t *testing.T) {
 		}
 	}
 	shot(t, ctx, "48-compare-linked")
+
+	// A hover in job A's view lights the same row up in job B's.
+	i := eval[int](t, ctx, view(jobA, "pca")+`.selected[0]`)
+	at := eval[[]float64](t, ctx, view(jobA, "pca")+`.position(`+strconv.Itoa(i)+`)`)
+	run(t, ctx, "hover a row", mouse(input.DispatchMouseEventTypeMouseMoved, at[0], at[1], false))
+	waitJS(t, ctx, "the hover is linked across the jobs", view(jobB, "mddmp")+`.hoveredRow !== null && `+view(jobB, "mddmp")+`.hoveredRow === `+view(jobA, "pca")+`.hoveredRow`, 5*time.Second)
+
+	// A colour chosen in job A's controls colours job B's view too.
+	run(t, ctx, "colour job A by label a",
+		chromedp.SetValue(chromedp.CSS(`section:has([data-job="`+jobA+`"]) [data-testid="explore-colour"]`), "label:a"),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector('section:has([data-job="`+jobA+`"]) [data-testid="explore-colour"]').dispatchEvent(new Event("change", {bubbles: true}))`))
+	waitJS(t, ctx, "job B is coloured by label a", `window.mldrExplore.jobs["`+jobB+`"].controls.colour === "label:a" && window.mldrExplore.jobs["`+jobB+`"].legend.text === window.mldrExplore.jobs["`+jobA+`"].legend.text`, 10*time.Second)
 
 	// Different data sets: the note, and no highlighting across the jobs.
 	open(jobA, jobC)
