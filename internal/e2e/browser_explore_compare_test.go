@@ -177,4 +177,15 @@ func TestBrowserExploreCompare(t *testing.T) {
 		t.Errorf("job C (other data) highlights %d rows after a lasso in job A, want none", n)
 	}
 	shot(t, ctx, "49-compare-unlinked")
+
+	// Without WebGL the static figures stay, each job saying why.
+	nogl := browser(t, chromedp.Flag("disable-webgl", true))
+	run(t, nogl, "compare without WebGL", chromedp.Navigate(a.url+"/compare?jobs="+jobA+","+jobC), chromedp.WaitVisible(chromedp.CSS(`figure#projection-`+jobA+`-pca svg`)))
+	waitJS(t, nogl, "the notices", `document.querySelectorAll('[data-testid="explore-status"]').length === 2`, 10*time.Second)
+	if got := eval[[]string](t, nogl, `[...document.querySelectorAll('[data-testid="explore-status"]')].map(e => e.textContent)`); got[0] != "Interactive view unavailable: this browser has no WebGL" || got[1] != got[0] {
+		t.Errorf("without WebGL the jobs say %q", got)
+	}
+	if n := eval[int](t, nogl, `document.querySelectorAll('.scatter-view').length + document.querySelectorAll('.plot-svg[hidden]').length`); n != 0 {
+		t.Errorf("without WebGL %d interactive views or hidden static figures, want none", n)
+	}
 }
