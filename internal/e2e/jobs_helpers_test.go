@@ -37,6 +37,10 @@ type jtJob struct {
 	Attempts   int             `json:"attempts"`
 	Notes      []string        `json:"notes"`
 	Request    json.RawMessage `json:"request"`
+	Phases     []struct {
+		Name    string  `json:"name"`
+		Seconds float64 `json:"seconds"`
+	} `json:"phases"`
 }
 
 // jtTerminal reports whether a job in this status is finished for good.

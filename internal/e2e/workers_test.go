@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"net/http"
 	"net/url"
 	"os"
@@ -138,4 +139,34 @@ func jtGetMessage(ctx context.Context, t *testing.T, a *app, id string) string {
 		t.Fatal(err)
 	}
 	return j.Message
+}
+
+// TestJobPhases runs a job in a worker process of the real binary: its
+// phases (load, fit, evaluate, write, after the hand-off to the worker)
+// are in the job's JSON, add up to its duration within 5 %, and show on
+// its page.
+func TestJobPhases(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	a := start(t, t.TempDir(), "-workers", "1")
+	ds := demo(ctx, t, a)
+	id := jtSubmit(ctx, t, a, map[string]any{"dataset": ds, "methods": []string{"pca", "mddmp"}, "params": map[string]any{"d": 3},
+		"split": map[string]any{"kind": "kfold", "folds": 5}, "evaluate": map[string]any{"classifier": "mlknn"}})
+	j := jtPoll(ctx, t, a, id, "the job to succeed", func(j jtJob) bool { return j.Status == "succeeded" })
+	var names []string
+	sum := 0.0
+	for _, p := range j.Phases {
+		names = append(names, p.Name)
+		sum += p.Seconds
+	}
+	if strings.Join(names, ",") != "start,load,fit,evaluate,write" {
+		t.Errorf("phases %q, want start, load, fit, evaluate, write", names)
+	}
+	if d := j.FinishedAt.Sub(*j.StartedAt).Seconds(); math.Abs(sum-d) > 0.05*d {
+		t.Errorf("the phases add up to %.4f s, the job took %.4f s", sum, d)
+	}
+	page := jtGet(ctx, t, a.url+"/jobs/"+id)
+	if !strings.Contains(string(page.Body), `data-testid="job-phases"`) || !strings.Contains(string(page.Body), "By phase: start ") {
+		t.Error("the job page does not say where the time went")
+	}
 }

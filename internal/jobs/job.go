@@ -5,7 +5,12 @@
 // evaluate packages, writing the result files.
 package jobs
 
-import "time"
+import (
+	"strings"
+	"time"
+
+	"mldr/internal/analysis"
+)
 
 // State is where a job is in its life.
 type State string
@@ -44,4 +49,58 @@ type Job struct {
 	Attempts int `json:"attempts"`
 	// Notes are what the run noticed (skipped d, reused decompositions).
 	Notes []string `json:"notes,omitempty"`
+	// Phases are the wall time of each phase of the last run, in the
+	// order they began (see PhaseOf); they add up to its duration.
+	Phases []PhaseTime `json:"phases,omitempty"`
+}
+
+// PhaseTime is the wall time a run spent in one phase.
+type PhaseTime struct {
+	Name    string  `json:"name"`
+	Seconds float64 `json:"seconds"`
+}
+
+// The phases of a run, as PhaseOf names them.
+const (
+	PhaseStart    = "start"    // from the start to the executor's first report: the hand-off to a worker
+	PhaseLoad     = "load"     // reading the data
+	PhaseFit      = "fit"      // fitting the result models
+	PhaseEvaluate = "evaluate" // the evaluation (and a study's comparison)
+	PhaseWrite    = "write"    // writing and committing the result files, to the end of the run
+	PhaseOther    = "other"    // anything the executor named otherwise
+)
+
+// PhaseOf names the phase of a run that a report's phase ("loading",
+// "fitting pca", "pca: the eigenvectors", "evaluating", "saving", …)
+// belongs to.
+func PhaseOf(phase string) string {
+	switch {
+	case phase == "starting":
+		return PhaseStart
+	case phase == "loading":
+		return PhaseLoad
+	case strings.HasPrefix(phase, "fitting "):
+		return PhaseFit
+	case phase == "evaluating" || phase == "comparing":
+		return PhaseEvaluate
+	case phase == "saving":
+		return PhaseWrite
+	}
+	if id, _, ok := strings.Cut(phase, ": "); ok {
+		if _, method := analysis.Lookup(id); method {
+			return PhaseFit
+		}
+	}
+	return PhaseOther
+}
+
+// addPhase adds d to the phase's time, appending the phase when it is new.
+func (j *Job) addPhase(name string, d time.Duration) {
+	for i := range j.Phases {
+		if j.Phases[i].Name == name {
+			j.Phases[i].Seconds += d.Seconds()
+			return
+		}
+	}
+	j.Phases = append(j.Phases, PhaseTime{Name: name, Seconds: d.Seconds()})
 }

@@ -68,6 +68,17 @@ type entry struct {
 	cancel       context.CancelFunc // running jobs
 	userCanceled bool
 	subs         map[chan Job]struct{}
+	// phase is the phase of the run (PhaseOf) since phaseAt.
+	phase   string
+	phaseAt time.Time
+}
+
+// enterPhase closes the entry's current phase at now and opens name.
+func (e *entry) enterPhase(name string, now time.Time) {
+	if e.phase != "" {
+		e.job.addPhase(e.phase, now.Sub(e.phaseAt))
+	}
+	e.phase, e.phaseAt = name, now
 }
 
 // New loads the stored jobs, recovers those a restart interrupted (running
@@ -176,6 +187,8 @@ func (r *Runner) work() {
 		e.cancel = cancel
 		e.job.Status, e.job.StartedAt, e.job.Progress, e.job.Phase, e.job.Message = Running, &now, 0, "starting", ""
 		e.job.Attempts++
+		e.job.Phases, e.phase = nil, ""
+		e.enterPhase(PhaseStart, now)
 		if err := r.save(e); err != nil {
 			r.cfg.Logger.Error("storing a job", "id", id, "err", err)
 		}
@@ -202,8 +215,11 @@ func (r *Runner) work() {
 			e.job.Status, e.job.Error = Failed, err.Error()
 		}
 		e.job.Notes = notes
+		e.enterPhase("", end)
 		if e.job.Status.Terminal() {
 			e.job.FinishedAt = &end
+		} else {
+			e.job.Phases = nil // it runs again
 		}
 		if err := r.save(e); err != nil {
 			r.cfg.Logger.Error("storing a job", "id", id, "err", err)
@@ -234,6 +250,9 @@ func (r *Runner) report(id string, p float64, phase, msg string) {
 	}
 	e.job.Progress = min(max(e.job.Progress, p), 1) // never back
 	e.job.Phase, e.job.Message = phase, msg
+	if name := PhaseOf(phase); name != e.phase {
+		e.enterPhase(name, r.cfg.Now().UTC())
+	}
 	r.notify(e)
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -1333,5 +1334,52 @@ func TestRunnerTimestamps(t *testing.T) {
 	f.submit(t, "z", rtReq)
 	if got, want := rtIDs(f.r.List()), []string{"z", "x", "y", "block"}; !slices.Equal(got, want) {
 		t.Errorf("List: got %v, want %v (newest first)", got, want)
+	}
+}
+
+// A run's phases: the time between the executor's reports, named by
+// PhaseOf, adding up to the run's duration.
+func TestRunnerPhases(t *testing.T) {
+	clock := &rtClock{now: rtBase}
+	at := func(s int) { clock.set(rtBase.Add(time.Duration(s) * time.Second)) }
+	work := func(ctx context.Context, j Job, report Report) ([]string, error) {
+		at(1)
+		report(0.1, "loading", "")
+		at(3)
+		report(0.2, "fitting pca", "")
+		at(4)
+		report(0.3, "pca: the eigenvectors", "")
+		at(7)
+		report(0.6, "evaluating", "fold 1")
+		at(12)
+		report(0.96, "saving", "")
+		at(13)
+		return nil, nil
+	}
+	f := rtStart(t, nil, func(c *Config) { c.Execute, c.Now = work, clock.Now })
+	f.submit(t, "j1", Request{Dataset: "a", Method: "pca"})
+	j := f.waitStatus(t, "j1", Succeeded)
+	want := []PhaseTime{{PhaseStart, 1}, {PhaseLoad, 2}, {PhaseFit, 4}, {PhaseEvaluate, 5}, {PhaseWrite, 1}}
+	if !slices.Equal(j.Phases, want) {
+		t.Errorf("phases: got %v, want %v", j.Phases, want)
+	}
+	sum := 0.0
+	for _, p := range j.Phases {
+		sum += p.Seconds
+	}
+	if d := j.FinishedAt.Sub(*j.StartedAt).Seconds(); math.Abs(sum-d) > 1e-9 {
+		t.Errorf("the phases add up to %v s, the run took %v s", sum, d)
+	}
+}
+
+func TestPhaseOf(t *testing.T) {
+	for phase, want := range map[string]string{
+		"starting": PhaseStart, "loading": PhaseLoad, "fitting mddmp": PhaseFit, "mddmp: Gram matrix": PhaseFit,
+		"evaluating": PhaseEvaluate, "comparing": PhaseEvaluate, "saving": PhaseWrite, "waiting at the test's gate": PhaseOther,
+		"data set 2: x": PhaseOther,
+	} {
+		if got := PhaseOf(phase); got != want {
+			t.Errorf("PhaseOf(%q): got %q, want %q", phase, got, want)
+		}
 	}
 }

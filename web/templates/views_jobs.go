@@ -72,8 +72,10 @@ type JobHeader struct {
 	Progress                   float64
 	Created, Started, Finished string // RFC 3339, for the elapsed-time script
 	Elapsed                    string
-	Active                     bool
-	Notes                      []string
+	// Phases says where a finished run's time went, by phase.
+	Phases string
+	Active bool
+	Notes  []string
 }
 
 // Link is a data set (or other item) to link to by id.
