@@ -164,6 +164,7 @@ func (x *Executor) execute(ctx context.Context, job Job, report Report) ([]strin
 			notes = append(notes, note)
 		}
 		notes = append(notes, m.Notes...)
+		report(to, "writing "+id, "")
 		if err := x.writeMethod(staged, id, job, m, p); err != nil {
 			return notes, diskFull(err)
 		}

@@ -71,7 +71,8 @@ const (
 )
 
 // PhaseOf names the phase of a run that a report's phase ("loading",
-// "fitting pca", "pca: the eigenvectors", "evaluating", "saving", …)
+// "fitting pca", "pca: the eigenvectors", "writing pca", "evaluating",
+// "saving", …)
 // belongs to.
 func PhaseOf(phase string) string {
 	switch {
@@ -83,7 +84,7 @@ func PhaseOf(phase string) string {
 		return PhaseFit
 	case phase == "evaluating" || phase == "comparing":
 		return PhaseEvaluate
-	case phase == "saving":
+	case phase == "saving" || strings.HasPrefix(phase, "writing "):
 		return PhaseWrite
 	}
 	if id, _, ok := strings.Cut(phase, ": "); ok {

@@ -1375,7 +1375,7 @@ func TestRunnerPhases(t *testing.T) {
 func TestPhaseOf(t *testing.T) {
 	for phase, want := range map[string]string{
 		"starting": PhaseStart, "loading": PhaseLoad, "fitting mddmp": PhaseFit, "mddmp: Gram matrix": PhaseFit,
-		"evaluating": PhaseEvaluate, "comparing": PhaseEvaluate, "saving": PhaseWrite, "waiting at the test's gate": PhaseOther,
+		"evaluating": PhaseEvaluate, "comparing": PhaseEvaluate, "saving": PhaseWrite, "writing pca": PhaseWrite, "waiting at the test's gate": PhaseOther,
 		"data set 2: x": PhaseOther,
 	} {
 		if got := PhaseOf(phase); got != want {
