@@ -6,6 +6,7 @@
 package jobs
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -96,7 +97,10 @@ func PhaseOf(phase string) string {
 }
 
 // addPhase adds d to the phase's time, appending the phase when it is new.
+// It changes a copy: copies of the job handed out before share the old
+// slice, and may be read at the same time.
 func (j *Job) addPhase(name string, d time.Duration) {
+	j.Phases = slices.Clone(j.Phases)
 	for i := range j.Phases {
 		if j.Phases[i].Name == name {
 			j.Phases[i].Seconds += d.Seconds()
