@@ -16,8 +16,6 @@ const (
 	// maxNMIColumns is the most labels nmi.json's matrix may have as
 	// columns (all labels by default, or those ?labels= names).
 	maxNMIColumns = 10_000
-	// maxNameInError is where a name quoted in an error is cut.
-	maxNameInError = 60
 )
 
 // chooseLabels reads the ?labels= of q: names of s's labels, each value a
@@ -99,7 +97,7 @@ func parseLabels(s dataset.Summary, id string, values []string, most int) ([]int
 			j := want[p]
 			if j < 0 {
 				return nil, badRequest("labels", "%q is not one of the %s %s of this data set; GET /api/datasets/%s lists them (labels), and the data set's page offers the most frequent",
-					cut(p, maxNameInError), plots.GroupDigits(len(s.Labels)), word, id)
+					views.CutName(p), plots.GroupDigits(len(s.Labels)), word, id)
 			}
 			add(j)
 		}
@@ -108,13 +106,4 @@ func parseLabels(s dataset.Summary, id string, values []string, most int) ([]int
 		return nil, tooMany(len(idx))
 	}
 	return idx, nil
-}
-
-// cut shortens s to n runes, with "…".
-func cut(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }

@@ -115,7 +115,7 @@ func queryInt(q url.Values, name string, def, lo, hi int) (int, error) {
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < lo || n > hi {
-		return 0, badRequest(name, "%s must be a whole number from %d to %d, not %q", name, lo, hi, cut(s, maxNameInError))
+		return 0, badRequest(name, "%s must be a whole number from %d to %d, not %q", name, lo, hi, views.CutName(s))
 	}
 	return n, nil
 }

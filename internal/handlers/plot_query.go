@@ -19,14 +19,14 @@ import (
 func parsePlotQuery(q url.Values) (views.PlotOptions, error) {
 	p := views.PlotOptions{Method: q.Get("method"), Colour: q.Get("colour"), Metric: q.Get("metric"), DAxis: q.Get("daxis")}
 	if p.DAxis != "" && p.DAxis != "linear" && p.DAxis != "log" {
-		return p, badRequest("daxis", "daxis must be linear or log, not %q", cut(p.DAxis, maxNameInError))
+		return p, badRequest("daxis", "daxis must be linear or log, not %q", views.CutName(p.DAxis))
 	}
 	switch v := q.Get("log"); v {
 	case "", "0":
 	case "1":
 		p.Log = true
 	default:
-		return p, badRequest("log", "log must be 1 (a logarithmic scale for spectra) or 0, not %q", cut(v, maxNameInError))
+		return p, badRequest("log", "log must be 1 (a logarithmic scale for spectra) or 0, not %q", views.CutName(v))
 	}
 	var err error
 	if p.X, err = component(q, "x"); err != nil {
@@ -47,7 +47,7 @@ func component(q url.Values, name string) (int, error) {
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 1 {
-		return 0, badRequest(name, "%s must be a component number, a whole number from 1 to the method's d, not %q", name, cut(s, maxNameInError))
+		return 0, badRequest(name, "%s must be a component number, a whole number from 1 to the method's d, not %q", name, views.CutName(s))
 	}
 	return n, nil
 }
@@ -61,7 +61,7 @@ func downloadFlag(q url.Values) (bool, error) {
 	case "1":
 		return true, nil
 	default:
-		return false, badRequest("download", "download must be 1 (save the file) or 0, not %q", cut(v, maxNameInError))
+		return false, badRequest("download", "download must be 1 (save the file) or 0, not %q", views.CutName(v))
 	}
 }
 

@@ -125,7 +125,7 @@ func methodResult(res *jobs.Results, method string) (jobs.MethodResult, error) {
 	if method == "" {
 		return jobs.MethodResult{}, badRequest("method", "this job ran several methods: add ?method= one of %s", ids)
 	}
-	return jobs.MethodResult{}, badRequest("method", "method %q is not one of this job's methods; they are %s", cut(method, maxNameInError), ids)
+	return jobs.MethodResult{}, badRequest("method", "method %q is not one of this job's methods; they are %s", views.CutName(method), ids)
 }
 
 // apiDatasetPlot serves a data set's plots: labels and nmi, of the labels

@@ -36,6 +36,10 @@ const baselineColour = 7
 // maxNameInError is where a name quoted in an error is cut.
 const maxNameInError = 60
 
+// CutName shortens a name (or any value a user gave) to quote it in an
+// error: at most 60 runes, the last of them "…" when cut.
+func CutName(s string) string { return cut(s, maxNameInError) }
+
 // cut shortens s to n runes, with "…".
 func cut(s string, n int) string {
 	r := []rune(s)
