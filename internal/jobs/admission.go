@@ -5,12 +5,12 @@ import (
 	"math"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 
 	"mldr/internal/analysis"
 	"mldr/internal/dataset"
 	"mldr/internal/evaluate"
+	"mldr/internal/plots"
 	"mldr/internal/preprocess"
 	"mldr/internal/store"
 )
@@ -544,7 +544,7 @@ func describe(id string, p analysis.Params, s analysis.Shape, fit int64) string 
 	}
 	if id == "mddmp" && p.LabelKernel == analysis.KernelQuadratic {
 		cols := q * (q + 1) / 2
-		cands = append(cands, matrix{8 * n * cols, fmt.Sprintf("the %s columns of the quadratic label kernel for %s rows", group64(cols), group(s.N))})
+		cands = append(cands, matrix{8 * n * cols, fmt.Sprintf("the %s columns of the quadratic label kernel for %s rows", group(int(cols)), group(s.N))})
 	}
 	best := matrix{}
 	for _, c := range cands {
@@ -592,22 +592,6 @@ func roundDown(n int) int {
 	return n / p * p
 }
 
-// group writes n with its thousands separated by a space: 60000 →
-// "60 000".
-func group(n int) string { return group64(int64(n)) }
-
-func group64(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	sign := ""
-	if n < 0 {
-		sign, s = "-", s[1:]
-	}
-	var out []byte
-	for i := range len(s) {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			out = append(out, ' ')
-		}
-		out = append(out, s[i])
-	}
-	return sign + string(out)
-}
+// group writes n with its thousands separated by a space, as the pages
+// and figures do: 60000 → "60 000".
+func group(n int) string { return plots.GroupDigits(n) }
