@@ -33,13 +33,7 @@ function start() {
   let current = null; // {root, stop}
 
   function say(root, text) {
-    const p = document.createElement("p");
-    p.className = "hint";
-    p.setAttribute("role", "status");
-    p.setAttribute("data-testid", "explore-status");
-    p.textContent = text;
-    root.replaceChildren(p);
-    root.hidden = false;
+    showStatus(root, text);
     page.error = text;
   }
 
@@ -85,19 +79,23 @@ function shared(metas) {
 
 // startJobs enhances the compare page: one explorer a job, linked by
 // their data-link.
+// showStatus puts a sentence in place of an explorer root: why the
+// interactive view is not there.
+function showStatus(root, text) {
+  const p = document.createElement("p");
+  p.className = "hint";
+  p.setAttribute("role", "status");
+  p.setAttribute("data-testid", "explore-status");
+  p.textContent = text;
+  root.replaceChildren(p);
+  root.hidden = false;
+}
+
 async function startJobs(roots) {
   const page = (window.mldrExplore = { ready: false, error: null, jobs: {}, linked: false });
   const fail = (text) => {
     page.error = text;
-    for (const root of roots) {
-      const p = document.createElement("p");
-      p.className = "hint";
-      p.setAttribute("role", "status");
-      p.setAttribute("data-testid", "explore-status");
-      p.textContent = text;
-      root.replaceChildren(p);
-      root.hidden = false;
-    }
+    for (const root of roots) { showStatus(root, text); }
   };
   if (!hasWebGL()) { fail(unavailable + "this browser has no WebGL"); return; }
   let renderer;
