@@ -135,7 +135,7 @@ func (h *handler) apiExplore(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if err == nil {
-			meta.Colours = append(meta.Colours, errorColours(errs)...)
+			meta.Colours = append(meta.Colours, explore.ErrorColours(errs)...)
 		}
 	}
 	for _, c := range meta.Colours {
@@ -147,33 +147,6 @@ func (h *handler) apiExplore(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	writeJSON(w, http.StatusOK, meta)
-}
-
-// errorColours are the per-row error colours of a job's evaluation: for
-// each method and d, the row's Hamming loss and whether it was predicted
-// exactly.
-func errorColours(f *jobs.RowErrorsFile) []explore.Colour {
-	var out []explore.Colour
-	seen := map[string]bool{}
-	for _, r := range f.Records {
-		at := fmt.Sprintf("%s:%d", r.Method, r.D)
-		if seen[at] {
-			continue // two percentages with one d
-		}
-		seen[at] = true
-		d := fmt.Sprintf("d = %d", r.D)
-		if r.DPerVariable > 0 {
-			d = fmt.Sprintf("d = %d per class variable", r.DPerVariable)
-		}
-		if r.Method == evaluate.Ori {
-			d = "no reduction"
-		}
-		out = append(out,
-			explore.Colour{Key: "error:hamming:" + at, Text: fmt.Sprintf("Hamming loss of the row, %s at %s", r.Method, d), Type: explore.Continuous},
-			explore.Colour{Key: "error:exact:" + at, Text: fmt.Sprintf("exact match of the row, %s at %s", r.Method, d), Type: explore.Categorical,
-				Categories: []string{"all right", "not all right"}})
-	}
-	return out
 }
 
 // errorValues are the per-row errors under key "error:KIND:METHOD:D", in
