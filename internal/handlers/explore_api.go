@@ -117,12 +117,13 @@ func (h *handler) apiExplore(w http.ResponseWriter, r *http.Request) {
 	for _, m := range em.res.Methods {
 		rows := em.view.Rows()
 		if m.Method != em.m.Method {
-			p, err := h.jobs.Projected(id, m.Method, 0)
+			// The view the page asks for next, kept in the cache.
+			other, err := h.exploreMethod(id, m.Method)
 			if err != nil {
 				h.fail(w, r, err)
 				return
 			}
-			rows = len(p.Row)
+			rows = other.view.Rows()
 		}
 		meta.Methods = append(meta.Methods, exploreMethodJS{ID: m.Method, Name: views.MethodName(m.Method), D: m.Eigen.D, Space: string(m.Manifest.Space),
 			Colour: views.ColourHex(order, m.Method), Rows: rows})
