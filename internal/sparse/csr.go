@@ -20,7 +20,8 @@ import (
 
 // CSR is an N×D matrix in compressed sparse row form: row i holds the
 // entries Val[Ptr[i]:Ptr[i+1]] in the columns Ind[Ptr[i]:Ptr[i+1]],
-// strictly ascending. Explicit zeros are allowed but never produced by
+// strictly ascending. It is a mat.Matrix (At is a binary search in the
+// row; kernels read the rows directly). Explicit zeros are allowed but never produced by
 // this package's constructors. A CSR is read-only once built: kernels and
 // views share its slices.
 type CSR struct {
@@ -33,6 +34,8 @@ type CSR struct {
 	// Val holds the value of each stored entry.
 	Val []float64
 }
+
+var _ mat.Matrix = (*CSR)(nil)
 
 // ErrMalformed is wrapped by Check's errors.
 var ErrMalformed = errors.New("malformed sparse matrix")
@@ -74,6 +77,9 @@ func (m *CSR) At(i, j int) float64 {
 	}
 	return 0
 }
+
+// T returns the transpose of m, as a view (mat.Matrix).
+func (m *CSR) T() mat.Matrix { return mat.Transpose{Matrix: m} }
 
 // Bytes is the memory the stored entries and row pointers take.
 func (m *CSR) Bytes() int64 {
