@@ -5,9 +5,11 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"hash"
 	"hash/crc32"
 	"io"
 	"math"
+	"unsafe"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -64,11 +66,18 @@ func WriteBinary(w io.Writer, d *Dataset) error {
 	return nil
 }
 
+// writeFloats writes m's values, row by row, little-endian: on a
+// little-endian machine straight from the matrix's memory.
 func writeFloats(w *bufio.Writer, m *mat.Dense) {
 	raw := m.RawMatrix()
 	var b [8]byte
 	for i := range raw.Rows {
-		for _, v := range raw.Data[i*raw.Stride : i*raw.Stride+raw.Cols] {
+		row := raw.Data[i*raw.Stride : i*raw.Stride+raw.Cols]
+		if littleEndian {
+			w.Write(floatBytes(row))
+			continue
+		}
+		for _, v := range row {
 			binary.LittleEndian.PutUint64(b[:], math.Float64bits(v))
 			w.Write(b[:])
 		}
@@ -79,9 +88,25 @@ func writeFloats(w *bufio.Writer, m *mat.Dense) {
 // bytes r holds; a mismatch with the header, a bad checksum or a malformed
 // header gives an error wrapping ErrCorrupt.
 func ReadBinary(r io.Reader, size int64) (*Dataset, error) {
+	return readBinary(r, size, true)
+}
+
+// ReadBinaryVerified is ReadBinary for a file whose checksum the caller
+// has verified before (the same file, unchanged: store.Files remembers it
+// by path, size, modification time and inode): it does not compute the
+// checksum again. Every other check is made; the 4 checksum bytes must
+// still be there.
+func ReadBinaryVerified(r io.Reader, size int64) (*Dataset, error) {
+	return readBinary(r, size, false)
+}
+
+func readBinary(r io.Reader, size int64, verify bool) (*Dataset, error) {
 	crc := crc32.New(castagnoli)
 	br := bufio.NewReaderSize(r, 1<<16)
-	tr := io.TeeReader(br, crc)
+	var tr io.Reader = br
+	if verify {
+		tr = io.TeeReader(br, crc)
+	}
 	fixed := make([]byte, len(binaryMagic)+8)
 	if _, err := io.ReadFull(tr, fixed); err != nil {
 		return nil, corrupt("reading the header: %v", err)
@@ -110,19 +135,22 @@ func ReadBinary(r io.Reader, size int64) (*Dataset, error) {
 	}
 	d := &Dataset{Name: h.Name, Features: h.Features, Labels: h.Labels, Kind: h.Kind, Categories: h.Categories, Warnings: h.Warnings,
 		Columns: h.Columns, LabelColumns: h.LabelCols}
+	var sum hash.Hash32
+	if verify {
+		sum = crc
+	}
 	var err error
-	if d.X, err = readFloats(tr, h.Rows, nf); err != nil {
+	if d.X, err = readFloats(br, sum, h.Rows, nf); err != nil {
 		return nil, err
 	}
-	if d.Y, err = readFloats(tr, h.Rows, nl); err != nil {
+	if d.Y, err = readFloats(br, sum, h.Rows, nl); err != nil {
 		return nil, err
 	}
-	sum := crc.Sum32()
 	var tail [4]byte
 	if _, err := io.ReadFull(br, tail[:]); err != nil {
 		return nil, corrupt("reading the checksum: %v", err)
 	}
-	if binary.LittleEndian.Uint32(tail[:]) != sum {
+	if verify && binary.LittleEndian.Uint32(tail[:]) != crc.Sum32() {
 		return nil, corrupt("checksum mismatch")
 	}
 	if err := d.Validate(); err != nil {
@@ -131,23 +159,58 @@ func ReadBinary(r io.Reader, size int64) (*Dataset, error) {
 	return d, nil
 }
 
-func readFloats(r io.Reader, rows, cols int) (*mat.Dense, error) {
+// littleEndian is whether this machine stores a float64 as the binary
+// form does, so that values can be read straight into a []float64.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// floatChunk is how many bytes of values are read, and summed, at a time:
+// small enough that the checksum reads them from the cache.
+const floatChunk = 1 << 19
+
+// readFloats reads rows×cols little-endian float64 values from r, adding
+// them to sum (nil: none). On a little-endian machine they are read
+// straight into the matrix's memory, a chunk at a time, without a copy.
+func readFloats(r io.Reader, sum hash.Hash32, rows, cols int) (*mat.Dense, error) {
 	data := make([]float64, rows*cols)
-	buf := make([]byte, 1<<16)
-	for i := 0; i < len(data); {
-		n := min(len(buf)/8, len(data)-i)
-		if _, err := io.ReadFull(r, buf[:8*n]); err != nil {
-			return nil, corrupt("reading values: %v", err)
+	if littleEndian {
+		raw := floatBytes(data)
+		for off := 0; off < len(raw); off += floatChunk {
+			b := raw[off:min(off+floatChunk, len(raw))]
+			if _, err := io.ReadFull(r, b); err != nil {
+				return nil, corrupt("reading values: %v", err)
+			}
+			if sum != nil {
+				sum.Write(b)
+			}
 		}
-		for k := range n {
-			data[i+k] = math.Float64frombits(binary.LittleEndian.Uint64(buf[8*k:]))
+	} else {
+		buf := make([]byte, 1<<16)
+		for i := 0; i < len(data); {
+			n := min(len(buf)/8, len(data)-i)
+			if _, err := io.ReadFull(r, buf[:8*n]); err != nil {
+				return nil, corrupt("reading values: %v", err)
+			}
+			if sum != nil {
+				sum.Write(buf[:8*n])
+			}
+			for k := range n {
+				data[i+k] = math.Float64frombits(binary.LittleEndian.Uint64(buf[8*k:]))
+			}
+			i += n
 		}
-		i += n
 	}
 	if rows == 0 || cols == 0 {
 		return &mat.Dense{}, nil
 	}
 	return mat.NewDense(rows, cols, data), nil
+}
+
+// floatBytes is the memory of v as bytes (no copy).
+func floatBytes(v []float64) []byte {
+	if len(v) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), 8*len(v))
 }
 
 func corrupt(format string, args ...any) error {
