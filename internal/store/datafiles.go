@@ -14,8 +14,9 @@ import (
 // results through it, given the data set records by the server. Store
 // embeds it. Its methods are safe for concurrent use.
 type Files struct {
-	dir string
-	fs  FS
+	dir  string
+	fs   FS
+	data *dataFiles // data files verified, and data sets kept between loads
 }
 
 // OpenFiles returns the files of the data directory dir, which a Store
@@ -24,17 +25,25 @@ func OpenFiles(dir string, fsys FS) *Files {
 	if fsys == nil {
 		fsys = OSFS{}
 	}
-	return &Files{dir: dir, fs: fsys}
+	return &Files{dir: dir, fs: fsys, data: newDataFiles()}
 }
 
 // LoadRecord reads the matrices of the data set rec describes. A file
 // that is gone is reported wrapping os.ErrNotExist (a relabel may have
 // replaced it since rec was read).
+//
+// The file's checksum is verified at its first load in this process and
+// again whenever the file is not the same (its path, size, modification
+// and change times or inode differ); a file verified before is read
+// without it. With CacheData, a data set kept from an earlier load of the
+// same file is returned without reading it: its matrices are shared, and
+// callers must not change them.
 func (f *Files) LoadRecord(rec DatasetRecord) (*dataset.Dataset, error) {
 	if !ValidID(rec.ID) {
 		return nil, fmt.Errorf("data set %q: %w", rec.ID, ErrNotFound)
 	}
-	file, err := f.fs.Open(f.path("datasets", rec.ID, rec.DataFile))
+	p := f.path("datasets", rec.ID, rec.DataFile)
+	file, err := f.fs.Open(p)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("the stored data of data set %s are missing; delete it and upload the file again: %w", rec.ID, err)
@@ -46,11 +55,42 @@ func (f *Files) LoadRecord(rec DatasetRecord) (*dataset.Dataset, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening the stored data of data set %s: %w", rec.ID, err)
 	}
-	ds, err := dataset.ReadBinary(file, st.Size())
+	id := identityOf(st)
+	if ds := f.data.cached(p, id); ds != nil {
+		return ds, nil
+	}
+	read := dataset.ReadBinary
+	if f.data.verified(p, id) {
+		read = dataset.ReadBinaryVerified
+	}
+	ds, err := read(file, st.Size())
 	if err != nil {
 		return nil, fmt.Errorf("reading data set %s: %w", rec.ID, err)
 	}
+	f.data.loaded(p, id, ds)
 	return ds, nil
+}
+
+// CacheData makes the files keep the data sets they load, at most
+// maxBytes of matrices (0: none, the default), for the data files KeepData
+// allows, so that the next load of the same file reads nothing. A worker
+// process, whose jobs often read the data set the last one read, sets it.
+func (f *Files) CacheData(maxBytes int64) { f.data.setBudget(maxBytes) }
+
+// KeepData says which data sets the cache of CacheData may hold from now
+// on: the data files of recs (none: nil). The others are dropped at once.
+// A worker calls it as each job starts with the job's data sets, so that
+// what it keeps is what the job holds anyway, and with none for a job
+// that reads data sets one after the other (a study), which should hold
+// one at a time.
+func (f *Files) KeepData(recs []DatasetRecord) {
+	keep := make(map[string]bool, len(recs))
+	for _, rec := range recs {
+		if ValidID(rec.ID) {
+			keep[f.path("datasets", rec.ID, rec.DataFile)] = true
+		}
+	}
+	f.data.keep(keep)
 }
 
 // LoadRecordFolds returns the predefined folds of the data set rec

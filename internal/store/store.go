@@ -74,7 +74,7 @@ var bucketDatasets = []byte("datasets")
 // staging files are removed, files that have no metadata are removed, and
 // records whose files are missing are reported by Problem.
 func Open(cfg Config) (*Store, error) {
-	s := &Store{Files: Files{dir: cfg.Dir, fs: cfg.FS}, log: cfg.Logger, now: cfg.Now, problems: map[string]string{}, verified: newVerifiedFiles()}
+	s := &Store{Files: Files{dir: cfg.Dir, fs: cfg.FS, data: newDataFiles()}, log: cfg.Logger, now: cfg.Now, problems: map[string]string{}, verified: newVerifiedFiles()}
 	if s.fs == nil {
 		s.fs = OSFS{}
 	}
