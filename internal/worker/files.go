@@ -15,13 +15,37 @@ import (
 // with the records the server sent for each job. Its decomposition cache
 // lives as long as the worker and keeps at most a sixteenth of the
 // worker's memory limit (0: no limit) between jobs.
+//
+// The files keep the data sets the last job read (DataCacheBudget), so
+// that the next job on them reads nothing: as each job starts, those it
+// does not read are dropped, so a job holds no more than its own data, as
+// admission counts them. A study, which reads its data sets one after the
+// other, keeps none.
 func Executor(files *store.Files, version string, memoryLimit int64) Run {
 	rs := &recordStore{Files: files}
+	files.CacheData(DataCacheBudget(memoryLimit))
 	x := jobs.NewExecutorCache(rs, version, jobs.CacheBudget(memoryLimit))
 	return func(ctx context.Context, job jobs.Job, recs map[string]store.DatasetRecord, report jobs.Report) ([]string, error) {
 		rs.set(recs)
+		var keep []store.DatasetRecord
+		if !job.Request.Study() {
+			for _, rec := range recs {
+				keep = append(keep, rec)
+			}
+		}
+		files.KeepData(keep)
 		return x.Execute(ctx, job, report)
 	}
+}
+
+// DataCacheBudget is the most a worker whose memory limit is limit (0:
+// none) keeps of the data sets its last job read: a quarter of the
+// limit, or 1 GiB without one.
+func DataCacheBudget(limit int64) int64 {
+	if limit <= 0 {
+		return 1 << 30
+	}
+	return limit / 4
 }
 
 // recordStore is the jobs.Store of a worker: the files, and the records of
