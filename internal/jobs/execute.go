@@ -3,14 +3,12 @@ package jobs
 import (
 	"cmp"
 	"context"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"syscall"
 	"time"
 
@@ -373,50 +371,6 @@ func projectedRows(m *analysis.Model, p *plan) (*mat.Dense, error) {
 		rows = p.fitInput().Y
 	}
 	return m.Transform(rows)
-}
-
-// writeProjected writes projected.csv: row (1-based, in its data set),
-// split (train, test or all), with folds the fold the row is tested in
-// (empty for a row no predefined fold tests), then c1…cd; the training
-// rows first, then the test rows.
-func writeProjected(w io.Writer, p *plan, z *mat.Dense, d int) error {
-	var order []int
-	if zr, _ := z.Dims(); zr == len(p.fitRows) && zr != len(p.rowSplit) { // mds: fit rows only
-		order = p.fitRows
-		z = expandRows(z, p.fitRows, len(p.rowSplit))
-	} else {
-		order = p.rowOrder()
-	}
-	cw := csv.NewWriter(w)
-	rec := []string{"row", "split"}
-	if p.rowFold != nil {
-		rec = append(rec, "fold")
-	}
-	rec = append(rec, export.ComponentNames(d)...)
-	for i, name := range rec {
-		rec[i] = export.SafeCell(name) // fixed names, but one rule for every CSV
-	}
-	if err := cw.Write(rec); err != nil {
-		return err
-	}
-	for _, i := range order {
-		rec = append(rec[:0], strconv.Itoa(p.rowNumber[i]), p.rowSplit[i])
-		if p.rowFold != nil {
-			fold := ""
-			if p.rowFold[i] > 0 {
-				fold = strconv.Itoa(p.rowFold[i])
-			}
-			rec = append(rec, fold)
-		}
-		for _, v := range z.RawRowView(i)[:d] {
-			rec = append(rec, strconv.FormatFloat(v, 'g', -1, 64))
-		}
-		if err := cw.Write(rec); err != nil {
-			return err
-		}
-	}
-	cw.Flush()
-	return cw.Error()
 }
 
 // expandRows places the rows of z (one per fit row) at their data rows.
