@@ -1,0 +1,101 @@
+package analysis
+
+import (
+	"context"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// tuManyLabels is seeded multi-label data with q labels of skewed
+// frequency, 1 to 2·per of them a row, and features that depend on them.
+func tuManyLabels(seed uint64, n, d, q, per int) Input {
+	rng := rand.New(rand.NewPCG(seed, 11))
+	x := mat.NewDense(n, d, nil)
+	y := mat.NewDense(n, q, nil)
+	for i := range n {
+		for j := range d {
+			x.Set(i, j, rng.NormFloat64())
+		}
+		for range 1 + rng.IntN(2*per) {
+			l := int(float64(q) * rng.Float64() * rng.Float64())
+			y.Set(i, l, 1)
+			x.Set(i, l%d, x.At(i, l%d)+1)
+		}
+	}
+	return Input{X: x, Y: y}
+}
+
+// tuAllocated is the bytes f allocates.
+func tuAllocated(f func()) uint64 {
+	var a, b runtime.MemStats
+	runtime.ReadMemStats(&a)
+	f()
+	runtime.ReadMemStats(&b)
+	return b.TotalAlloc - a.TotalAlloc
+}
+
+// TestLabelMethodsLargeQ: at q in the thousands, the methods that read the
+// labels allocate with the labels present and the matrices their algebra
+// needs, never a value per row and label (lda's one-hot Z of two columns
+// a label, mlda's N×q class weights: 1.6 and 1.2 GB allocated here before)
+// nor a q×q matrix the algebra does not need (the graph embeddings' K = 2I:
+// 32 MB at q = 2 000). Each cap is about 1.5 times what the fit allocates;
+// lda's includes its N×q projection (one direction per label, d = 1).
+func TestLabelMethodsLargeQ(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits on 20 000 rows and 1 000 labels")
+	}
+	wide := tuManyLabels(1, 20_000, 20, 1_000, 10)
+	square := tuManyLabels(2, 4_000, 20, 2_000, 10)
+	for _, tc := range []struct {
+		id  string
+		in  Input
+		max uint64 // bytes
+	}{
+		{"lda", wide, 300 << 20},
+		{"mlda", wide, 40 << 20},
+		{"ge-hamming", square, 12 << 20},
+		{"ge-euclid-y", square, 12 << 20},
+	} {
+		t.Run(tc.id, func(t *testing.T) {
+			var err error
+			got := tuAllocated(func() { _, err = Fit(context.Background(), tc.id, tc.in, Params{D: 1}, nil) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, q := tc.in.Y.Dims()
+			if got > tc.max {
+				t.Errorf("N = %d, q = %d: got %d MB allocated, want at most %d MB", n, q, got>>20, tc.max>>20)
+			}
+		})
+	}
+}
+
+// TestLDABinaryLabels: lda on multi-label data, which reads only the ones
+// of Y, gives what lda gives on the same labels as multi-dimensional data
+// of two classes each (the one-hot path).
+func TestLDABinaryLabels(t *testing.T) {
+	ml := tuMultiLabel(3, 120, 6, 5)
+	md := Input{X: ml.X, Y: ml.Y, Classes: slices.Repeat([]int{2}, 5)}
+	for _, p := range []Params{{D: 1}, {D: 1, Normalize: NormalizeB}, {D: 1, Ridge: Float(0.5)}} {
+		a, err := Fit(context.Background(), "lda", ml, p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := Fit(context.Background(), "lda", md, p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tuCloseValues(t, "eigenvalues", a.Eigenvalues, b.Eigenvalues, len(b.Eigenvalues), 1e-10)
+		if !mat.EqualApprox(a.Basis, b.Basis, 1e-10) {
+			t.Errorf("%+v: got directions\n%v\nwant\n%v", p, mat.Formatted(a.Basis), mat.Formatted(b.Basis))
+		}
+		if !slices.Equal(a.Notes, b.Notes) || a.Rank != b.Rank || a.Dim != b.Dim {
+			t.Errorf("%+v: got rank %d, d %d, notes %q; want %d, %d, %q", p, a.Rank, a.Dim, a.Notes, b.Rank, b.Dim, b.Notes)
+		}
+	}
+}
