@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -75,6 +76,17 @@ func TestLabelMethodsLargeQ(t *testing.T) {
 	}
 }
 
+// TestLabelNMILargeQ: LabelNMI holds one q×q matrix (the result, in which
+// the pair counts are made), not a matrix of counts besides.
+func TestLabelNMILargeQ(t *testing.T) {
+	in := tuManyLabels(2, 4_000, 1, 2_000, 10)
+	_, q := in.Y.Dims()
+	got := tuAllocated(func() { LabelNMI(in.Y) })
+	if most := uint64(8*q*q) + 4<<20; got > most {
+		t.Errorf("q = %d: got %d MB allocated, want at most %d MB (the result and a few MB)", q, got>>20, most>>20)
+	}
+}
+
 // TestLDABinaryLabels: lda on multi-label data, which reads only the ones
 // of Y, gives what lda gives on the same labels as multi-dimensional data
 // of two classes each (the one-hot path).
@@ -98,4 +110,50 @@ func TestLDABinaryLabels(t *testing.T) {
 			t.Errorf("%+v: got rank %d, d %d, notes %q; want %d, %d, %q", p, a.Rank, a.Dim, a.Notes, b.Rank, b.Dim, b.Notes)
 		}
 	}
+}
+
+// benchManyLabels is the size of the large-q benchmarks: q = 4 000 labels
+// (eurlex has about as many), about 4 a row.
+var benchManyLabels = benchSize{n: 20_000, d: 100, q: 4_000}
+
+// BenchmarkLabelNMI computes the label NMI at large q: the whole q×q matrix
+// (ge-gh's), the data set page's heatmap of its 50 most frequent labels
+// and one answer of nmi.json (316 × 316 labels):
+//
+//	go test -run '^$' -bench LabelNMI -benchtime 3x ./internal/analysis/
+func BenchmarkLabelNMI(b *testing.B) {
+	y := benchInput(benchManyLabels).Y
+	_, q := y.Dims()
+	first := func(k int) []int {
+		idx := make([]int, k)
+		for i := range idx {
+			idx[i] = i * (q / k)
+		}
+		return idx
+	}
+	b.Run("all/"+benchManyLabels.String(), func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			LabelNMI(y)
+		}
+	})
+	for _, k := range []int{50, 316} {
+		idx := first(k)
+		b.Run(fmt.Sprintf("block=%d/%s", k, benchManyLabels), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				LabelNMIBlock(y, idx, idx)
+			}
+		})
+	}
+}
+
+// BenchmarkFitLargeQ fits the methods that read the labels at q = 4 000:
+//
+//	go test -run '^$' -bench FitLargeQ -benchtime 1x ./internal/analysis/
+func BenchmarkFitLargeQ(b *testing.B) {
+	for _, id := range []string{"mddmp", "mlda", "ge-hamming", "ge-gh", "cplst"} {
+		b.Run(id+"/"+benchManyLabels.String(), func(b *testing.B) { benchFit(b, id, benchManyLabels, Params{D: 20}) })
+	}
+	b.Run("lda/"+benchManyLabels.String(), func(b *testing.B) { benchFit(b, "lda", benchManyLabels, Params{D: 1}) })
 }
