@@ -33,12 +33,12 @@ import (
 
 func fitGEHamming(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 	u := in.labelRows()
-	return fitGraph(ctx, "ge-hamming", in, p, st, u, identityScaled(u.cols, 2), rowSums(u, false))
+	return fitGraph(ctx, "ge-hamming", in, p, st, u, nil, rowSums(u, false))
 }
 
 func fitGEEuclidY(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 	u := in.labelRows()
-	return fitGraph(ctx, "ge-euclid-y", in, p, st, u, identityScaled(u.cols, 2), rowSums(u, true))
+	return fitGraph(ctx, "ge-euclid-y", in, p, st, u, nil, rowSums(u, true))
 }
 
 func fitGEGH(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
@@ -50,7 +50,8 @@ func fitGEGH(ctx context.Context, in Input, p Params, st stage) (*Model, error) 
 }
 
 // fitGraph solves the label-distance graph embedding for
-// A = r1ᵀ + 1rᵀ − UKUᵀ.
+// A = r1ᵀ + 1rᵀ − UKUᵀ. A nil k is K = 2I, which is then never formed (it
+// would be c×c: 128 MB at q = 4 000).
 func fitGraph(ctx context.Context, id string, in Input, p Params, st stage, u *sparseRows, k *mat.SymDense, r []float64) (*Model, error) {
 	n := float64(u.rows)
 	sumU := make([]float64, u.cols)
@@ -63,7 +64,11 @@ func fitGraph(ctx context.Context, id string, in Input, p Params, st stage, u *s
 		total += r[i]
 	}
 	var ks mat.VecDense
-	ks.MulVec(k, mat.NewVecDense(u.cols, sumU))
+	if k != nil {
+		ks.MulVec(k, mat.NewVecDense(u.cols, sumU))
+	} else {
+		ks.ScaleVec(2, mat.NewVecDense(u.cols, sumU))
+	}
 	delta := make([]float64, u.rows)
 	for i := range u.rows {
 		idx, val := u.row(i)
@@ -81,7 +86,11 @@ func fitGraph(ctx context.Context, id string, in Input, p Params, st stage, u *s
 		return nil, err
 	}
 	var ck mat.Dense
-	ck.Mul(s.cross, k)
+	if k != nil {
+		ck.Mul(s.cross, k)
+	} else {
+		ck.Scale(2, s.cross)
+	}
 	var term mat.Dense
 	term.Mul(&ck, s.cross.T())
 	sym := mat.NewSymDense(s.d, nil)
@@ -167,7 +176,7 @@ func columnMeans(x *mat.Dense) []float64 {
 
 // memGraph: the sparse labels and per-row sums, the weighted Gram
 // Xcᵀdiag(δ)Xc and XcᵀU (D×D, D×c; or N×N-path forms), (XcᵀU)K(XcᵀU)ᵀ and
-// its symmetric copy, the decomposition.
+// its symmetric copy, the decomposition. K = 2I is never formed.
 func memGraph(p Params, s Shape) float64 {
 	c, nnz := labelColumns(s)
 	n := float64(s.N)
@@ -175,13 +184,14 @@ func memGraph(p Params, s Shape) float64 {
 		l.hold(k*c + 2*k*k)
 		l.eig(k)
 		return k
-	})) + 2*c*c
+	}))
 }
 
-// memGEGH is memGraph with the label NMI matrix (q×q, three times).
+// memGEGH is memGraph with K = I + F formed: the label NMI matrix F (q×q,
+// three times: the counts, F and K) and K's use (twice).
 func memGEGH(p Params, s Shape) float64 {
 	c, _ := labelColumns(s)
-	return memGraph(p, s) + 3*c*c
+	return memGraph(p, s) + 5*c*c
 }
 
 // memGEEuclidX: the row norms, XcᵀXc and the weighted Gram, C² and its

@@ -34,11 +34,30 @@ const ldaRidgeScale = 1e-4
 // of 0 is refused then (Sw would be singular).
 func fitLDA(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 	classes := in.Classes
+	var z *sparseRows
 	if classes == nil {
+		// Each binary label j is a variable of two classes, but only
+		// its ones are read: class 1's column of XcᵀZ is XcᵀY_j and
+		// class 0's is −XcᵀY_j (the columns of Xc sum to 0), so Z's N·q
+		// entries are never formed.
 		_, q := in.Y.Dims()
 		classes = slices.Repeat([]int{2}, q)
+		z = binaryRows(in.Y)
+	} else {
+		z = oneHotRows(in.Y, classes)
 	}
-	z := oneHotRows(in.Y, classes)
+	// class is the column of XcᵀZ for class c of variable j (whose
+	// columns start at off) as a signed column of s.cross, and the share
+	// of rows in it.
+	class := func(s *stats, j, off, c int) (sign float64, col int, share float64) {
+		if in.Classes != nil {
+			return 1, off + c, s.labelMean[off+c]
+		}
+		if c == 1 {
+			return 1, j, s.labelMean[j]
+		}
+		return -1, j, 1 - s.labelMean[j]
+	}
 	s, err := featureStats(ctx, in.X, statsSpec{gram: true, labels: z}, useRowSpace(in), st.sub(0, 0.6, "scatter matrices"))
 	if err != nil {
 		return nil, err
@@ -63,22 +82,24 @@ func fitLDA(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 		}
 		var cols []int
 		for c := range k {
-			if s.labelMean[off+c] > 0 {
-				cols = append(cols, off+c)
+			if _, _, share := class(s, j, off, c); share > 0 {
+				cols = append(cols, c)
 			}
 		}
-		off += k
 		if len(cols) < 2 {
+			off += k
 			notes = append(notes, fmt.Sprintf("Class variable %d has a single class in these rows and gives no direction.", j+1))
 			continue
 		}
 		f := mat.NewDense(s.d, len(cols), nil)
 		for a, c := range cols {
-			nc := s.labelMean[c] * float64(s.n)
+			sign, col, share := class(s, j, off, c)
+			nc := share * float64(s.n)
 			for i := range s.d {
-				f.Set(i, a, s.cross.At(i, c)/math.Sqrt(nc))
+				f.Set(i, a, sign*s.cross.At(i, col)/math.Sqrt(nc))
 			}
 		}
+		off += k
 		sw := mat.NewSymDense(s.d, nil)
 		sw.CopySym(s.gram)
 		sw.SymRankK(sw, -1, f)
@@ -170,51 +191,54 @@ func fitLDA(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 func fitMLDA(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 	y := binaryRows(in.Y)
 	q := y.cols
-	counts := make([]float64, q*q)
+	// The label co-occurrence counts, then in place their cosines C.
+	corr := make([]float64, q*q)
 	for i := range y.rows {
 		idx, _ := y.row(i)
 		for _, a := range idx {
 			for _, b := range idx {
-				counts[int(a)*q+int(b)]++
+				corr[int(a)*q+int(b)]++
 			}
 		}
 	}
-	corr := make([]float64, q*q)
+	diag := make([]float64, q)
+	for a := range q {
+		diag[a] = corr[a*q+a]
+	}
+	rowSum := make([]float64, q) // Σ_k C_lk
 	for a := range q {
 		for b := range q {
-			if na, nb := counts[a*q+a], counts[b*q+b]; na > 0 && nb > 0 {
-				corr[a*q+b] = counts[a*q+b] / math.Sqrt(na*nb)
+			if na, nb := diag[a], diag[b]; na > 0 && nb > 0 {
+				corr[a*q+b] /= math.Sqrt(na * nb)
 			}
 		}
 		corr[a*q+a] = 1
+		for _, v := range corr[a*q : (a+1)*q] {
+			rowSum[a] += v
+		}
 	}
-	z := newSparse(y.rows, q)
+	// Row i's class weights are (y_iᵀC)/s_i, s_i = Σ_{l∈y_i} rowSum_l, so
+	// Z = ỸC with Ỹ the ones of Y scaled by 1/s_i: XcᵀZ = (XcᵀỸ)C and the
+	// class weights' means are those of Ỹ times C. Ỹ has Y's ones, never
+	// the N·q entries of Z.
 	weights := make([]float64, y.rows)
 	unlabelled := 0
-	row := make([]float64, q)
 	for i := range y.rows {
-		idx, _ := y.row(i)
-		clear(row)
+		idx, val := y.row(i)
 		sum := 0.0
 		for _, l := range idx {
-			for k := range q {
-				row[k] += corr[int(l)*q+k]
-				sum += corr[int(l)*q+k]
-			}
+			sum += rowSum[l]
 		}
 		if sum > 0 {
 			weights[i] = 1
-			for k, v := range row {
-				if v > 0 {
-					z.add(k, v/sum)
-				}
+			for k := range val {
+				val[k] = 1 / sum
 			}
 		} else {
 			unlabelled++
 		}
-		z.endRow()
 	}
-	spec := statsSpec{labels: z}
+	spec := statsSpec{labels: y}
 	if unlabelled > 0 {
 		spec.weights = weights
 	} else {
@@ -232,6 +256,17 @@ func fitMLDA(ctx context.Context, in Input, p Params, st stage) (*Model, error) 
 	if err := st.checkpoint(ctx, 0.7); err != nil {
 		return nil, err
 	}
+	c := mat.NewSymDense(q, corr)
+	var cross mat.Dense // XcᵀZ
+	cross.Mul(s.cross, c)
+	labelMean := make([]float64, q) // W_k / N
+	for l, m := range s.labelMean {
+		if m != 0 {
+			for k, v := range corr[l*q : (l+1)*q] {
+				labelMean[k] += m * v
+			}
+		}
+	}
 	sw := s.gram
 	if sw == nil {
 		sw = s.wgram
@@ -242,10 +277,10 @@ func fitMLDA(ctx context.Context, in Input, p Params, st stage) (*Model, error) 
 	mc := make([]float64, s.d)
 	var cols []int
 	for k := range q {
-		if s.labelMean[k] > 0 {
+		if labelMean[k] > 0 {
 			cols = append(cols, k)
 			for i := range s.d {
-				mc[i] += s.cross.At(i, k) / total
+				mc[i] += cross.At(i, k) / total
 			}
 		}
 	}
@@ -255,9 +290,9 @@ func fitMLDA(ctx context.Context, in Input, p Params, st stage) (*Model, error) 
 	f := mat.NewDense(s.d, len(cols), nil)
 	within := mat.NewDense(s.d, len(cols), nil)
 	for a, k := range cols {
-		w := s.labelMean[k] * float64(s.n)
+		w := labelMean[k] * float64(s.n)
 		for i := range s.d {
-			ck := s.cross.At(i, k)
+			ck := cross.At(i, k)
 			f.Set(i, a, math.Sqrt(w)*(ck/w-mc[i]))
 			within.Set(i, a, ck/math.Sqrt(w))
 		}
@@ -325,7 +360,8 @@ func hstack(r int, ms []*mat.Dense) *mat.Dense {
 	return out
 }
 
-// memLDA: the one-hot Z, C and XcᵀZ (D×D, D×ΣK_j; or N×N-path forms), then
+// memLDA: the one-hot Z (multi-label data: the ones of Y), C and XcᵀZ
+// (D×D, D×ΣK_j, or D×q on multi-label data; or N×N-path forms), then
 // per class variable its D×K_j F, Sw + εI and its Cholesky factor, the
 // low-rank generalised problem (all released before the next variable),
 // and its K_j − 1 directions, kept (lifted to D on the N×N path); then P
@@ -340,11 +376,14 @@ func memLDA(p Params, s Shape) float64 {
 	}
 	l := newLedger()
 	n, d := float64(s.N), float64(s.D)
-	sumK := 0.0
+	sumK, nnz := 0.0, n*float64(len(classes))
 	for _, kj := range classes {
 		sumK += float64(kj)
 	}
-	l.labelRows(n, n*float64(len(classes)))
+	if s.Classes == nil { // only the ones of Y: q columns
+		sumK, nnz = float64(s.Q), labelOnes(s)
+	}
+	l.labelRows(n, nnz)
 	rows := rowsFor(s)
 	k := d
 	if rows {
@@ -375,14 +414,16 @@ func memLDA(p Params, s Shape) float64 {
 	return l.peak
 }
 
-// memMLDA: the label correlation (q×q twice), the weighted one-hot rows
-// (up to N·q entries), Sw or the weighted Gram and XcᵀZ (D×D, D×q; or
-// N×N-path forms), F and the within-class columns (D×q each), Sw + εI and
-// its factor, the low-rank generalised problem.
+// memMLDA: the label correlation C (q×q, the counts turned into it in
+// place), the ones of Y scaled per row (Ỹ) and the row weights, Sw or the
+// weighted Gram and XcᵀỸ (D×D, D×q; or N×N-path forms), XcᵀZ = (XcᵀỸ)C,
+// F and the within-class columns (D×q each), Sw + εI and its factor, the
+// low-rank generalised problem.
 func memMLDA(p Params, s Shape) float64 {
 	n, q := float64(s.N), float64(s.Q)
 	ones := labelOnes(s)
-	return nnzPlus(s, ones, 2*q*q+n+q) + nnzPlus(s, n*q, featureFit("mlda", p, s, rowsFor(s), memSpec{gram: true, c: q}, func(l *memoryLedger, k float64) float64 {
+	return nnzPlus(s, ones, q*q+2*q+n+featureFit("mlda", p, s, rowsFor(s), memSpec{gram: true, c: q}, func(l *memoryLedger, k float64) float64 {
+		l.hold(k*q + q) // XcᵀZ, the class weights' means
 		l.hold(k + 2*k*q + k*k)
 		l.chol(k)
 		l.hold(k * q)

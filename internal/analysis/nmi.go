@@ -13,19 +13,25 @@ import (
 // full 2×2 joint table and NI = I / min(H_i, H_j). The diagonal is 1. A
 // constant label has entropy 0: its row and column are 0 (diagonal
 // included), and constant[i] is true. The result is q×q and symmetric, in
-// [0, 1]. Cost O(N·k²) for k labels per row.
+// [0, 1]. Cost O(N·k²) for k labels per row and O(q²); memory the q×q
+// result (128 MB at q = 4 000), in which the pair counts are made.
 func LabelNMI(y *mat.Dense) (nmi *mat.SymDense, constant []bool) {
 	return nmiOf(binaryRows(y))
 }
 
 func nmiOf(y *sparseRows) (*mat.SymDense, []bool) {
 	q, n := y.cols, float64(y.rows)
-	co := make([]float64, q*q)
+	// The pair counts go in the upper triangle of the result, which
+	// they then become in place: one q×q matrix, not two.
+	out := mat.NewSymDense(q, nil)
+	raw := out.RawSymmetric()
+	co := raw.Data
 	for i := range y.rows {
-		idx, _ := y.row(i)
-		for _, a := range idx {
-			for _, b := range idx {
-				co[int(a)*q+int(b)]++
+		idx, _ := y.row(i) // ascending
+		for x, a := range idx {
+			row := co[int(a)*raw.Stride:]
+			for _, b := range idx[x:] {
+				row[b]++
 			}
 		}
 	}
@@ -33,20 +39,22 @@ func nmiOf(y *sparseRows) (*mat.SymDense, []bool) {
 	h := make([]float64, q)
 	constant := make([]bool, q)
 	for i := range q {
-		p[i] = co[i*q+i] / n
+		p[i] = co[i*raw.Stride+i] / n
 		h[i] = entropy(p[i]) + entropy(1-p[i])
 		constant[i] = h[i] == 0
 	}
-	out := mat.NewSymDense(q, nil)
 	for i := range q {
+		row := co[i*raw.Stride:]
+		row[i] = 0
 		if !constant[i] {
-			out.SetSym(i, i, 1)
+			row[i] = 1
 		}
 		for j := i + 1; j < q; j++ {
+			pij := row[j] / n
+			row[j] = 0
 			if constant[i] || constant[j] {
 				continue
 			}
-			pij := co[i*q+j] / n
 			joint := [4]float64{pij, p[i] - pij, p[j] - pij, 1 - p[i] - p[j] + pij}
 			marg := [4]float64{p[i] * p[j], p[i] * (1 - p[j]), (1 - p[i]) * p[j], (1 - p[i]) * (1 - p[j])}
 			mi := 0.0
@@ -55,7 +63,7 @@ func nmiOf(y *sparseRows) (*mat.SymDense, []bool) {
 					mi += pc * math.Log(pc/marg[c])
 				}
 			}
-			out.SetSym(i, j, min(max(mi/min(h[i], h[j]), 0), 1))
+			row[j] = min(max(mi/min(h[i], h[j]), 0), 1)
 		}
 	}
 	return out, constant

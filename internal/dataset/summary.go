@@ -40,7 +40,9 @@ type ClassCount struct {
 	Count int    `json:"count"`
 }
 
-// Summarize computes the Summary of d in one pass over Y.
+// Summarize computes the Summary of d in one pass over Y. Its memory
+// beyond the summary grows with the distinct label sets and the labels
+// they hold, not with N·q.
 func Summarize(d *Dataset) Summary {
 	n, nf := d.X.Dims()
 	_, q := d.Y.Dims()
@@ -56,16 +58,24 @@ func Summarize(d *Dataset) Summary {
 		}
 		counts[j] = make([]int, k)
 	}
+	// A row's label set is keyed by the indices of its labels
+	// (multi-label: a few bytes for a few labels, whatever q) or by its
+	// classes (multi-dimensional, q small).
 	sets := make(map[string]struct{})
-	key := make([]byte, 0, 8*q)
+	var key []byte
 	total := 0
 	for i := range n {
 		key = key[:0]
-		for j := range q {
-			v := int(d.Y.At(i, j))
+		for j, x := range d.Y.RawRowView(i)[:q] {
+			v := int(x)
 			counts[j][v]++
 			total += v
-			key = binary.AppendUvarint(key, uint64(v))
+			switch {
+			case d.Kind == MultiDim:
+				key = binary.AppendUvarint(key, uint64(v))
+			case v != 0:
+				key = binary.AppendUvarint(key, uint64(j))
+			}
 		}
 		sets[string(key)] = struct{}{}
 	}

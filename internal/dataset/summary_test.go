@@ -1,9 +1,14 @@
 package dataset_test
 
 import (
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"reflect"
+	"runtime"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 
 	"mldr/internal/dataset"
 )
@@ -79,4 +84,48 @@ func deref(p *float64) any {
 		return nil
 	}
 	return *p
+}
+
+// TestSummarizeLargeQ: with q = 4 000 labels and about 10 a row, the
+// distinct label sets are counted right and Summarize allocates with the
+// labels present, not a key of q bytes a row (80 MB here).
+func TestSummarizeLargeQ(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a 20 000 × 4 000 label matrix")
+	}
+	const n, q = 20_000, 4_000
+	rng := rand.New(rand.NewPCG(1, 1))
+	y := mat.NewDense(n, q, nil)
+	want := map[string]bool{}
+	for i := range n {
+		if i%2 == 1 { // every other row repeats the one before
+			y.SetRow(i, y.RawRowView(i-1))
+		} else {
+			for range rng.IntN(20) {
+				y.Set(i, int(float64(q)*rng.Float64()*rng.Float64()), 1)
+			}
+		}
+		var ones []int
+		for j, v := range y.RawRowView(i) {
+			if v != 0 {
+				ones = append(ones, j)
+			}
+		}
+		want[fmt.Sprint(ones)] = true
+	}
+	names := make([]string, q)
+	for j := range names {
+		names[j] = fmt.Sprintf("l%d", j)
+	}
+	ds := &dataset.Dataset{Kind: dataset.MultiLabel, X: mat.NewDense(n, 1, nil), Labels: names, Y: y}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	s := dataset.Summarize(ds)
+	runtime.ReadMemStats(&after)
+	if s.DistinctLabelsets != len(want) {
+		t.Errorf("DistinctLabelsets: got %d, want %d", s.DistinctLabelsets, len(want))
+	}
+	if got, most := after.TotalAlloc-before.TotalAlloc, uint64(16<<20); got > most {
+		t.Errorf("Summarize allocated %d bytes, want at most %d", got, most)
+	}
 }

@@ -53,8 +53,12 @@ func EstimateMemory(s analysis.Shape, testRows int, spec Spec) (int64, error) {
 	ntr := n - nte
 	train := s // the fits see the training rows (LabelOnes and LabelSets: at most all of them)
 	train.N = s.N - testRows
-	peak := 8 * classifierMem(o.Classifier, k, s.Classes, ntr, nte, d, q) // the baseline, in bytes
-	dims := 0.0                                                           // the grid's points over all methods, for the metric rows
+	ones := ntr * q // the training rows' labels present, at most all
+	if s.LabelOnes > 0 {
+		ones = min(ones, float64(s.LabelOnes))
+	}
+	peak := 8 * classifierMem(o.Classifier, k, s.Classes, ntr, nte, d, q, ones) // the baseline, in bytes
+	dims := 0.0                                                                 // the grid's points over all methods, for the metric rows
 	for _, run := range spec.Methods {
 		m, ok := analysis.Lookup(run.ID)
 		if !ok {
@@ -90,7 +94,7 @@ func EstimateMemory(s analysis.Shape, testRows int, spec Spec) (int64, error) {
 		} else {
 			// Transform of both parts (P's copy, the projections), the
 			// columns cut for each d, the classifier on them.
-			after = d*top + 2*(ntr+nte)*top + classifierMem(o.Classifier, k, s.Classes, ntr, nte, top, q)
+			after = d*top + 2*(ntr+nte)*top + classifierMem(o.Classifier, k, s.Classes, ntr, nte, top, q, ones)
 		}
 		peak = max(peak, float64(fit)+8*after) // fit is in bytes, after in float64s
 	}
@@ -110,11 +114,12 @@ func EstimateMemory(s analysis.Shape, testRows int, spec Spec) (int64, error) {
 
 // classifierMem is the classifier's peak, in float64s, on f features:
 // ML-kNN's two neighbour searches (training rows among themselves, then
-// the test rows) and its outputs; ridge's centred copies, its f×f (or, with
+// the test rows), the label indices of the training rows (4 bytes each of
+// their ones, 24 a row) and its outputs; ridge's centred copies, its f×f (or, with
 // fewer training rows than features, ntr×ntr) system, a Cholesky copy and
 // factor, the weights and the outputs; for multi-dimensional data the
 // k-NN vote, or one ridge per class variable.
-func classifierMem(classifier string, k int, classes []int, ntr, nte, f, q float64) float64 {
+func classifierMem(classifier string, k int, classes []int, ntr, nte, f, q, ones float64) float64 {
 	metrics := 4*nte*q + 16*q
 	if classifier == ClassifierRidge {
 		c := q
@@ -129,7 +134,7 @@ func classifierMem(classifier string, k int, classes []int, ntr, nte, f, q float
 	}
 	search := float64(max(knn.EstimateMemory(int(ntr), int(ntr), int(f), k, true),
 		knn.EstimateMemory(int(ntr), int(nte), int(f), k, false))) / 8
-	return search + 1.5*ntr*float64(k) + 2*q*float64(k+1) + 2*nte*q + metrics
+	return search + 1.5*ntr*float64(k) + 2*q*float64(k+1) + 3*ntr + ones/2 + 2*nte*q + metrics
 }
 
 // labelSpaceMem is a label-space method's evaluation after its fit, in

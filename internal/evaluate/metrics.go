@@ -3,7 +3,6 @@ package evaluate
 import (
 	"cmp"
 	"math"
-	"slices"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -73,8 +72,8 @@ func MultiLabelMetrics(y, pred, scores *mat.Dense) map[string]float64 {
 	var oneErr, rankLoss, avgPrec float64
 	var cover float64
 	ranked, labelled := 0, 0
-	order := make([]int, q)
 	rank := make([]int, q)
+	var relevant []int
 	for i := range n {
 		yi, pi := y.RawRowView(i), pred.RawRowView(i)
 		var inter, nY, nP, diff float64
@@ -110,20 +109,21 @@ func MultiLabelMetrics(y, pred, scores *mat.Dense) map[string]float64 {
 			acc += inter / union
 			f1 += 2 * inter / (nY + nP)
 		}
-		// Ranks.
+		// Ranks of the row's labels: 1 for the highest score, ties
+		// ranked by label index, the later label first (the order a
+		// stable ascending sort of the scores gives, read from its end).
+		// Only the labels the row has need one: O(|y_i|·q), no sort.
 		si := scores.RawRowView(i)
-		for l := range order {
-			order[l] = l
-		}
-		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(si[a], si[b]) })
-		for pos, l := range order {
-			rank[l] = q - pos // q − (pos+1) + 1
+		relevant = relevant[:0]
+		for l, v := range yi[:q] {
+			if v != 0 {
+				relevant = append(relevant, l)
+			}
 		}
 		worst := 0
-		for l := range q {
-			if yi[l] != 0 {
-				worst = max(worst, rank[l])
-			}
+		for _, l := range relevant {
+			rank[l] = rankOf(si, l)
+			worst = max(worst, rank[l])
 		}
 		cover += float64(worst)
 		if nY > 0 {
@@ -155,13 +155,10 @@ func MultiLabelMetrics(y, pred, scores *mat.Dense) map[string]float64 {
 		}
 		rankLoss += pairs / (nY * (float64(q) - nY))
 		prec := 0.0
-		for a := range q {
-			if yi[a] == 0 {
-				continue
-			}
+		for _, a := range relevant {
 			better := 0.0
-			for b := range q {
-				if yi[b] != 0 && rank[b] <= rank[a] {
+			for _, b := range relevant {
+				if rank[b] <= rank[a] {
 					better++
 				}
 			}
@@ -191,6 +188,19 @@ func MultiLabelMetrics(y, pred, scores *mat.Dense) map[string]float64 {
 	m[MicroF1] = f1Of(stp, sfp, sfn)
 	m[MacroF1] = macro / float64(q)
 	return m
+}
+
+// rankOf is the rank of score s[l] among s: q minus its position in the
+// stable ascending sort of s (cmp.Compare's order, NaN lowest), so 1 for
+// the highest score, and among equal scores the later label ranks first.
+func rankOf(s []float64, l int) int {
+	sl, r := s[l], 0
+	for m, v := range s {
+		if c := cmp.Compare(v, sl); c > 0 || (c == 0 && m >= l) {
+			r++
+		}
+	}
+	return r
 }
 
 // f1Of is 2TP/(2TP + FP + FN), 1 when nothing was there to find or claimed.

@@ -26,11 +26,14 @@ type MLkNN struct {
 
 // MLkNNModel is a fitted ML-kNN.
 type MLkNNModel struct {
-	k      int
-	s      float64
-	x      *mat.Dense // training features
-	y      *mat.Dense // training labels
-	prior  []float64  // P(H1_l)
+	k int
+	s float64
+	x *mat.Dense // training features
+	y *mat.Dense // training labels
+	// ones are the indices of each training row's labels, so that
+	// counting the labels of k neighbours costs their labels, not k·q.
+	ones   [][]int32
+	prior  []float64 // P(H1_l)
 	c1, c0 [][]float64
 	// sum1, sum0 are Σ_p c1[l][p] and Σ_p c0[l][p].
 	sum1, sum0 []float64
@@ -54,7 +57,7 @@ func (c MLkNN) Fit(ctx context.Context, x, y *mat.Dense) (*MLkNNModel, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &MLkNNModel{k: k, s: s, x: x, y: y, prior: make([]float64, q),
+	m := &MLkNNModel{k: k, s: s, x: x, y: y, ones: labelOnes(y), prior: make([]float64, q),
 		c1: make([][]float64, q), c0: make([][]float64, q), sum1: make([]float64, q), sum0: make([]float64, q)}
 	for l := range q {
 		m.c1[l], m.c0[l] = make([]float64, k+1), make([]float64, k+1)
@@ -64,10 +67,8 @@ func (c MLkNN) Fit(ctx context.Context, x, y *mat.Dense) (*MLkNNModel, error) {
 		idx, _ := nn.Row(i)
 		clear(count)
 		for _, j := range idx {
-			for l, v := range y.RawRowView(int(j)) {
-				if v != 0 {
-					count[l]++
-				}
+			for _, l := range m.ones[j] {
+				count[l]++
 			}
 		}
 		for l, v := range y.RawRowView(i) {
@@ -103,10 +104,8 @@ func (m *MLkNNModel) Predict(ctx context.Context, x *mat.Dense) (pred, post *mat
 		idx, _ := nn.Row(i)
 		clear(count)
 		for _, j := range idx {
-			for l, v := range m.y.RawRowView(int(j)) {
-				if v != 0 {
-					count[l]++
-				}
+			for _, l := range m.ones[j] {
+				count[l]++
 			}
 		}
 		for l := range q {
@@ -120,4 +119,30 @@ func (m *MLkNNModel) Predict(ctx context.Context, x *mat.Dense) (pred, post *mat
 		}
 	}
 	return pred, post, nil
+}
+
+// labelOnes lists the indices of each row's labels (non-zero values) of
+// y, in one block of 4 bytes a label present.
+func labelOnes(y *mat.Dense) [][]int32 {
+	n, q := y.Dims()
+	total := 0
+	for i := range n {
+		for _, v := range y.RawRowView(i)[:q] {
+			if v != 0 {
+				total++
+			}
+		}
+	}
+	all := make([]int32, 0, total)
+	ones := make([][]int32, n)
+	for i := range n {
+		start := len(all)
+		for l, v := range y.RawRowView(i)[:q] {
+			if v != 0 {
+				all = append(all, int32(l))
+			}
+		}
+		ones[i] = all[start:len(all):len(all)]
+	}
+	return ones
 }

@@ -71,7 +71,12 @@ func NewView(p *jobs.Projected, l *jobs.RunLabels) (*View, error) {
 	}
 	for i, r := range p.Row {
 		test := p.Split[i] == jobs.PartTest && l.TestRows > 0
-		y := l.Row(test, r-1)
+		var y []int32
+		if v.Kind == dataset.MultiDim {
+			y = l.Classes(test, r-1)
+		} else {
+			y = l.Ones(test, r-1)
+		}
 		if y == nil {
 			return nil, fmt.Errorf("projected row %d (row %d of the %s) has no labels in the job's labels file", i+1, r, dataSetWord(test))
 		}
@@ -90,13 +95,12 @@ func NewView(p *jobs.Projected, l *jobs.RunLabels) (*View, error) {
 		if p.Fold != nil {
 			v.Fold[i] = int32(p.Fold[i])
 		}
-		for j, x := range y {
-			switch {
-			case v.Kind == dataset.MultiDim:
+		if v.Kind == dataset.MultiDim {
+			for j, x := range y {
 				v.labels.Index = append(v.labels.Index, int32(v.offset[j]+int(x)))
-			case x == 1:
-				v.labels.Index = append(v.labels.Index, int32(j))
 			}
+		} else {
+			v.labels.Index = append(v.labels.Index, y...)
 		}
 		v.labels.Start = append(v.labels.Start, int32(len(v.labels.Index)))
 	}

@@ -17,11 +17,11 @@ func TestRunLabelsOf(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		test  *dataset.Dataset
-		rows  [][]float64 // training rows, then test rows
+		rows  [][]int32 // training rows, then test rows (Ones)
 		tests int
 	}{
-		{"training only", nil, [][]float64{{1, 0}, {0, 1}}, 0},
-		{"with a test set", test, [][]float64{{1, 0}, {0, 1}, {1, 1}}, 1},
+		{"training only", nil, [][]int32{{0}, {1}}, 0},
+		{"with a test set", test, [][]int32{{0}, {1}, {0, 1}}, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			l := RunLabelsOf(train, tc.test)
@@ -33,11 +33,11 @@ func TestRunLabelsOf(t *testing.T) {
 				if test {
 					at -= 2
 				}
-				if got := l.Row(test, at); !slices.Equal(got, want) {
+				if got := l.Ones(test, at); !slices.Equal(got, want) {
 					t.Errorf("row %d (test %v): got %v, want %v", at, test, got, want)
 				}
 			}
-			if got := l.Row(false, 2); got != nil {
+			if got := l.Ones(false, 2); got != nil {
 				t.Errorf("row 2 of the training set: got %v, want none", got)
 			}
 		})
