@@ -202,6 +202,13 @@ func TestRowsDotDist(t *testing.T) {
 					}
 				}
 			}
+			tr := x.Transpose()
+			if err := tr.Check(); err != nil {
+				t.Fatal(err)
+			}
+			if !mat.Equal(tr.Dense(), xd.T()) && tc.r > 0 && tc.c > 0 {
+				t.Fatalf("Transpose: got %v, want %v", mat.Formatted(tr.Dense()), mat.Formatted(xd.T()))
+			}
 			norms := x.RowSqNorms()
 			for i := range tc.r {
 				if g, w := norms[i], denseDist(xd.RawRowView(i), make([]float64, tc.c)); g != w {

@@ -82,3 +82,27 @@ func Dist(ai []int32, av []float64, bi []int32, bv []float64) float64 {
 	}
 	return s
 }
+
+// Transpose returns mᵀ as a new CSR (C×R): row j lists the rows of m that
+// hold column j, ascending. O(nnz + R + C).
+func (m *CSR) Transpose() *CSR {
+	t := &CSR{R: m.C, C: m.R, Ptr: make([]int64, m.C+1), Ind: make([]int32, m.NNZ()), Val: make([]float64, m.NNZ())}
+	for _, j := range m.Ind {
+		t.Ptr[j+1]++
+	}
+	for j := range m.C {
+		t.Ptr[j+1] += t.Ptr[j]
+	}
+	next := make([]int64, m.C)
+	copy(next, t.Ptr[:m.C])
+	for i := range m.R {
+		ind, val := m.Row(i)
+		for k, j := range ind {
+			p := next[j]
+			next[j]++
+			t.Ind[p] = int32(i)
+			t.Val[p] = val[k]
+		}
+	}
+	return t
+}
