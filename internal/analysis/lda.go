@@ -339,6 +339,7 @@ func memLDA(p Params, s Shape) float64 {
 		}
 	}
 	l := newLedger()
+	l.sparseFor(s, rowsFor(s))
 	n, d := float64(s.N), float64(s.D)
 	sumK := 0.0
 	for _, kj := range classes {

@@ -554,6 +554,7 @@ func memPLST(p Params, s Shape) float64 {
 // ZᵀĤZ and ZᵀZ.
 func ridgeHatMem(l *memoryLedger, s Shape) {
 	n, d, q := float64(s.N), float64(s.D), float64(s.Q)
+	l.sparseFor(s, rowsFor(s))
 	l.labelRows(n, labelOnes(s))
 	k := d
 	if rowsFor(s) {

@@ -56,6 +56,7 @@ func fitMDS(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 // the N×min(rank, 200) embedding and its copy; no N×N distance matrix.
 func memMDS(p Params, s Shape) float64 {
 	l := newLedger()
+	l.sparseFor(s, rowsFor(s))
 	n, d := float64(s.N), float64(s.D)
 	k := d
 	if rowsFor(s) {

@@ -185,3 +185,46 @@ func TestSparseInputRefused(t *testing.T) {
 		t.Fatalf("the good sparse input: got %v, want no error", err)
 	}
 }
+
+// TestEstimateMemorySparse holds EstimateMemory with Shape.NNZ to the
+// measured peak of fits on sparse features (5 % of the cells), as
+// TestEstimateMemory does for dense ones: measured ≤ estimate ≤
+// estimateSlack × measured + estimateFloor, on both paths.
+func TestEstimateMemorySparse(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits every method on four shapes")
+	}
+	shapes := []struct{ n, d, q int }{{400, 160, 8}, {150, 600, 12}, {900, 450, 10}, {3000, 300, 10}}
+	for _, m := range Methods() {
+		for _, sh := range shapes {
+			c := memCase{id: m.ID, p: Params{D: 2}, n: sh.n, d: sh.d, q: sh.q}
+			in, s := memInput(m, c, 1)
+			raw := in.X.RawMatrix()
+			for i, v := range raw.Data {
+				if (i*7919)%20 != 0 {
+					raw.Data[i] = 0
+				} else {
+					raw.Data[i] = v + 1 // non-zero
+				}
+			}
+			in.Sparse, in.X = sparse.FromDense(in.X), nil
+			s.NNZ = int64(in.Sparse.NNZ())
+			est, err := EstimateMemory(c.id, c.p, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var fitErr error
+			peak, _ := measurePeak(func() { _, fitErr = Fit(context.Background(), c.id, in, c.p, nil) })
+			if fitErr != nil {
+				continue // a shape the method refuses (its rank): nothing to measure
+			}
+			if peak > est {
+				t.Errorf("%s N=%d D=%d q=%d sparse: measured peak %d bytes, above the estimate %d", c.id, c.n, c.d, c.q, peak, est)
+			}
+			if est > estimateSlack*peak+estimateFloor {
+				t.Errorf("%s N=%d D=%d q=%d sparse: estimate %d bytes, more than %d × the measured peak %d + %d",
+					c.id, c.n, c.d, c.q, est, estimateSlack, peak, estimateFloor)
+			}
+		}
+	}
+}
