@@ -40,7 +40,7 @@ func fitCCA(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 		return nil, err
 	}
 	p.Ridge = Float(rx)
-	s, err := featureStats(ctx, in.X, statsSpec{gram: true, labels: in.labelRows(), labelGram: true}, useRowSpace(in), st.sub(0, 0.7, "XᵀX and XᵀHY"))
+	s, err := featureStats(ctx, in, statsSpec{gram: true, labels: in.labelRows(), labelGram: true}, useRowSpace(in), st.sub(0, 0.7, "XᵀX and XᵀHY"))
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +94,7 @@ func fitCCA(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 		return nil, err
 	}
 	p.Normalize = normalizeDirections(e.vectors, p)
-	m, err := newFeatureModel("cca", p, e, rankOf(e.values), "rank of XᵀHY", s.mean, in.X)
+	m, err := newFeatureModel("cca", p, e, rankOf(e.values), "rank of XᵀHY", s.mean, in.matrix())
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,11 @@ type Shape struct {
 	// LabelOnes is Σ_i |y_i|, the ones of the multi-label Y; 0: unknown
 	// (EstimateMemory assumes N·q).
 	LabelOnes int
+	// NNZ is the number of stored entries of the features when they are
+	// given sparse (Input.Sparse); 0: dense. The sparse statistics hold no
+	// per-worker Gram, but a column index of 12 bytes an entry; lpp and
+	// kcplst add a dense copy of X (N·D).
+	NNZ int64
 }
 
 // Check validates a fit before any data are read: the method, its

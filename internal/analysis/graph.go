@@ -78,7 +78,7 @@ func fitGraph(ctx context.Context, id string, in Input, p Params, st stage, u *s
 		}
 		delta[i] = d
 	}
-	s, err := featureStats(ctx, in.X, statsSpec{labels: u, weights: delta}, useRowSpace(in), st.sub(0, 0.75, "XᵀLX"))
+	s, err := featureStats(ctx, in, statsSpec{labels: u, weights: delta}, useRowSpace(in), st.sub(0, 0.75, "XᵀLX"))
 	if err != nil {
 		return nil, err
 	}
@@ -103,28 +103,22 @@ func fitGraph(ctx context.Context, id string, in Input, p Params, st stage, u *s
 	if e, err = s.up(ctx, e); err != nil {
 		return nil, err
 	}
-	return newFeatureModel(id, p, e, rankOf(e.values), "number of positive eigenvalues of XᵀLX", s.mean, in.X)
+	return newFeatureModel(id, p, e, rankOf(e.values), "number of positive eigenvalues of XᵀLX", s.mean, in.matrix())
 }
 
 // fitGEEuclidX is the graph embedding with A_ij = ‖x_i − x_j‖² (see above).
 func fitGEEuclidX(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
-	mean := columnMeans(in.X)
-	n, d := in.X.Dims()
-	norms := make([]float64, n)
+	_, norms := centredSqNorms(in)
+	n := len(norms)
 	total := 0.0
-	raw := in.X.RawMatrix()
-	for i := range n {
-		for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+d] {
-			c := v - mean[j]
-			norms[i] += c * c
-		}
-		total += norms[i]
+	for _, v := range norms {
+		total += v
 	}
 	delta := make([]float64, n)
 	for i := range n {
 		delta[i] = float64(n)*norms[i] + total
 	}
-	s, err := featureStats(ctx, in.X, statsSpec{gram: true, weights: delta}, useRowSpace(in), st.sub(0, 0.75, "XᵀLX"))
+	s, err := featureStats(ctx, in, statsSpec{gram: true, weights: delta}, useRowSpace(in), st.sub(0, 0.75, "XᵀLX"))
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +138,7 @@ func fitGEEuclidX(ctx context.Context, in Input, p Params, st stage) (*Model, er
 	if e, err = s.up(ctx, e); err != nil {
 		return nil, err
 	}
-	return newFeatureModel("ge-euclid-x", p, e, rankOf(e.values), "number of positive eigenvalues of XᵀLX", s.mean, in.X)
+	return newFeatureModel("ge-euclid-x", p, e, rankOf(e.values), "number of positive eigenvalues of XᵀLX", s.mean, in.matrix())
 }
 
 // rowSums is Σ_j u_ij per row, or Σ_j u_ij² when squares.

@@ -8,12 +8,21 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
+
+	"mldr/internal/sparse"
 )
 
 // Input is what a method is fitted on.
 type Input struct {
-	// X is the N×D feature matrix.
+	// X is the N×D feature matrix; nil when Sparse holds it.
 	X *mat.Dense
+	// Sparse is the N×D feature matrix in CSR form, for data whose
+	// features are mostly zero; nil when X holds it. Exactly one of X and
+	// Sparse is set. The methods form their statistics from the sparse
+	// products without densifying it (see sparse_stats.go); lpp and kcplst,
+	// which compare the rows pairwise, make it dense and say so in
+	// Model.Notes.
+	Sparse *sparse.CSR
 	// Y is the N×q label matrix: 0/1 for multi-label data, or, for
 	// multi-dimensional data, each class variable's category index
 	// 0…K_j−1.
@@ -49,9 +58,13 @@ var minSquarable = math.Sqrt(0x1p-1022)
 // is at most 2M, and N of their squares are summed); it underflows when M
 // is not 0 but M² is below the smallest normal float64.
 func (in Input) checkScale() error {
-	raw := in.X.RawMatrix()
-	n := raw.Rows
-	maxAbs := columnMaxAbs(raw)
+	n, _ := in.dims()
+	var maxAbs []float64
+	if in.Sparse != nil {
+		maxAbs = sparseColumnMaxAbs(in.Sparse)
+	} else {
+		maxAbs = columnMaxAbs(in.X.RawMatrix())
+	}
 	big := math.Sqrt(math.MaxFloat64 / (4 * float64(n)))
 	for j, m := range maxAbs {
 		switch {
@@ -66,6 +79,23 @@ func (in Input) checkScale() error {
 		}
 	}
 	return nil
+}
+
+// dims is N and D, from X or Sparse.
+func (in Input) dims() (n, d int) {
+	if in.Sparse != nil {
+		return in.Sparse.Dims()
+	}
+	return in.X.Dims()
+}
+
+// matrix is the feature matrix, X or Sparse, as a mat.Matrix (Project
+// takes either).
+func (in Input) matrix() mat.Matrix {
+	if in.Sparse != nil {
+		return in.Sparse
+	}
+	return in.X
 }
 
 // MultiDim reports whether the labels are class variables.
@@ -105,10 +135,13 @@ func columnMaxAbs(x blas64.General) []float64 {
 // validate checks shapes and values: at least 2 rows, finite features,
 // labels of the declared kind.
 func (in Input) validate() error {
-	if in.X == nil || in.Y == nil {
+	if (in.X == nil) == (in.Sparse == nil) || in.Y == nil {
+		if in.X != nil {
+			return invalid("", "the features are given both dense and sparse; give one")
+		}
 		return invalid("", "features or labels are missing")
 	}
-	n, d := in.X.Dims()
+	n, d := in.dims()
 	ny, q := in.Y.Dims()
 	switch {
 	case n != ny:
@@ -120,9 +153,15 @@ func (in Input) validate() error {
 	case in.Classes != nil && len(in.Classes) != q:
 		return invalid("", "%d class variables but %d category counts", q, len(in.Classes))
 	}
-	raw := in.X.RawMatrix()
-	if i, j, ok := firstNonFinite(raw); !ok {
-		return invalid("", "feature %d of row %d is %v; the data must be finite", j+1, i+1, raw.Data[i*raw.Stride+j])
+	if in.Sparse != nil {
+		if err := checkSparse(in.Sparse); err != nil {
+			return err
+		}
+	} else {
+		raw := in.X.RawMatrix()
+		if i, j, ok := firstNonFinite(raw); !ok {
+			return invalid("", "feature %d of row %d is %v; the data must be finite", j+1, i+1, raw.Data[i*raw.Stride+j])
+		}
 	}
 	yr := in.Y.RawMatrix()
 	for i := range n {

@@ -58,7 +58,7 @@ func fitLDA(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 		}
 		return -1, j, 1 - s.labelMean[j]
 	}
-	s, err := featureStats(ctx, in.X, statsSpec{gram: true, labels: z}, useRowSpace(in), st.sub(0, 0.6, "scatter matrices"))
+	s, err := featureStats(ctx, in, statsSpec{gram: true, labels: z}, useRowSpace(in), st.sub(0, 0.6, "scatter matrices"))
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +125,7 @@ func fitLDA(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 		b := blocks[0]
 		p.Ridge = Float(b.eps)
 		m, err := newFeatureModel("lda", p, eigenResult{values: b.e.values[:b.limit], vectors: sliceCols(b.e.vectors, b.limit)},
-			b.limit, "number of classes − 1", s.mean, in.X)
+			b.limit, "number of classes − 1", s.mean, in.matrix())
 		if m != nil {
 			m.Notes = notes
 		}
@@ -171,7 +171,7 @@ func fitLDA(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 	if p.Ridge == nil {
 		m.Notes = append(m.Notes, fmt.Sprintf("ridge ε = %g·tr(Sw)/D for each class variable.", ldaRidgeScale))
 	}
-	m.Projected = Project(in.X, s.mean, m.Basis)
+	m.Projected = Project(in.matrix(), s.mean, m.Basis)
 	return m, nil
 }
 
@@ -244,7 +244,7 @@ func fitMLDA(ctx context.Context, in Input, p Params, st stage) (*Model, error) 
 	} else {
 		spec.gram = true
 	}
-	s, err := featureStats(ctx, in.X, spec, useRowSpace(in), st.sub(0, 0.7, "weighted scatter"))
+	s, err := featureStats(ctx, in, spec, useRowSpace(in), st.sub(0, 0.7, "weighted scatter"))
 	if err != nil {
 		return nil, err
 	}
@@ -310,7 +310,7 @@ func fitMLDA(ctx context.Context, in Input, p Params, st stage) (*Model, error) 
 	p.Ridge = Float(eps)
 	p.Normalize = normalizeDirections(e.vectors, p)
 	return newFeatureModel("mlda", p, eigenResult{values: e.values[:limit], vectors: sliceCols(e.vectors, limit)},
-		limit, "number of labels − 1", s.mean, in.X)
+		limit, "number of labels − 1", s.mean, in.matrix())
 }
 
 // discriminant solves Sb w = λ(Sw + εI)w for Sb = FFᵀ (F is D×c, one
@@ -375,6 +375,7 @@ func memLDA(p Params, s Shape) float64 {
 		}
 	}
 	l := newLedger()
+	l.sparseFor(s, rowsFor(s))
 	n, d := float64(s.N), float64(s.D)
 	sumK, nnz := 0.0, n*float64(len(classes))
 	for _, kj := range classes {

@@ -155,7 +155,7 @@ func fitLPP(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 	}
 	p.Normalize = normalizeDirections(e.vectors, p)
 	p.K, p.Gamma, p.Ridge = k, Float(gamma), Float(ridge)
-	return newFeatureModel("lpp", p, e, rankOf(e.values), "number of positive eigenvalues of the LPP problem", mean, in.X)
+	return newFeatureModel("lpp", p, e, rankOf(e.values), "number of positive eigenvalues of the LPP problem", mean, in.matrix())
 }
 
 // lppCentre returns Xc = X − 1·meanᵀ (N×D).

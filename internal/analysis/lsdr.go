@@ -193,7 +193,13 @@ func computeRidgeHat(ctx context.Context, in Input, lambda float64, st stage) (*
 		// ZᵀĤZ = (RZ)ᵀ(RRᵀ + λI)⁻¹(RZ): the same computation on the rows
 		// U = Rᵀ of X in the basis Q, whose statistics below are those of
 		// X with Q applied (the means too).
-		rs, err := newRowSpace(ctx, in.X, nil, st.sub(0, 0.5, "row space"))
+		var rs *rowSpace
+		var err error
+		if in.Sparse != nil {
+			rs, err = newRowSpaceSparse(ctx, in.Sparse, nil, st.sub(0, 0.5, "row space"))
+		} else {
+			rs, err = newRowSpace(ctx, in.X, nil, st.sub(0, 0.5, "row space"))
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -201,7 +207,7 @@ func computeRidgeHat(ctx context.Context, in Input, lambda float64, st stage) (*
 		if err != nil {
 			return nil, err
 		}
-	} else if s, err = computeStats(ctx, in.X, spec, st.sub(0, 0.8, "XᵀX and XᵀZ")); err != nil {
+	} else if s, err = statsOf(ctx, in, spec, st.sub(0, 0.8, "XᵀX and XᵀZ")); err != nil {
 		return nil, err
 	}
 	if err := st.checkpoint(ctx, 0.8); err != nil {
@@ -548,6 +554,7 @@ func memPLST(p Params, s Shape) float64 {
 // ZᵀĤZ and ZᵀZ.
 func ridgeHatMem(l *memoryLedger, s Shape) {
 	n, d, q := float64(s.N), float64(s.D), float64(s.Q)
+	l.sparseFor(s, rowsFor(s))
 	l.labelRows(n, labelOnes(s))
 	k := d
 	if rowsFor(s) {

@@ -65,7 +65,7 @@ func fitMDDMp(ctx context.Context, in Input, p Params, st stage) (*Model, error)
 		return nil, invalid(ParamLabelKernel, "label_kernel must be %s, %s or %s, not %q", KernelLinear, KernelQuadratic, KernelRBF, p.LabelKernel)
 	}
 	p.LabelKernel = kernel
-	s, err := featureStats(ctx, in.X, statsSpec{labels: labels}, lowRankRows(in, labels.cols), st.sub(0, 0.8, "XᵀHY"))
+	s, err := featureStats(ctx, in, statsSpec{labels: labels}, lowRankRows(in, labels.cols), st.sub(0, 0.8, "XᵀHY"))
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +88,7 @@ func fitMDDMp(ctx context.Context, in Input, p Params, st stage) (*Model, error)
 	if kernel != KernelLinear {
 		what = "rank of XᵀHLHX"
 	}
-	return newFeatureModel("mddmp", p, e, rankOf(e.values), what, s.mean, in.X)
+	return newFeatureModel("mddmp", p, e, rankOf(e.values), what, s.mean, in.matrix())
 }
 
 // quadraticRows is the feature map of the quadratic kernel (⟨y, y'⟩ + 1)²
@@ -203,7 +203,7 @@ func fitMDDMf(ctx context.Context, in Input, p Params, st stage) (*Model, error)
 		return nil, err
 	}
 	p.Beta = Float(beta)
-	s, err := featureStats(ctx, in.X, statsSpec{gram: beta > 0, labels: binaryRows(in.Y)}, useRowSpace(in), st.sub(0, 0.7, "XᵀX and XᵀHY"))
+	s, err := featureStats(ctx, in, statsSpec{gram: beta > 0, labels: binaryRows(in.Y)}, useRowSpace(in), st.sub(0, 0.7, "XᵀX and XᵀHY"))
 	if err != nil {
 		return nil, err
 	}
@@ -226,7 +226,7 @@ func fitMDDMf(ctx context.Context, in Input, p Params, st stage) (*Model, error)
 	if e, err = s.up(ctx, e); err != nil {
 		return nil, err
 	}
-	return newFeatureModel("mddmf", p, e, rankOf(e.values), "rank of XᵀHY", s.mean, in.X)
+	return newFeatureModel("mddmf", p, e, rankOf(e.values), "rank of XᵀHY", s.mean, in.matrix())
 }
 
 // memMDDMp: the label kernel's sparse columns — q (linear), q(q+1)/2

@@ -23,7 +23,7 @@ const mdsMaxDims = 200
 // (rowspace.go) and the embedding is U·V from the rows U of Xc in its row
 // space.
 func fitMDS(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
-	s, err := featureStats(ctx, in.X, statsSpec{gram: true}, useRowSpace(in), st.sub(0, 0.7, "Gram matrix"))
+	s, err := featureStats(ctx, in, statsSpec{gram: true}, useRowSpace(in), st.sub(0, 0.7, "Gram matrix"))
 	if err != nil {
 		return nil, err
 	}
@@ -42,7 +42,7 @@ func fitMDS(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 		emb = mat.NewDense(s.n, rank, nil)
 		emb.Mul(s.space.coords, sliceCols(e.vectors, rank))
 	} else {
-		emb = Project(in.X, s.mean, sliceCols(e.vectors, rank))
+		emb = Project(in.matrix(), s.mean, sliceCols(e.vectors, rank))
 	}
 	fixSigns(emb) // the convention holds for MDS's own eigenvectors, the embedding's columns
 	m := &Model{Method: "mds", Space: FeatureSpace, Params: p, Means: s.mean, Eigenvalues: e.values[:rankOf(e.values)],
@@ -56,6 +56,7 @@ func fitMDS(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 // the N×min(rank, 200) embedding and its copy; no N×N distance matrix.
 func memMDS(p Params, s Shape) float64 {
 	l := newLedger()
+	l.sparseFor(s, rowsFor(s))
 	n, d := float64(s.N), float64(s.D)
 	k := d
 	if rowsFor(s) {

@@ -33,7 +33,11 @@ func EstimateMemory(id string, p Params, s Shape) (int64, error) {
 	if m.mem == nil {
 		return 0, fmt.Errorf("analysis: %s has no memory estimate", id) // a bug: every method has one
 	}
-	units := memoryMargin * m.mem(p, s)
+	units := m.mem(p, s)
+	if s.NNZ > 0 && m.densify {
+		units += float64(s.N) * float64(s.D) // the dense copy of the sparse features
+	}
+	units *= memoryMargin
 	bytes := 8*units + memoryOverhead
 	if bytes > math.MaxInt64/2 {
 		return math.MaxInt64 / 2, nil
@@ -65,6 +69,18 @@ const memoryOverhead = 1 << 20
 type memoryLedger struct {
 	held, garbage, peak float64
 	workers             float64 // runtime.GOMAXPROCS(0)
+	// nnz, when not 0, says the statistics are formed from sparse features
+	// of nnz entries (computeStatsSparse).
+	nnz float64
+}
+
+// sparseFor makes the ledger follow the sparse statistics for a shape
+// with sparse features, unless the fit takes the N×N path (rows), whose
+// statistics are dense.
+func (l *memoryLedger) sparseFor(s Shape, rows bool) {
+	if !rows {
+		l.nnz = float64(s.NNZ)
+	}
 }
 
 func newLedger() *memoryLedger {
@@ -111,6 +127,10 @@ type memSpec struct {
 // rows while they are formed), the cross product (its c×d transpose, every
 // worker's copy and the d×c result) and c×c label Gram.
 func (l *memoryLedger) stats(n, d float64, spec memSpec) {
+	if l.nnz > 0 {
+		l.sparseStats(n, d, spec)
+		return
+	}
 	wm := l.gang(n, blockRows)
 	l.burst((2*wm + 1) * d)
 	l.hold(d)
@@ -128,6 +148,38 @@ func (l *memoryLedger) stats(n, d float64, spec memSpec) {
 		c := spec.c
 		l.burst(c*d + wm*(c+1)*d + c*d)
 		l.hold(c*d + c)
+		if spec.labelGram {
+			l.burst(c * c)
+			l.hold(c * c)
+		}
+	}
+}
+
+// sparseStats follows computeStatsSparse: the column sums (one d-vector
+// per block of 4096 rows) and means, the cancellation check (3 d-vectors),
+// then each product with its column index (12 bytes an entry, and the
+// cost of each column): the Gram matrices (d², no per-worker copy), the
+// weighted column sums, the D×c cross product, the c×c label Gram. The
+// repair of features whose mean is large next to their spread adds N·b
+// for b of them, which the estimate does not know (none on sparse data).
+func (l *memoryLedger) sparseStats(n, d float64, spec memSpec) {
+	sums := (math.Ceil(n/4096) + 1) * d
+	l.burst(sums)
+	l.hold(d)
+	l.burst(3 * d)
+	index := 1.5*l.nnz + 2*d
+	if spec.gram {
+		l.hold(d * d)
+		l.burst(index)
+	}
+	if spec.weighted {
+		l.hold(d * d)
+		l.burst(index + sums)
+	}
+	if spec.c > 0 {
+		c := spec.c
+		l.hold(c*d + c)
+		l.burst(index + n)
 		if spec.labelGram {
 			l.burst(c * c)
 			l.hold(c * c)
@@ -233,6 +285,7 @@ func labelColumns(s Shape) (c, nnz float64) {
 // which the N×N path lifts to D; then the model.
 func featureFit(id string, p Params, s Shape, rows bool, spec memSpec, solve func(l *memoryLedger, k float64) (vectors float64)) float64 {
 	l := newLedger()
+	l.sparseFor(s, rows)
 	n, d := float64(s.N), float64(s.D)
 	k := d
 	if rows {

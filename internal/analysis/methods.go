@@ -28,6 +28,9 @@ type Method struct {
 	// mem is the estimate of fit's peak live heap, in float64s (8 bytes),
 	// beyond X and Y (EstimateMemory).
 	mem func(p Params, s Shape) float64
+	// densify says the fit needs the rows themselves (pairwise distances):
+	// sparse features are made dense for it.
+	densify bool
 }
 
 const (
@@ -67,7 +70,7 @@ var methods = []Method{
 	{ID: "lpp", Name: "LPP", Summary: "Locality preserving projections of a k-nearest-neighbour graph; ignores the labels.",
 		Paper: "He & Niyogi, Locality Preserving Projections, NIPS 2003 (baseline of seed 000)", Space: FeatureSpace,
 		Takes: []string{ParamD, ParamThr, ParamK, ParamGamma, ParamRidge, ParamNormalize}, MultiLabel: true, MultiDim: true,
-		MaxN: maxNLPP, MaxNWhy: "its neighbour graph compares every pair of rows (N² distance computations)", fit: fitLPP, mem: memLPP},
+		MaxN: maxNLPP, MaxNWhy: "its neighbour graph compares every pair of rows (N² distance computations)", fit: fitLPP, mem: memLPP, densify: true},
 	{ID: "lda", Name: "LDA", Summary: "Fisher's linear discriminant, per class variable (multi-dimensional data) or on single-label data.",
 		Paper: "Fisher 1936; per class variable as in " + seed003 + ", §4.4", Space: FeatureSpace,
 		Takes: dThrRidgeNorm, MultiLabel: true, MultiDim: true, fit: fitLDA, mem: memLDA},
@@ -94,7 +97,7 @@ var methods = []Method{
 		Paper: seed001 + ", algorithm 1", Space: LabelSpace, Takes: dThrLambda, MultiLabel: true, fit: fitCPLST, mem: memCPLST},
 	{ID: "kcplst", Name: "Kernel CPLST", Summary: "CPLST with Gaussian-kernel ridge regression from the features.",
 		Paper: seed001 + ", eq. 8", Space: LabelSpace, Takes: []string{ParamD, ParamThr, ParamGamma, ParamLambda}, MultiLabel: true,
-		MaxN: maxNKCPLST, MaxNWhy: "it factors the N×N kernel matrix (N² memory, N³ time)", fit: fitKCPLST, mem: memKCPLST},
+		MaxN: maxNKCPLST, MaxNWhy: "it factors the N×N kernel matrix (N² memory, N³ time)", fit: fitKCPLST, mem: memKCPLST, densify: true},
 }
 
 // Methods lists every method, in the order the pages show them.
@@ -150,16 +153,23 @@ func Fit(ctx context.Context, id string, in Input, p Params, progress Progress) 
 	case !in.MultiDim() && !m.MultiLabel:
 		return nil, unservable("method", 0, "%s needs multi-dimensional data (class variables), and these are multi-label", m.ID)
 	}
-	if n, _ := in.X.Dims(); m.MaxN > 0 && n > m.MaxN {
+	if n, _ := in.dims(); m.MaxN > 0 && n > m.MaxN {
 		return nil, unservable("method", m.MaxN, "%s accepts at most %d rows because %s; these data have %d. "+
 			"Use a sample of the rows, or a method without pairwise structure", m.ID, m.MaxN, m.MaxNWhy, n)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	var note string
+	if m.densify {
+		in, note = in.densified(m.ID)
+	}
 	model, err := m.fit(ctx, in, p, stage{p: progress, from: 0, to: 1, name: m.ID})
 	if err != nil {
 		return nil, err
+	}
+	if note != "" {
+		model.Notes = append(model.Notes, note)
 	}
 	if progress != nil {
 		progress(1, "done")

@@ -35,7 +35,7 @@ func fitMLSI(ctx context.Context, in Input, p Params, st stage) (*Model, error) 
 		return nil, err
 	}
 	p.Beta, p.Ridge = Float(beta), Float(eps)
-	s, err := featureStats(ctx, in.X, statsSpec{gram: true, labels: binaryRows(in.Y)}, useRowSpace(in), st.sub(0, 0.6, "XᵀX and XᵀHY"))
+	s, err := featureStats(ctx, in, statsSpec{gram: true, labels: binaryRows(in.Y)}, useRowSpace(in), st.sub(0, 0.6, "XᵀX and XᵀHY"))
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +74,7 @@ func fitMLSI(ctx context.Context, in Input, p Params, st stage) (*Model, error) 
 		return nil, err
 	}
 	p.Normalize = normalizeDirections(e.vectors, p)
-	return newFeatureModel("mlsi", p, e, rankOf(e.values), "rank of the MLSI problem", s.mean, in.X)
+	return newFeatureModel("mlsi", p, e, rankOf(e.values), "rank of the MLSI problem", s.mean, in.matrix())
 }
 
 // memMLSI: C and B (D×D, D×q; or N×N-path forms), C² (a copy of C and

@@ -1,11 +1,13 @@
 package analysis
 
 import (
+	"context"
 	"fmt"
 
 	"gonum.org/v1/gonum/mat"
 
 	"mldr/internal/linalg"
+	"mldr/internal/sparse"
 )
 
 // Space says what a method projects.
@@ -109,6 +111,7 @@ func (m *Model) WithDim(d int) (*Model, error) {
 
 // Transform projects new rows: (x − Means)·P. For label-space methods the
 // rows are labels (0/1), coded as in training, and the result their codes.
+// Feature rows may be a *sparse.CSR (projected without densifying).
 func (m *Model) Transform(x mat.Matrix) (*mat.Dense, error) {
 	if m.Basis == nil {
 		return nil, ErrTransductive
@@ -164,16 +167,24 @@ func codeLabels(y mat.Matrix, coding string) mat.Matrix {
 
 // Project computes (x − 1·meanᵀ)·p without forming the centred x: x·p −
 // 1·(pᵀmean)ᵀ. Models project with it; so must anything that applies a
-// stored projection, to give the same numbers to the last bit.
+// stored projection, to give the same numbers to the last bit. x may be a
+// *sparse.CSR: then x·p is the sparse product (sparse.Mul), never
+// densifying x.
 func Project(x mat.Matrix, mean []float64, p *mat.Dense) *mat.Dense {
-	rx, ok := x.(mat.RawMatrixer)
-	if !ok {
-		rx = mat.DenseCopyOf(x)
-	}
 	n, _ := x.Dims()
 	_, c := p.Dims()
 	out := mat.NewDense(n, c, nil)
-	if err := linalg.Mul(rx.RawMatrix(), p.RawMatrix(), out.RawMatrix()); err != nil {
+	var err error
+	if sx, ok := x.(*sparse.CSR); ok {
+		err = sparse.Mul(context.Background(), sx, p.RawMatrix(), out.RawMatrix()) // no context to stop: no error but shapes
+	} else {
+		rx, ok := x.(mat.RawMatrixer)
+		if !ok {
+			rx = mat.DenseCopyOf(x)
+		}
+		err = linalg.Mul(rx.RawMatrix(), p.RawMatrix(), out.RawMatrix())
+	}
+	if err != nil {
 		panic(err) // the shapes are the caller's: a mismatch is a bug, as in mat.Dense.Mul
 	}
 	var shift mat.VecDense
@@ -258,7 +269,7 @@ func chooseDim(method string, vals []float64, limit int, what string, p Params) 
 
 // newFeatureModel assembles a feature-space model from a decomposition:
 // it chooses d, and projects the training rows.
-func newFeatureModel(id string, p Params, e eigenResult, limit int, what string, mean []float64, x *mat.Dense) (*Model, error) {
+func newFeatureModel(id string, p Params, e eigenResult, limit int, what string, mean []float64, x mat.Matrix) (*Model, error) {
 	d, err := chooseDim(id, e.values, limit, what, p)
 	if err != nil {
 		return nil, err

@@ -24,7 +24,7 @@ func fitMVMD(ctx context.Context, in Input, p Params, st stage) (*Model, error) 
 	}
 	p.Beta = Float(beta)
 	// β = 1 needs only the D×q matrix: the N×N path would cost more.
-	s, err := featureStats(ctx, in.X, statsSpec{gram: beta < 1, labels: binaryRows(in.Y)}, beta < 1 && useRowSpace(in), st.sub(0, 0.7, "XᵀX and XᵀHY"))
+	s, err := featureStats(ctx, in, statsSpec{gram: beta < 1, labels: binaryRows(in.Y)}, beta < 1 && useRowSpace(in), st.sub(0, 0.7, "XᵀX and XᵀHY"))
 	if err != nil {
 		return nil, err
 	}
@@ -41,7 +41,7 @@ func fitMVMD(ctx context.Context, in Input, p Params, st stage) (*Model, error) 
 		if e, err = s.up(ctx, e); err != nil {
 			return nil, err
 		}
-		return newFeatureModel("mvmd", p, e, rankOf(e.values), "rank of XᵀHY", s.mean, in.X)
+		return newFeatureModel("mvmd", p, e, rankOf(e.values), "rank of XᵀHY", s.mean, in.matrix())
 	}
 	g := mat.NewSymDense(s.d, nil)
 	g.ScaleSym(1-beta, s.gram)
@@ -55,7 +55,7 @@ func fitMVMD(ctx context.Context, in Input, p Params, st stage) (*Model, error) 
 	if e, err = s.up(ctx, e); err != nil {
 		return nil, err
 	}
-	return newFeatureModel("mvmd", p, e, rankOf(e.values), "rank of G", s.mean, in.X)
+	return newFeatureModel("mvmd", p, e, rankOf(e.values), "rank of G", s.mean, in.matrix())
 }
 
 // memMVMD: the sparse labels, then XcᵀXc and XcᵀY (D×D and D×q, or their

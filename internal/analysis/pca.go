@@ -8,7 +8,7 @@ import "context"
 // (N×N, Xcᵀ = QR) give P = QV, the same eigenvalues, and the D − N
 // eigenvalues it leaves out are exactly zero.
 func fitPCA(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
-	s, err := featureStats(ctx, in.X, statsSpec{gram: true}, useRowSpace(in), st.sub(0, 0.7, "covariance"))
+	s, err := featureStats(ctx, in, statsSpec{gram: true}, useRowSpace(in), st.sub(0, 0.7, "covariance"))
 	if err != nil {
 		return nil, err
 	}
@@ -20,7 +20,7 @@ func fitPCA(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 	if e, err = s.up(ctx, e); err != nil {
 		return nil, err
 	}
-	return newFeatureModel("pca", p, e, rankOf(e.values), "rank of XcᵀXc", s.mean, in.X)
+	return newFeatureModel("pca", p, e, rankOf(e.values), "rank of XcᵀXc", s.mean, in.matrix())
 }
 
 // memPCA: the D×D statistics and their decomposition (about 8·D² with the

@@ -57,7 +57,7 @@ type rowSpace struct {
 // time (2·D·N² + O(N³) against N·D² + O(D³)) and in memory (D·N against
 // several D²).
 func useRowSpace(in Input) bool {
-	n, d := in.X.Dims()
+	n, d := in.dims()
 	switch in.path {
 	case pathFeatures:
 		return false
@@ -100,6 +100,13 @@ func newRowSpace(ctx context.Context, x *mat.Dense, shift []float64, st stage) (
 			}
 		}
 	}
+	return factorRowSpace(ctx, at, n, d, st)
+}
+
+// factorRowSpace factorises at = (X − 1·shiftᵀ)ᵀ (D×N, row-major; it
+// becomes the reflectors) by blocked Householder QR, checking the context
+// between blocks.
+func factorRowSpace(ctx context.Context, at []float64, n, d int, st stage) (*rowSpace, error) {
 	kk := min(n, d)
 	rs := &rowSpace{d: d, n: n, k: kk, refl: blas64.General{Rows: d, Cols: n, Stride: n, Data: at}, tau: make([]float64, kk)}
 	work := make([]float64, rowSpaceWork(n))

@@ -11,7 +11,7 @@ import "context"
 // N < ΣK_j, the N×N path (rowspace.go) forms the N×ΣK_j matrix UᵀZ instead.
 func fitSDeM(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 	z := oneHotRows(in.Y, in.Classes)
-	s, err := featureStats(ctx, in.X, statsSpec{labels: z}, lowRankRows(in, z.cols), st.sub(0, 0.8, "XᵀHZ"))
+	s, err := featureStats(ctx, in, statsSpec{labels: z}, lowRankRows(in, z.cols), st.sub(0, 0.8, "XᵀHZ"))
 	if err != nil {
 		return nil, err
 	}
@@ -25,7 +25,7 @@ func fitSDeM(ctx context.Context, in Input, p Params, st stage) (*Model, error) 
 	if e, err = s.up(ctx, e); err != nil {
 		return nil, err
 	}
-	return newFeatureModel("sdem", p, e, rankOf(e.values), "rank of XᵀHZ (at most ΣK_j − q)", s.mean, in.X)
+	return newFeatureModel("sdem", p, e, rankOf(e.values), "rank of XᵀHZ (at most ΣK_j − q)", s.mean, in.matrix())
 }
 
 // memSDeM: the one-hot Z (N·q ones), XcᵀZ (D×ΣK_j) and its thin SVD; on

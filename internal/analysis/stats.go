@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"mldr/internal/linalg"
+	"mldr/internal/sparse"
 )
 
 // statsSpec says which sufficient statistics a method needs.
@@ -95,42 +96,35 @@ func computeStats(ctx context.Context, x *mat.Dense, spec statsSpec, st stage) (
 		if s.cross, err = labelCross(ctx, raw, s.mean, spec.labels, part(2)); err != nil {
 			return nil, err
 		}
-		c := spec.labels.cols
-		s.labelMean = make([]float64, c)
-		for i := range n {
-			idx, val := spec.labels.row(i)
-			for k, j := range idx {
-				s.labelMean[j] += val[k]
-			}
-		}
-		for j := range s.labelMean {
-			s.labelMean[j] /= float64(n)
-		}
-		if spec.labelGram {
-			s.labelGram = centredLabelGram(spec.labels, s.labelMean)
-		}
+		s.labelStats(spec)
 	}
 	return s, nil
 }
 
-// featureStats computes what spec asks for, on the N×N path (see
-// rowspace.go) when rows is set: then the statistics are those of the rows
-// of Xc in the basis Q of its row space (s.d = N), s.space maps their
-// vectors back, and s.mean still holds the D column means of X.
-func featureStats(ctx context.Context, x *mat.Dense, spec statsSpec, rows bool, st stage) (*stats, error) {
-	_, d := x.Dims()
+// featureStats computes what spec asks for from in's features (dense X,
+// or sparse: computeStatsSparse), on the N×N path (see rowspace.go) when
+// rows is set: then the statistics are those of the rows of Xc in the
+// basis Q of its row space (s.d = N), s.space maps their vectors back, and
+// s.mean still holds the D column means of X.
+func featureStats(ctx context.Context, in Input, spec statsSpec, rows bool, st stage) (*stats, error) {
+	_, d := in.dims()
 	if !rows {
-		s, err := computeStats(ctx, x, spec, st)
+		s, err := statsOf(ctx, in, spec, st)
 		if s != nil {
 			s.dim = d
 		}
 		return s, err
 	}
-	mean, err := meansOfColumns(ctx, x.RawMatrix(), st.sub(0, 0.05, st.name))
-	if err != nil {
-		return nil, err
+	var mean []float64
+	var rs *rowSpace
+	var err error
+	if in.Sparse != nil {
+		if mean, err = sparseMeans(ctx, in.Sparse); err == nil {
+			rs, err = newRowSpaceSparse(ctx, in.Sparse, mean, st.sub(0.05, 0.7, "row space"))
+		}
+	} else if mean, err = meansOfColumns(ctx, in.X.RawMatrix(), st.sub(0, 0.05, st.name)); err == nil {
+		rs, err = newRowSpace(ctx, in.X, mean, st.sub(0.05, 0.7, "row space"))
 	}
-	rs, err := newRowSpace(ctx, x, mean, st.sub(0.05, 0.7, "row space"))
 	if err != nil {
 		return nil, err
 	}
@@ -160,7 +154,7 @@ func (s *stats) up(ctx context.Context, e eigenResult) (eigenResult, error) {
 // N×N path when N < D and N < c, where the D×N reflectors cost less than
 // the D×c matrix and its SVD.
 func lowRankRows(in Input, c int) bool {
-	n, _ := in.X.Dims()
+	n, _ := in.dims()
 	switch in.path {
 	case pathFeatures, pathRows:
 		return useRowSpace(in)
@@ -185,6 +179,23 @@ func (s *stats) needRidge(eps float64, param, what string) error {
 			what, s.n, s.dim, s.n-1, param)
 	}
 	return nil
+}
+
+// statsOf is computeStats on in's features, dense or sparse.
+func statsOf(ctx context.Context, in Input, spec statsSpec, st stage) (*stats, error) {
+	if in.Sparse != nil {
+		return computeStatsSparse(ctx, in.Sparse, spec, st)
+	}
+	return computeStats(ctx, in.X, spec, st)
+}
+
+// sparseMeans is the column means of sparse X.
+func sparseMeans(ctx context.Context, x *sparse.CSR) ([]float64, error) {
+	sums, err := sparse.ColumnSums(ctx, x, nil)
+	for j := range sums {
+		sums[j] /= float64(x.R)
+	}
+	return sums, err
 }
 
 // meansOfColumns is the mean of every column of x, summed per block of rows

@@ -1,12 +1,14 @@
 package evaluate
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 
 	"gonum.org/v1/gonum/mat"
 
 	"mldr/internal/knn"
+	"mldr/internal/sparse"
 )
 
 // Defaults of ML-kNN (Zhang & Zhou 2007), as in the MDDM paper.
@@ -26,10 +28,11 @@ type MLkNN struct {
 
 // MLkNNModel is a fitted ML-kNN.
 type MLkNNModel struct {
-	k int
-	s float64
-	x *mat.Dense // training features
-	y *mat.Dense // training labels
+	k  int
+	s  float64
+	x  *mat.Dense  // training features
+	xs *sparse.CSR // or, fitted by fitSparse, sparse
+	y  *mat.Dense  // training labels
 	// ones are the indices of each training row's labels, so that
 	// counting the labels of k neighbours costs their labels, not k·q.
 	ones   [][]int32
@@ -49,7 +52,7 @@ func (c MLkNN) Fit(ctx context.Context, x, y *mat.Dense) (*MLkNNModel, error) {
 	if s == 0 {
 		s = DefaultS
 	}
-	n, q := y.Dims()
+	n, _ := y.Dims()
 	if k < 1 || k >= n {
 		return nil, fmt.Errorf("ML-kNN with k = %d needs more than %d training rows; it has %d", k, k, n)
 	}
@@ -57,7 +60,31 @@ func (c MLkNN) Fit(ctx context.Context, x, y *mat.Dense) (*MLkNNModel, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &MLkNNModel{k: k, s: s, x: x, y: y, ones: labelOnes(y), prior: make([]float64, q),
+	m := count(nn, y, k, s)
+	m.x = x
+	return m, nil
+}
+
+// fitSparse is Fit on sparse features: the same neighbours (knn.SearchSparse),
+// so the same model.
+func (c MLkNN) fitSparse(ctx context.Context, x *sparse.CSR, y *mat.Dense) (*MLkNNModel, error) {
+	k, s := cmp.Or(c.K, DefaultK), cmp.Or(c.S, DefaultS)
+	if n, _ := y.Dims(); k < 1 || k >= n {
+		return nil, fmt.Errorf("ML-kNN with k = %d needs more than %d training rows; it has %d", k, k, n)
+	}
+	nn, err := knn.SearchSparse(ctx, x, x, k, true, nil)
+	if err != nil {
+		return nil, err
+	}
+	m := count(nn, y, k, s)
+	m.xs = x
+	return m, nil
+}
+
+// count builds the model from the training rows' neighbours.
+func count(nn *knn.Neighbours, y *mat.Dense, k int, s float64) *MLkNNModel {
+	n, q := y.Dims()
+	m := &MLkNNModel{k: k, s: s, y: y, ones: labelOnes(y), prior: make([]float64, q),
 		c1: make([][]float64, q), c0: make([][]float64, q), sum1: make([]float64, q), sum0: make([]float64, q)}
 	for l := range q {
 		m.c1[l], m.c0[l] = make([]float64, k+1), make([]float64, k+1)
@@ -85,7 +112,7 @@ func (c MLkNN) Fit(ctx context.Context, x, y *mat.Dense) (*MLkNNModel, error) {
 	for l := range q {
 		m.prior[l] = (s + m.prior[l]) / (2*s + float64(n))
 	}
-	return m, nil
+	return m
 }
 
 // Predict gives each row's labels (posterior ≥ 0.5) and the posteriors,
@@ -95,7 +122,23 @@ func (m *MLkNNModel) Predict(ctx context.Context, x *mat.Dense) (pred, post *mat
 	if err != nil {
 		return nil, nil, err
 	}
-	n, _ := x.Dims()
+	pred, post = m.posteriors(nn)
+	return pred, post, nil
+}
+
+// predictSparse is Predict for a model fitted by fitSparse.
+func (m *MLkNNModel) predictSparse(ctx context.Context, x *sparse.CSR) (pred, post *mat.Dense, err error) {
+	nn, err := knn.SearchSparse(ctx, m.xs, x, m.k, false, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	pred, post = m.posteriors(nn)
+	return pred, post, nil
+}
+
+// posteriors scores the query rows from their neighbours.
+func (m *MLkNNModel) posteriors(nn *knn.Neighbours) (pred, post *mat.Dense) {
+	n := nn.Queries
 	_, q := m.y.Dims()
 	pred, post = mat.NewDense(n, q, nil), mat.NewDense(n, q, nil)
 	count := make([]int, q)
@@ -118,7 +161,7 @@ func (m *MLkNNModel) Predict(ctx context.Context, x *mat.Dense) (pred, post *mat
 			}
 		}
 	}
-	return pred, post, nil
+	return pred, post
 }
 
 // labelOnes lists the indices of each row's labels (non-zero values) of

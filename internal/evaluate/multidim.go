@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"mldr/internal/knn"
+	"mldr/internal/sparse"
 )
 
 // The classifiers of multi-dimensional data: one per class variable (binary
@@ -24,7 +25,7 @@ func (c KNNVote) Predict(ctx context.Context, xTrain, yTrain, x *mat.Dense, clas
 	if k == 0 {
 		k = DefaultK
 	}
-	n, q := yTrain.Dims()
+	n, _ := yTrain.Dims()
 	if k > n {
 		return nil, fmt.Errorf("k-NN with k = %d needs at least %d training rows; it has %d", k, k, n)
 	}
@@ -32,7 +33,28 @@ func (c KNNVote) Predict(ctx context.Context, xTrain, yTrain, x *mat.Dense, clas
 	if err != nil {
 		return nil, err
 	}
-	m, _ := x.Dims()
+	return vote(nn, yTrain, classes), nil
+}
+
+// predictSparse is Predict on sparse features (knn.SearchSparse: the same
+// neighbours).
+func (c KNNVote) predictSparse(ctx context.Context, xTrain *sparse.CSR, yTrain *mat.Dense, x *sparse.CSR, classes []int) (*mat.Dense, error) {
+	k := cmp.Or(c.K, DefaultK)
+	if n, _ := yTrain.Dims(); k > n {
+		return nil, fmt.Errorf("k-NN with k = %d needs at least %d training rows; it has %d", k, k, n)
+	}
+	nn, err := knn.SearchSparse(ctx, xTrain, x, k, false, nil)
+	if err != nil {
+		return nil, err
+	}
+	return vote(nn, yTrain, classes), nil
+}
+
+// vote is the majority class of each query row's neighbours, per class
+// variable.
+func vote(nn *knn.Neighbours, yTrain *mat.Dense, classes []int) *mat.Dense {
+	_, q := yTrain.Dims()
+	m := nn.Queries
 	pred := mat.NewDense(m, q, nil)
 	for j := range q {
 		votes := make([]int, classes[j])
@@ -45,7 +67,7 @@ func (c KNNVote) Predict(ctx context.Context, xTrain, yTrain, x *mat.Dense, clas
 			pred.Set(i, j, float64(argmax(votes)))
 		}
 	}
-	return pred, nil
+	return pred
 }
 
 // OvRRidge predicts each class variable by one-vs-rest ridge regression on

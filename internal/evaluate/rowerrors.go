@@ -68,7 +68,7 @@ func (r *runner) recordErrors(method string, d, f int, test *mat.Dense, pred *ma
 	k := errKey{method: method, d: d}
 	e := r.rowErrs[k]
 	if e == nil {
-		n, _ := r.data.X.Dims()
+		n, _ := r.data.Y.Dims()
 		e = &rowErrors{hamming: nanSlice(n), exact: nanSlice(n)}
 		if r.rowErrs == nil {
 			r.rowErrs = map[errKey]*rowErrors{}

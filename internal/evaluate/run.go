@@ -234,7 +234,7 @@ func newRunner(data analysis.Input, splits []Split, spec Spec, progress analysis
 	if len(splits) == 0 {
 		return nil, fmt.Errorf("evaluate: no split to evaluate on")
 	}
-	n, _ := data.X.Dims()
+	n, _ := data.Y.Dims()
 	for _, s := range splits {
 		if err := s.check(n); err != nil {
 			return nil, fmt.Errorf("evaluate: %w", err)
@@ -437,11 +437,11 @@ func (r *runner) fold(ctx context.Context, f int, sp Split) error {
 	if err != nil {
 		return err
 	}
-	_, nFeat := r.data.X.Dims()
+	_, nFeat := features(r.data).Dims()
 	steps := float64(len(r.spec.Methods) + 1)
 	r.report(f, 0, "baseline")
 	r.lastFit, r.mark = 0, r.clock()
-	m, pred, err := r.classify(ctx, train.X, test.X, train, test, nil)
+	m, pred, err := r.classifyOri(ctx, train, test)
 	if err != nil {
 		return err
 	}
@@ -464,6 +464,10 @@ func (r *runner) scaled(sp Split) (train, test analysis.Input, err error) {
 	kind := r.spec.Options.Preprocess
 	if kind == "" || kind == preprocess.None {
 		return train, test, nil
+	}
+	if train.Sparse != nil {
+		return train, test, fmt.Errorf("evaluate: preprocess %q shifts every feature column, which would make the sparse features dense; "+
+			"sparse data are evaluated with preprocess none", kind)
 	}
 	sc, err := preprocess.Fit(train.X, kind, r.data.FeatureNames)
 	if err != nil {
@@ -512,7 +516,7 @@ func (r *runner) method(ctx context.Context, run MethodRun, train, test analysis
 	if err != nil {
 		return err
 	}
-	_, nFeat := train.X.Dims()
+	_, nFeat := features(train).Dims()
 	limit, limitOf := gridLimit(model)
 	base := limit
 	if b, ok := r.rankBase[run.ID]; ok {
@@ -558,11 +562,11 @@ func (r *runner) method(ctx context.Context, run MethodRun, train, test analysis
 	if err != nil {
 		return err
 	}
-	ztr, err := top.Transform(train.X)
+	ztr, err := top.Transform(features(train))
 	if err != nil {
 		return err
 	}
-	zte, err := top.Transform(test.X)
+	zte, err := top.Transform(features(test))
 	if err != nil {
 		return err
 	}
@@ -593,11 +597,11 @@ func blocksDim(m *analysis.Model) int {
 // points give the d per variable, and the rows say so in DPerVariable, with
 // the total columns in D).
 func (r *runner) featureDim(ctx context.Context, m *analysis.Model, pts []point, train, test analysis.Input, f int) error {
-	ztr, err := m.Transform(train.X)
+	ztr, err := m.Transform(features(train))
 	if err != nil {
 		return err
 	}
-	zte, err := m.Transform(test.X)
+	zte, err := m.Transform(features(test))
 	if err != nil {
 		return err
 	}
@@ -691,16 +695,17 @@ func (r *runner) labelSpace(ctx context.Context, model *analysis.Model, pts []po
 		return err
 	}
 	var pred *mat.Dense // predicted codes of the test rows, for the largest M
+	xtr, xte := r.denseFeatures(train, model.Method+"'s regressor from the features"), r.denseFeatures(test, "")
 	if model.Method == "kcplst" {
-		if pred, err = full.KernelCodes(ctx, train.X, test.X); err != nil {
+		if pred, err = full.KernelCodes(ctx, xtr, xte); err != nil {
 			return err
 		}
 	} else {
-		reg, err := fitRidgeBias(train.X, codes, *model.Params.Lambda)
+		reg, err := fitRidgeBias(xtr, codes, *model.Params.Lambda)
 		if err != nil {
 			return err
 		}
-		pred = reg.predict(test.X)
+		pred = reg.predict(xte)
 	}
 	zte := codedCentred(test.Y, model.Means)
 	nte, _ := test.Y.Dims()
@@ -806,16 +811,73 @@ func (r *runner) result() *Result {
 	return res
 }
 
-// subset takes rows of an input.
+// subset takes rows of an input (sparse features stay sparse).
 func subset(in analysis.Input, rows []int) analysis.Input {
-	_, d := in.X.Dims()
 	_, q := in.Y.Dims()
-	x, y := mat.NewDense(len(rows), d, nil), mat.NewDense(len(rows), q, nil)
+	y := mat.NewDense(len(rows), q, nil)
 	for i, r := range rows {
-		x.SetRow(i, in.X.RawRowView(r))
 		y.SetRow(i, in.Y.RawRowView(r))
 	}
-	return analysis.Input{X: x, Y: y, Classes: in.Classes, FeatureNames: in.FeatureNames}
+	out := analysis.Input{Y: y, Classes: in.Classes, FeatureNames: in.FeatureNames}
+	if in.Sparse != nil {
+		out.Sparse = in.Sparse.SelectRows(rows)
+		return out
+	}
+	_, d := in.X.Dims()
+	out.X = mat.NewDense(len(rows), d, nil)
+	for i, r := range rows {
+		out.X.SetRow(i, in.X.RawRowView(r))
+	}
+	return out
+}
+
+// features is the feature matrix of in, dense or sparse.
+func features(in analysis.Input) mat.Matrix {
+	if in.Sparse != nil {
+		return in.Sparse
+	}
+	return in.X
+}
+
+// denseFeatures is in's features as a dense matrix: X, or a dense copy of
+// the sparse features for the work that needs them whole (ridge on the
+// original features, kcplst's kernel), which a note names (why; "" for no
+// note).
+func (r *runner) denseFeatures(in analysis.Input, why string) *mat.Dense {
+	if in.Sparse == nil {
+		return in.X
+	}
+	if why != "" {
+		r.note("%s works on dense features, so the sparse features of each split were made dense for it", why)
+	}
+	return in.Sparse.Dense()
+}
+
+// classifyOri runs the classifier of Options on the original features:
+// on sparse features, ML-kNN and the k-NN vote search the neighbours on
+// the sparse rows (knn.SearchSparse: the same neighbours as on the dense
+// rows); ridge makes them dense.
+func (r *runner) classifyOri(ctx context.Context, train, test analysis.Input) (map[string]float64, *mat.Dense, error) {
+	o := r.spec.Options
+	if train.Sparse == nil || o.Classifier == ClassifierRidge {
+		return r.classify(ctx, r.denseFeatures(train, "the ridge baseline (ori)"), r.denseFeatures(test, ""), train, test, nil)
+	}
+	if train.MultiDim() {
+		pred, err := KNNVote{K: o.K}.predictSparse(ctx, train.Sparse, train.Y, test.Sparse, train.Classes)
+		if err != nil {
+			return nil, nil, err
+		}
+		return MultiDimMetrics(test.Y, pred), pred, nil
+	}
+	m, err := MLkNN{K: o.K, S: o.S}.fitSparse(ctx, train.Sparse, train.Y)
+	if err != nil {
+		return nil, nil, err
+	}
+	pred, post, err := m.predictSparse(ctx, test.Sparse)
+	if err != nil {
+		return nil, nil, err
+	}
+	return MultiLabelMetrics(test.Y, pred, post), pred, nil
 }
 
 func firstCols(m *mat.Dense, d int) *mat.Dense { return colRange(m, 0, d) }

@@ -115,9 +115,25 @@ func searchRows(ctx context.Context, ref, query *mat.Dense, k int, self bool, pr
 		tol: 8 * float64(d+4) * 0x1p-53,
 		out: &Neighbours{Queries: q, K: k, Index: make([]int32, q*k), Dist: make([]float64, q*k)},
 	}
+	if err := runBlocks(ctx, s, q, rows, k, r, progress); err != nil {
+		return nil, err
+	}
+	return s.out, nil
+}
+
+// blockSearcher finds the neighbours of a block of query rows, with
+// scratch buffers g (rows·R distances), heap and cand that its worker
+// keeps between blocks.
+type blockSearcher interface {
+	block(i0, i1, k int, g, heap []float64, cand []candidate) []candidate
+}
+
+// runBlocks runs s over the q query rows in blocks of rows, on every
+// core, stopping when ctx is canceled; r is the number of reference rows.
+func runBlocks(ctx context.Context, s blockSearcher, q, rows, k, r int, progress func(float64)) error {
 	blocks := (q + rows - 1) / rows
 	if blocks == 0 {
-		return s.out, nil
+		return nil
 	}
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -139,7 +155,7 @@ func searchRows(ctx context.Context, ref, query *mat.Dense, k int, self bool, pr
 			}
 		})
 	}
-	err = ctx.Err()
+	err := ctx.Err()
 	for finished := 0; err == nil && finished < blocks; {
 		select {
 		case <-done:
@@ -158,10 +174,7 @@ func searchRows(ctx context.Context, ref, query *mat.Dense, k int, self bool, pr
 	}
 	cancel()
 	wg.Wait()
-	if err != nil {
-		return nil, err
-	}
-	return s.out, nil
+	return err
 }
 
 // centre returns x minus mean and the squared norms of its rows.

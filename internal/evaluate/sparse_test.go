@@ -1,0 +1,106 @@
+package evaluate
+
+import (
+	"maps"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"mldr/internal/analysis"
+	"mldr/internal/dataset"
+	"mldr/internal/sparse"
+)
+
+// TestRunSparseMatchesDense evaluates methods on medical and enron from
+// the dense features and from the same features in CSR form (folds of
+// sparse rows, test rows projected from sparse, the ori baseline's
+// neighbours found on the sparse rows) and requires the same metrics,
+// row for row: the neighbours are the same, so ML-kNN's metrics are
+// equal, and the projections agree to rounding.
+func TestRunSparseMatchesDense(t *testing.T) {
+	if testing.Short() {
+		t.Skip("evaluates on two shared data sets twice")
+	}
+	for _, tc := range []struct {
+		file       string
+		classifier string
+		methods    []string
+	}{
+		{"medical/medical.csv", ClassifierMLkNN, []string{"pca", "mddmp", "cplst", "mvmd"}},
+		{"enron/enron.csv", ClassifierMLkNN, []string{"pca", "mddmp", "cplst", "mvmd"}},
+		{"medical/medical.csv", ClassifierRidge, []string{"mddmp"}},
+		{"edm/edm.csv", ClassifierMLkNN, []string{"sdem"}},
+	} {
+		t.Run(tc.file+"/"+tc.classifier, func(t *testing.T) {
+			path := filepath.Join("..", "..", "..", "shared", "datasets", filepath.FromSlash(tc.file))
+			raw, err := os.ReadFile(path)
+			if os.IsNotExist(err) {
+				t.Skipf("%s is missing: the comparison needs the shared data sets", path)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			ds, err := dataset.Load(strings.NewReader(string(raw)), dataset.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			dense := analysis.Input{X: ds.X, Y: ds.Y}
+			if ds.Kind == dataset.MultiDim {
+				for _, cats := range ds.Categories {
+					dense.Classes = append(dense.Classes, len(cats))
+				}
+			}
+			sp := dense
+			sp.X, sp.Sparse = nil, sparse.FromDense(ds.X)
+			n, _ := ds.Y.Dims()
+			splits, err := KFold(n, 2, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			spec := Spec{Grid: Grid{Dims: []int{2, 4}}, Options: Options{Classifier: tc.classifier}}
+			for _, id := range tc.methods {
+				spec.Methods = append(spec.Methods, MethodRun{ID: id})
+			}
+			want, err := Run(t.Context(), dense, splits, spec, nil)
+			if err != nil {
+				t.Fatalf("dense: %v", err)
+			}
+			got, err := Run(t.Context(), sp, splits, spec, nil)
+			if err != nil {
+				t.Fatalf("sparse: %v", err)
+			}
+			if len(got.Rows) != len(want.Rows) {
+				t.Fatalf("%d rows, want %d", len(got.Rows), len(want.Rows))
+			}
+			for i, w := range want.Rows {
+				g := got.Rows[i]
+				if g.Method != w.Method || g.D != w.D {
+					t.Fatalf("row %d is %s at d = %d, want %s at d = %d", i, g.Method, g.D, w.Method, w.D)
+				}
+				keys := slices.Sorted(maps.Keys(w.Metrics))
+				for _, k := range keys {
+					gv, wv := g.Metrics[k], w.Metrics[k]
+					if !(gv == wv || math.Abs(gv-wv) <= 1e-9*max(1, math.Abs(wv)) || (math.IsNaN(gv) && math.IsNaN(wv))) {
+						t.Errorf("%s at d = %d (fold %v): %s = %v, want %v", w.Method, w.D, w.Fold, k, gv, wv)
+					}
+				}
+			}
+			if tc.classifier == ClassifierRidge && !slices.ContainsFunc(got.Notes, func(s string) bool { return strings.Contains(s, "made dense") }) {
+				t.Errorf("notes %q, want one saying the ridge baseline made the features dense", got.Notes)
+			}
+		})
+	}
+}
+
+func TestRunSparsePreprocessRefused(t *testing.T) {
+	in := runData(4, 40, 4, 2, nil)
+	in.X, in.Sparse = nil, sparse.FromDense(in.X)
+	h, _ := Holdout(40, 0.25, 1)
+	_, err := Run(t.Context(), in, []Split{h}, Spec{Methods: []MethodRun{{ID: "pca"}}, Options: Options{Preprocess: "standardize"}}, nil)
+	if err == nil || !strings.Contains(err.Error(), "sparse data are evaluated with preprocess none") {
+		t.Fatalf("got %v, want the refusal of preprocess on sparse features", err)
+	}
+}

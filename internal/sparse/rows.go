@@ -1,0 +1,108 @@
+package sparse
+
+import "fmt"
+
+// SelectRows returns the rows idx of m, in that order, as a new CSR (the
+// training or test part of a split). Indices may repeat; each must be in
+// [0, R), or it panics, as slicing would.
+func (m *CSR) SelectRows(idx []int) *CSR {
+	nnz := int64(0)
+	for _, i := range idx {
+		if i < 0 || i >= m.R {
+			panic(fmt.Sprintf("sparse: row %d of a matrix of %d rows", i, m.R))
+		}
+		nnz += m.Ptr[i+1] - m.Ptr[i]
+	}
+	out := &CSR{R: len(idx), C: m.C, Ptr: make([]int64, len(idx)+1), Ind: make([]int32, 0, nnz), Val: make([]float64, 0, nnz)}
+	for r, i := range idx {
+		ind, val := m.Row(i)
+		out.Ind = append(out.Ind, ind...)
+		out.Val = append(out.Val, val...)
+		out.Ptr[r+1] = int64(len(out.Ind))
+	}
+	return out
+}
+
+// RowSqNorms returns ‖x_i‖² for every row, summed in column order.
+func (m *CSR) RowSqNorms() []float64 {
+	out := make([]float64, m.R)
+	for i := range m.R {
+		_, val := m.Row(i)
+		s := 0.0
+		for _, v := range val {
+			s += float64(v * v)
+		}
+		out[i] = s
+	}
+	return out
+}
+
+// Dot is the dot product of two sparse rows (columns ascending), summed in
+// column order.
+func Dot(ai []int32, av []float64, bi []int32, bv []float64) float64 {
+	s := 0.0
+	p, q := 0, 0
+	for p < len(ai) && q < len(bi) {
+		switch {
+		case ai[p] == bi[q]:
+			s += float64(av[p] * bv[q])
+			p++
+			q++
+		case ai[p] < bi[q]:
+			p++
+		default:
+			q++
+		}
+	}
+	return s
+}
+
+// Dist is the squared Euclidean distance of two sparse rows, summed in
+// ascending column order over the columns either holds: the same number,
+// to the last bit, as knn.Dist on the dense rows (whose other terms are
+// exact zeros), so neighbours and their ties come out the same.
+func Dist(ai []int32, av []float64, bi []int32, bv []float64) float64 {
+	s := 0.0
+	p, q := 0, 0
+	for p < len(ai) || q < len(bi) {
+		var d float64
+		switch {
+		case q == len(bi) || (p < len(ai) && ai[p] < bi[q]):
+			d = av[p]
+			p++
+		case p == len(ai) || bi[q] < ai[p]:
+			d = -bv[q]
+			q++
+		default:
+			d = av[p] - bv[q]
+			p++
+			q++
+		}
+		s += float64(d * d)
+	}
+	return s
+}
+
+// Transpose returns mᵀ as a new CSR (C×R): row j lists the rows of m that
+// hold column j, ascending. O(nnz + R + C).
+func (m *CSR) Transpose() *CSR {
+	t := &CSR{R: m.C, C: m.R, Ptr: make([]int64, m.C+1), Ind: make([]int32, m.NNZ()), Val: make([]float64, m.NNZ())}
+	for _, j := range m.Ind {
+		t.Ptr[j+1]++
+	}
+	for j := range m.C {
+		t.Ptr[j+1] += t.Ptr[j]
+	}
+	next := make([]int64, m.C)
+	copy(next, t.Ptr[:m.C])
+	for i := range m.R {
+		ind, val := m.Row(i)
+		for k, j := range ind {
+			p := next[j]
+			next[j]++
+			t.Ind[p] = int32(i)
+			t.Val[p] = val[k]
+		}
+	}
+	return t
+}
