@@ -282,10 +282,6 @@ func chooseDimOf(method string, vals []float64, total float64, partial bool, lim
 		return 0, unservable("", 0, "%s gives no direction on these data: the %s is 0", method, what)
 	}
 	if p.D > 0 {
-		if p.D > limit && partial && limit >= len(vals) && total-positiveSum(vals) > rankTol*vals[0] {
-			return 0, invalid(ParamD, "d = %d: this fit of %s computed only its %d leading eigenpairs; fit it again with d = %d",
-				p.D, method, len(vals), p.D)
-		}
 		if p.D > limit {
 			return 0, unservable(ParamD, limit, "d = %d exceeds the %s, %d: the largest d %s can give on these data is %d",
 				p.D, what, limit, method, limit)
