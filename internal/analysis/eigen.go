@@ -12,10 +12,155 @@ import (
 )
 
 // eigenResult is a decomposition: values descending, and the matching
-// directions as the columns of vectors.
+// directions as the columns of vectors (as many as values, or fewer when
+// only the leading directions were computed).
+//
+// order and total describe a partial spectrum: when only the leading
+// eigenvalues of a matrix of order n were computed, order is n and total
+// its trace, which for a positive semi-definite matrix is the sum of its
+// positive eigenvalues up to rounding. When every eigenvalue that is not
+// exactly zero was computed, order is 0 and the totals come from values.
 type eigenResult struct {
 	values  []float64
 	vectors *mat.Dense
+	order   int
+	total   float64
+}
+
+// partial reports whether eigenvalues beyond values were left uncomputed.
+func (e eigenResult) partial() bool { return e.order > len(e.values) }
+
+// positiveSum is what Energy and thr take shares of: the sum of the
+// positive eigenvalues, or for a partial spectrum the trace.
+func (e eigenResult) positiveSum() float64 {
+	if e.partial() {
+		return e.total
+	}
+	return positiveSum(e.values)
+}
+
+// topMinSaving is how much smaller than the order the number of pairs
+// asked for must be for the top-d solvers: at k ≥ n/2 the direct method's
+// vectors for every pair cost little more than those for k (and the
+// openblas build's dsyevd is faster than the pure-Go top-d methods).
+const topMinSaving = 2
+
+// need is what a fit needs of a symmetric decomposition, from its
+// parameters: every pair, the k leading ones, or enough for thr.
+type need struct {
+	all bool
+	k   int     // leading pairs needed (with thr: at least these vectors)
+	thr float64 // choose d by this share of the positive sum; 0: by k
+}
+
+// needOf reads p: MaxDimAll needs everything; D needs max(D, MaxDim)
+// pairs; Thr (given, or the default when neither D nor MaxDim is) needs
+// the whole spectrum and the vectors its d and MaxDim ask; MaxDim alone
+// needs MaxDim pairs.
+func needOf(p Params) need {
+	switch {
+	case p.MaxDim == MaxDimAll:
+		return need{all: true}
+	case p.D > 0:
+		return need{k: max(p.D, p.MaxDim)}
+	case p.Thr > 0:
+		return need{k: p.MaxDim, thr: p.Thr}
+	case p.MaxDim > 0:
+		return need{k: p.MaxDim}
+	}
+	return need{thr: DefaultThr}
+}
+
+// symEigFor decomposes the symmetric a for a fit with parameters p, and
+// computes only what p needs when that costs less (needOf):
+//
+//   - every pair (linalg.SymEig) for MaxDimAll, or when the pairs needed
+//     are not fewer than half the order;
+//   - k known (d, or a caller's MaxDim) on a matrix positive semi-definite
+//     by construction (psd): the k leading pairs by linalg.SymEigTop
+//     (block Krylov–Schur, or its direct method when that is predicted
+//     cheaper), a partial spectrum whose total is the trace of a;
+//   - k known on a matrix that may be indefinite: linalg.SymEigSelect,
+//     every eigenvalue (so Energy and the rank are the full solver's) and
+//     the k leading vectors;
+//   - thr: linalg.SymEigSelect, choosing d from every eigenvalue by thr
+//     exactly as chooseDim does, and the vectors of max(d, MaxDim).
+//
+// A thr on a partial spectrum would need the trace to stand for the sum
+// of the positive eigenvalues, which only holds for semi-definite matrices,
+// so thr always sees every eigenvalue here; the trace serves Energy of a
+// partial spectrum, and Model.Choose for a cached one.
+func symEigFor(ctx context.Context, a mat.Symmetric, p Params, psd bool) (eigenResult, error) {
+	n := a.SymmetricDim()
+	w := needOf(p)
+	k := min(w.k, n)
+	if w.all || (w.thr == 0 && topMinSaving*k >= n) {
+		return symEig(ctx, a)
+	}
+	fail := func(err error) (eigenResult, error) {
+		if ctx.Err() != nil {
+			return eigenResult{}, ctx.Err()
+		}
+		return eigenResult{}, invalid("", "the eigen-decomposition failed: %v", err)
+	}
+	if w.thr == 0 && psd {
+		vals, v, err := linalg.SymEigTop(ctx, a, k)
+		if err != nil {
+			return fail(err)
+		}
+		return eigenResult{values: vals, vectors: v, order: n, total: trace(a)}, nil
+	}
+	choose := func(vals []float64) int { return max(k, 1) }
+	if w.thr > 0 {
+		choose = func(vals []float64) int { return min(max(thrDim(vals, w.thr), k, 1), n) }
+	}
+	vals, v, err := linalg.SymEigSelect(ctx, a, choose)
+	if err != nil {
+		return fail(err)
+	}
+	return eigenResult{values: vals, vectors: v}, nil
+}
+
+// thrDim is the d that thr chooses on a whole spectrum, as chooseDim does
+// with the rank as the limit: the smallest d whose positive eigenvalues
+// keep thr of their sum; 1 when no eigenvalue is positive (chooseDim then
+// refuses).
+func thrDim(vals []float64, thr float64) int {
+	total := positiveSum(vals)
+	if total == 0 {
+		return 1
+	}
+	kept := 0.0
+	limit := rankOf(vals)
+	for i, v := range vals[:limit] {
+		if v > 0 {
+			kept += v
+		}
+		if kept >= thr*total*(1-1e-12) {
+			return i + 1
+		}
+	}
+	return max(limit, 1)
+}
+
+// trace is the sum of the diagonal of a.
+func trace(a mat.Symmetric) float64 {
+	t := 0.0
+	for i := range a.SymmetricDim() {
+		t += a.At(i, i)
+	}
+	return t
+}
+
+// positiveSum is the sum of the positive values.
+func positiveSum(vals []float64) float64 {
+	s := 0.0
+	for _, v := range vals {
+		if v > 0 {
+			s += v
+		}
+	}
+	return s
 }
 
 // symEig decomposes a symmetric matrix: all eigenvalues, descending, and
@@ -64,8 +209,10 @@ func cholesky(b mat.Symmetric, param, what string) (*mat.TriDense, error) {
 }
 
 // genEig solves the symmetric-definite problem A p = λ B p with B = LLᵀ:
-// C = L⁻¹AL⁻ᵀ is decomposed, and P = L⁻ᵀU, so that PᵀBP = I.
-func genEig(ctx context.Context, a mat.Symmetric, l *mat.TriDense) (eigenResult, error) {
+// C = L⁻¹AL⁻ᵀ is decomposed (symEigFor with p and psd: A semi-definite
+// makes C so), and P = L⁻ᵀU, so that PᵀBP = I. A partial spectrum's
+// total is the trace of C.
+func genEig(ctx context.Context, a mat.Symmetric, l *mat.TriDense, p Params, psd bool) (eigenResult, error) {
 	n := a.SymmetricDim()
 	c := mat.DenseCopyOf(a)
 	lr := l.RawTriangular()
@@ -74,7 +221,7 @@ func genEig(ctx context.Context, a mat.Symmetric, l *mat.TriDense) (eigenResult,
 	blas64.Trsm(blas.Right, blas.Trans, 1, lr, cr)  // L⁻¹AL⁻ᵀ
 	sym := mat.NewSymDense(n, nil)
 	symmetrize(c, sym)
-	e, err := symEig(ctx, sym)
+	e, err := symEigFor(ctx, sym, p, psd)
 	if err != nil {
 		return e, err
 	}

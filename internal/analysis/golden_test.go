@@ -189,7 +189,9 @@ func TestGolden(t *testing.T) {
 					t.Fatalf("%s: classes per variable %v, want %v (%s)", c.File, in.Classes, c.Classes, src)
 				}
 			}
-			var p analysis.Params
+			// MaxDim: the reference's eigenvalues are compared, and so
+			// computed, beyond d.
+			p := analysis.Params{MaxDim: len(c.Eigenvalues)}
 			switch {
 			case tc.method == "mds":
 				p.D = len(c.Embedding)

@@ -96,7 +96,9 @@ func fitGraph(ctx context.Context, id string, in Input, p Params, st stage, u *s
 	sym := mat.NewSymDense(s.d, nil)
 	symmetrize(&term, sym)
 	sym.AddSym(sym, s.wgram)
-	e, err := symEig(ctx, sym)
+	// Hamming and Euclidean distances are ≥ 0, so L is a Laplacian and
+	// XᵀLX semi-definite; ge-gh's A may have negative entries.
+	e, err := symEigFor(ctx, sym, p, id != "ge-gh")
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +133,7 @@ func fitGEEuclidX(ctx context.Context, in Input, p Params, st stage) (*Model, er
 	symmetrize(&cc, sym)
 	sym.ScaleSym(2, sym)
 	sym.AddSym(sym, s.wgram)
-	e, err := symEig(ctx, sym)
+	e, err := symEigFor(ctx, sym, p, true)
 	if err != nil {
 		return nil, err
 	}

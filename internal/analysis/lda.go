@@ -164,7 +164,7 @@ func fitLDA(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 	}
 	m.Basis = hstack(s.dim, cols)
 	slices.SortFunc(all, func(a, b float64) int { return cmp.Compare(b, a) })
-	m.Eigenvalues = all
+	m.Eigenvalues, m.Order, m.Total = all, len(all), total
 	if total > 0 {
 		m.Energy = kept / total
 	}

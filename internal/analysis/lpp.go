@@ -144,7 +144,7 @@ func fitLPP(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	e, err := genEig(ctx, a, l)
+	e, err := genEig(ctx, a, l, p, false) // μ ∈ [−1, 1]: indefinite
 	if err != nil {
 		return nil, err
 	}

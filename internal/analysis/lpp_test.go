@@ -254,13 +254,13 @@ func TestLPPInvariants(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	in := lppInput(rng, n, d)
 	ctx := context.Background()
-	m, err := Fit(ctx, "lpp", in, Params{}, nil)
+	m, err := Fit(ctx, "lpp", in, Params{MaxDim: MaxDimAll}, nil) // every direction
 	if err != nil {
 		t.Fatalf("got error %v, want none", err)
 	}
 
 	t.Run("B-orthonormal", func(t *testing.T) {
-		m, err := Fit(ctx, "lpp", in, Params{Normalize: NormalizeB}, nil)
+		m, err := Fit(ctx, "lpp", in, Params{Normalize: NormalizeB, MaxDim: MaxDimAll}, nil)
 		if err != nil {
 			t.Fatalf("got error %v, want none", err)
 		}
@@ -353,15 +353,15 @@ func TestLPPInvariants(t *testing.T) {
 				t.Errorf("%s: got different models, want identical ones", what)
 			}
 		}
-		again, err := Fit(ctx, "lpp", in, Params{}, nil)
+		again, err := Fit(ctx, "lpp", in, Params{MaxDim: MaxDimAll}, nil)
 		if err != nil {
 			t.Fatalf("got error %v, want none", err)
 		}
 		same("second fit", m, again)
 		prev := runtime.GOMAXPROCS(1)
-		one, err := Fit(ctx, "lpp", in, Params{}, nil)
+		one, err := Fit(ctx, "lpp", in, Params{MaxDim: MaxDimAll}, nil)
 		runtime.GOMAXPROCS(max(4, prev))
-		many, err2 := Fit(ctx, "lpp", in, Params{}, nil)
+		many, err2 := Fit(ctx, "lpp", in, Params{MaxDim: MaxDimAll}, nil)
 		runtime.GOMAXPROCS(prev)
 		if err != nil || err2 != nil {
 			t.Fatalf("got errors %v, %v, want none", err, err2)

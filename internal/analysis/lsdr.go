@@ -114,7 +114,7 @@ func (l labelSide) dense() *mat.Dense {
 // model: the shared ending of plst, cplst and kcplst.
 func finishLabelModel(ctx context.Context, st stage, id string, p Params, e eigenResult, what string, l labelSide) (*Model, error) {
 	rank := rankOf(e.values)
-	dim, err := chooseDim(id, e.values, rank, what, p)
+	dim, err := chooseDimOf(id, e.values, e.positiveSum(), e.partial(), rank, what, p)
 	if err != nil {
 		return nil, err
 	}
@@ -125,8 +125,10 @@ func finishLabelModel(ctx context.Context, st stage, id string, p Params, e eige
 }
 
 func newLabelModel(id string, p Params, e eigenResult, dim, rank int, rankOf string, l labelSide) *Model {
+	total := e.positiveSum()
 	return &Model{Method: id, Space: LabelSpace, Params: p, Basis: e.vectors, Means: l.mean,
-		Eigenvalues: e.values, Rank: rank, RankOf: rankOf, Dim: dim, Energy: energy(e.values, dim),
+		Eigenvalues: e.values, Order: max(e.order, len(e.values)), Total: total,
+		Rank: rank, RankOf: rankOf, RankAtLeast: rankAtLeast(e, rank), Dim: dim, Energy: energyOf(e.values, dim, total),
 		Projected: l.codes(e.vectors, dim), LabelCoding: "pm1"}
 }
 
@@ -154,7 +156,7 @@ func fitPLST(ctx context.Context, in Input, p Params, st stage) (*Model, error) 
 	if err := st.sub(0.4, 0.9, "eigen-decomposition").checkpoint(ctx, 0); err != nil {
 		return nil, err
 	}
-	e, err := symEig(ctx, ztz)
+	e, err := symEigFor(ctx, ztz, p, true)
 	if err != nil {
 		return nil, err
 	}
@@ -250,7 +252,7 @@ func fitCPLST(ctx context.Context, in Input, p Params, st stage) (*Model, error)
 	if err := st.sub(0.85, 0.95, "eigen-decomposition").checkpoint(ctx, 0); err != nil {
 		return nil, err
 	}
-	e, err := symEig(ctx, h.zhz)
+	e, err := symEigFor(ctx, h.zhz, p, true)
 	if err != nil {
 		return nil, err
 	}
@@ -287,7 +289,11 @@ func fitOCCA(ctx context.Context, in Input, p Params, st stage) (*Model, error) 
 	a := mat.NewSymDense(h.zhz.SymmetricDim(), nil)
 	a.ScaleSym(-1, h.ztz)
 	a.AddSym(h.zhz, a)
-	e, err := symEig(ctx, a)
+	need := p // without d, every direction (M defaults to q)
+	if p.D == 0 {
+		need.MaxDim = MaxDimAll
+	}
+	e, err := symEigFor(ctx, a, need, false) // ≤ 0: the trace is no positive sum
 	if err != nil {
 		return nil, err
 	}
@@ -371,7 +377,7 @@ func fitKCPLST(ctx context.Context, in Input, p Params, st stage) (*Model, error
 	s := mat.NewSymDense(len(labels.mean), nil)
 	blas64.Syrk(blas.Trans, 1, z.RawMatrix(), 0, s.RawSymmetric())
 	blas64.Syrk(blas.Trans, -lambda*lambda, w.RawMatrix(), 1, s.RawSymmetric())
-	e, err := symEig(ctx, s)
+	e, err := symEigFor(ctx, s, p, true) // ZᵀZ − λ²(QZ)ᵀ(QZ) is semi-definite
 	if err != nil {
 		return nil, err
 	}

@@ -231,7 +231,7 @@ func TestLSDRExplicitForms(t *testing.T) {
 	for ci, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			in := lsdrData(rand.New(rand.NewPCG(1, uint64(ci))), c.n, c.d, c.q)
-			p := Params{D: 1, Gamma: c.gamma, Lambda: c.lambda}
+			p := Params{D: 1, Gamma: c.gamma, Lambda: c.lambda, MaxDim: MaxDimAll} // the whole spectrum
 			m := lsdrFit(t, c.id, in, p)
 			lambda, gamma := DefaultLambda, 0.0
 			if c.lambda != nil {

@@ -28,26 +28,31 @@ func fitMDS(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 		return nil, err
 	}
 	st.sub(0.7, 0.9, "eigen-decomposition").at(0)
-	e, err := symEig(ctx, s.gram)
+	e, err := symEigFor(ctx, s.gram, p, true)
 	if err != nil {
 		return nil, err
 	}
-	rank := min(rankOf(e.values), mdsMaxDims)
-	d, err := chooseDim("mds", e.values, rank, "rank of −½HD²H (at most 200 coordinates are kept)", p)
+	r := rankOf(e.values)
+	rank := min(r, mdsMaxDims)
+	total := e.positiveSum()
+	d, err := chooseDimOf("mds", e.values, total, e.partial(), rank, "rank of −½HD²H (at most 200 coordinates are kept)", p)
 	if err != nil {
 		return nil, err
 	}
+	_, computed := e.vectors.Dims()
+	cols := min(rank, computed) // only the leading directions may have been computed
 	var emb *mat.Dense
 	if s.space != nil { // the rows of Xc in the basis Q, times V: Xc·QV
-		emb = mat.NewDense(s.n, rank, nil)
-		emb.Mul(s.space.coords, sliceCols(e.vectors, rank))
+		emb = mat.NewDense(s.n, cols, nil)
+		emb.Mul(s.space.coords, sliceCols(e.vectors, cols))
 	} else {
-		emb = Project(in.matrix(), s.mean, sliceCols(e.vectors, rank))
+		emb = Project(in.matrix(), s.mean, sliceCols(e.vectors, cols))
 	}
 	fixSigns(emb) // the convention holds for MDS's own eigenvectors, the embedding's columns
-	m := &Model{Method: "mds", Space: FeatureSpace, Params: p, Means: s.mean, Eigenvalues: e.values[:rankOf(e.values)],
-		Rank: rank, RankOf: "rank of −½HD²H (at most 200 coordinates are kept)", Dim: d, embedding: emb}
-	m.Energy = energy(m.Eigenvalues, d)
+	m := &Model{Method: "mds", Space: FeatureSpace, Params: p, Means: s.mean, Eigenvalues: e.values[:r],
+		Order: max(e.order, r), Total: total, Rank: rank, RankOf: "rank of −½HD²H (at most 200 coordinates are kept)",
+		RankAtLeast: rankAtLeast(e, r) && r < mdsMaxDims, Dim: d, embedding: emb}
+	m.Energy = energyOf(m.Eigenvalues, d, total)
 	m.Projected = mat.DenseCopyOf(emb.Slice(0, s.n, 0, d))
 	return m, nil
 }

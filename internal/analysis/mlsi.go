@@ -66,7 +66,7 @@ func fitMLSI(ctx context.Context, in Input, p Params, st stage) (*Model, error) 
 	if err := st.checkpoint(ctx, 0.7); err != nil {
 		return nil, err
 	}
-	e, err := genEig(ctx, left, l)
+	e, err := genEig(ctx, left, l, p, true)
 	if err != nil {
 		return nil, err
 	}

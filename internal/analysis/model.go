@@ -41,15 +41,30 @@ type Model struct {
 	Means []float64
 	// Eigenvalues are those of the method's matrix, descending. For
 	// low-rank methods (at most r non-zero eigenvalues) only the first r
-	// are given; the rest are zero. With Blocks, every block's eigenvalues
-	// sorted together (each block's own are in Block.Values).
+	// are given; the rest are zero. When only the leading eigenpairs were
+	// computed (Order > len(Eigenvalues)), only those. With Blocks, every
+	// block's eigenvalues sorted together (each block's own are in
+	// Block.Values).
 	Eigenvalues []float64
+	// Order is how many eigenvalues the method's matrix has when only the
+	// leading ones were computed, Eigenvalues holding the first
+	// len(Eigenvalues) of them; otherwise it is len(Eigenvalues), which
+	// then holds every eigenvalue that is not exactly zero.
+	Order int
+	// Total is the sum of the positive eigenvalues of the method's matrix,
+	// of which Energy and thr take shares: when Order > len(Eigenvalues),
+	// the trace of the matrix (positive semi-definite by construction, so
+	// the two agree up to rounding); otherwise their sum.
+	Total float64
 	// Rank is the largest dimension the method can give on these data;
-	// RankOf says of what.
-	Rank   int
-	RankOf string
+	// RankOf says of what. With RankAtLeast it is only a lower bound: only
+	// the leading Order > len(Eigenvalues) eigenvalues were computed and
+	// every one counts, so the rank is at least that many.
+	Rank        int
+	RankOf      string
+	RankAtLeast bool `json:",omitempty"`
 	// Dim is the chosen dimension d (or M) and Energy the fraction of the
-	// positive eigenvalues' sum that the first Dim keep.
+	// positive eigenvalues' sum (Total) that the first Dim keep.
 	Dim    int
 	Energy float64
 	// Projected holds the training rows projected (N×Dim): (X − means)·P
@@ -78,6 +93,25 @@ type Block struct {
 	Values []float64
 }
 
+// Computed is how many eigenvalues of the method's matrix the model holds:
+// len(Eigenvalues), fewer than Order when only the leading ones were
+// computed.
+func (m *Model) Computed() int { return len(m.Eigenvalues) }
+
+// Directions is how many directions the model holds: the columns of Basis
+// (for mds, of its embedding). WithDim gives at most that many.
+func (m *Model) Directions() int {
+	switch {
+	case m.Basis != nil:
+		_, c := m.Basis.Dims()
+		return c
+	case m.embedding != nil:
+		_, c := m.embedding.Dims()
+		return c
+	}
+	return m.Dim
+}
+
 // P returns the projection: the first Dim columns of Basis (D×Dim, or
 // q×Dim), or nil for mds.
 func (m *Model) P() *mat.Dense {
@@ -92,15 +126,18 @@ func (m *Model) P() *mat.Dense {
 // without Projected (use Transform). It is how one fit serves a curve
 // over d.
 func (m *Model) WithDim(d int) (*Model, error) {
-	if d < 1 || d > m.Rank {
+	if d < 1 || (d > m.Rank && !m.RankAtLeast) {
 		return nil, unservable(ParamD, m.Rank, "d = %d is outside 1…%d, the %s", d, m.Rank, m.RankOf)
 	}
 	if len(m.Blocks) > 0 {
 		return nil, invalid(ParamD, "%s on multi-dimensional data has one block per class variable; refit it with another d", m.Method)
 	}
+	if k := m.Directions(); d > k {
+		return nil, invalid(ParamD, "d = %d: this fit of %s computed only its %d leading directions; fit it again with d = %d", d, m.Method, k, d)
+	}
 	c := *m
 	c.Dim = d
-	c.Energy = energy(m.Eigenvalues, d)
+	c.Energy = energyOf(m.Eigenvalues, d, m.Total)
 	c.Projected = nil
 	if m.embedding != nil {
 		r, _ := m.embedding.Dims()
@@ -212,26 +249,46 @@ func rankOf(vals []float64) int {
 	return r
 }
 
-// energy is the fraction of the positive eigenvalues' sum the first d keep.
-func energy(vals []float64, d int) float64 {
-	total, kept := 0.0, 0.0
-	for i, v := range vals {
-		if v > 0 {
-			total += v
-			if i < d {
-				kept += v
-			}
-		}
-	}
-	if total == 0 {
+// rankAtLeast reports whether rank, counted by rankOf on a partial
+// spectrum e, is only a lower bound: every computed eigenvalue counts, and
+// the trace leaves more than rankTol·λ₁ to the others (when it leaves
+// less, they are zero and the rank is exact).
+func rankAtLeast(e eigenResult, rank int) bool {
+	return e.partial() && rank >= len(e.values) && e.total-positiveSum(e.values) > rankTol*e.values[0]
+}
+
+// energyOf is the fraction of total, the positive eigenvalues' sum, that
+// the first d of vals keep.
+func energyOf(vals []float64, d int, total float64) float64 {
+	if total <= 0 {
 		return 0
 	}
-	return kept / total
+	kept := 0.0
+	for _, v := range vals[:min(d, len(vals))] {
+		if v > 0 {
+			kept += v
+		}
+	}
+	return min(kept/total, 1)
+}
+
+// energy is the fraction of the positive eigenvalues' sum the first d
+// keep, all of them being in vals.
+func energy(vals []float64, d int) float64 {
+	return energyOf(vals, d, positiveSum(vals))
 }
 
 // chooseDim picks d: p.D, checked against limit, or the smallest d whose
-// eigenvalues keep p.Thr of the positive sum (MDDM's rule, seed 000).
+// eigenvalues keep p.Thr of the positive sum (MDDM's rule, seed 000), the
+// whole spectrum being in vals; or, with MaxDim alone, MaxDim up to limit.
 func chooseDim(method string, vals []float64, limit int, what string, p Params) (int, error) {
+	return chooseDimOf(method, vals, positiveSum(vals), false, limit, what, p)
+}
+
+// chooseDimOf is chooseDim on vals whose positive sum is total; partial
+// says vals are only the leading eigenvalues, and thr then refuses a d
+// beyond them (the caller fits again).
+func chooseDimOf(method string, vals []float64, total float64, partial bool, limit int, what string, p Params) (int, error) {
 	if limit < 1 {
 		return 0, unservable("", 0, "%s gives no direction on these data: the %s is 0", method, what)
 	}
@@ -244,15 +301,12 @@ func chooseDim(method string, vals []float64, limit int, what string, p Params) 
 	}
 	thr := p.Thr
 	if thr == 0 {
+		if p.MaxDim > 0 {
+			return min(p.MaxDim, limit), nil
+		}
 		thr = DefaultThr
 	}
-	total := 0.0
-	for _, v := range vals {
-		if v > 0 {
-			total += v
-		}
-	}
-	if total == 0 {
+	if total <= 0 {
 		return 0, unservable(ParamThr, 0, "%s has no positive eigenvalue on these data, so thr cannot choose d; give d", method)
 	}
 	kept := 0.0
@@ -264,18 +318,25 @@ func chooseDim(method string, vals []float64, limit int, what string, p Params) 
 			return i + 1, nil
 		}
 	}
+	if partial {
+		return 0, invalid(ParamThr, "the %d eigenvalues of %s computed keep %.4g of the total, less than thr = %v; fit it again with this thr",
+			len(vals), method, kept/total, thr)
+	}
 	return limit, nil
 }
 
 // newFeatureModel assembles a feature-space model from a decomposition:
-// it chooses d, and projects the training rows.
+// it chooses d, and projects the training rows. limit is the rank
+// (rankOf(e.values), or a method's own bound).
 func newFeatureModel(id string, p Params, e eigenResult, limit int, what string, mean []float64, x mat.Matrix) (*Model, error) {
-	d, err := chooseDim(id, e.values, limit, what, p)
+	total := e.positiveSum()
+	d, err := chooseDimOf(id, e.values, total, e.partial(), limit, what, p)
 	if err != nil {
 		return nil, err
 	}
 	m := &Model{Method: id, Space: FeatureSpace, Params: p, Basis: e.vectors, Means: mean,
-		Eigenvalues: e.values, Rank: limit, RankOf: what, Dim: d, Energy: energy(e.values, d)}
+		Eigenvalues: e.values, Order: max(e.order, len(e.values)), Total: total,
+		Rank: limit, RankOf: what, RankAtLeast: rankAtLeast(e, limit), Dim: d, Energy: energyOf(e.values, d, total)}
 	m.Projected = Project(x, mean, m.P())
 	return m, nil
 }
@@ -290,7 +351,8 @@ func (m *Model) Choose(p Params) (*Model, error) {
 			d = m.Rank
 		} else {
 			var err error
-			if d, err = chooseDim(m.Method, m.Eigenvalues, m.Rank, m.RankOf, p); err != nil {
+			partial := m.Order > len(m.Eigenvalues)
+			if d, err = chooseDimOf(m.Method, m.Eigenvalues, m.Total, partial, m.Rank, m.RankOf, p); err != nil {
 				return nil, err
 			}
 		}

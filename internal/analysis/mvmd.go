@@ -48,7 +48,7 @@ func fitMVMD(ctx context.Context, in Input, p Params, st stage) (*Model, error) 
 	if beta > 0 {
 		g.SymRankK(g, beta, &b)
 	}
-	e, err := symEig(ctx, g)
+	e, err := symEigFor(ctx, g, p, true)
 	if err != nil {
 		return nil, err
 	}

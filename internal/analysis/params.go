@@ -33,7 +33,22 @@ type Params struct {
 	// Normalize is how the generalised problems (mlsi, cca, lpp, lda, mlda)
 	// scale their directions: NormalizeUnit (the default) or NormalizeB.
 	Normalize string `json:"normalize,omitempty"`
+
+	// MaxDim is not a parameter of the API but what the caller will ask of
+	// the model: the largest d it will cut it to with WithDim or Choose,
+	// when that is more than D (or thr) gives, so that Fit computes no
+	// eigenpair beyond it. 0: nothing beyond the model's own Dim, which is
+	// all a model fitted with D (or thr) can then give; MaxDimAll: any d up
+	// to the rank (every eigenpair, as a percentage of the rank needs).
+	// With MaxDim > 0 and neither D nor Thr, no threshold applies: Dim is
+	// MaxDim, or the rank when that is smaller. It is never stored in
+	// JSON.
+	MaxDim int `json:"-"`
 }
+
+// MaxDimAll is Params.MaxDim for a caller that may cut the model to any d
+// up to its rank.
+const MaxDimAll = -1
 
 // Parameter names, as in the API.
 const (
@@ -127,6 +142,7 @@ func (p Params) Only(names []string) Params {
 	if keep(ParamNormalize) {
 		q.Normalize = p.Normalize
 	}
+	q.MaxDim = p.MaxDim // the caller's, not a parameter
 	return q
 }
 
@@ -146,6 +162,9 @@ func (p Params) checkCommon(m Method) error {
 	}
 	if p.Thr != 0 && !(p.Thr > 0 && p.Thr <= 1) {
 		return invalid(ParamThr, "thr must be in (0, 1], not %v", p.Thr)
+	}
+	if p.MaxDim < MaxDimAll {
+		return fmt.Errorf("analysis: MaxDim = %d; want MaxDimAll, 0 or a largest d", p.MaxDim)
 	}
 	if p.K < 0 {
 		return invalid(ParamK, "k must be at least 1, not %d", p.K)

@@ -13,7 +13,7 @@ func fitPCA(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 		return nil, err
 	}
 	st.sub(0.7, 0.95, "eigen-decomposition").at(0)
-	e, err := symEig(ctx, s.gram)
+	e, err := symEigFor(ctx, s.gram, p, true)
 	if err != nil {
 		return nil, err
 	}

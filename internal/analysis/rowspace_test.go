@@ -145,7 +145,7 @@ func TestRowSpaceInvariants(t *testing.T) {
 		return b
 	}
 	for _, id := range []string{"pca", "mvmd", "ge-hamming", "ge-euclid-x", "ge-gh"} {
-		m := fit(t, id, in, Params{D: 5})
+		m := fit(t, id, in, Params{D: 5, MaxDim: MaxDimAll}) // every direction
 		tuIsIdentity(t, id+" PᵀP", tuGram(m.Basis, nil, m.Rank), 1e-10)
 	}
 	for _, tc := range []struct {

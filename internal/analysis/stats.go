@@ -147,7 +147,8 @@ func (s *stats) up(ctx context.Context, e eigenResult) (eigenResult, error) {
 	if err != nil {
 		return eigenResult{}, err
 	}
-	return eigenResult{values: e.values, vectors: v}, nil
+	e.vectors = v
+	return e, nil
 }
 
 // lowRankRows is the path of the methods that need only XcᵀL (D×c): the

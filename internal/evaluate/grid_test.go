@@ -224,3 +224,70 @@ func foldText(f *int) string {
 	}
 	return fmt.Sprint(*f)
 }
+
+// TestGridMaxDim: the largest d a grid asks, which a fit computes
+// directions up to (analysis.Params.MaxDim); a percentage of a rank not
+// fixed before the fit needs every direction.
+func TestGridMaxDim(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		g              Grid
+		features, rank int
+		want           int
+	}{
+		{"dims", Grid{Dims: []int{5, 2, 30, 7}}, 100, 0, 30},
+		{"percent of features", Grid{Percent: []float64{10, 25}}, 80, 0, 20},
+		{"percent of a fixed rank", Grid{Percent: []float64{50, 10}, Of: "rank"}, 80, 12, 6},
+		{"percent of the rank", Grid{Percent: []float64{50}, Of: "rank"}, 80, 0, analysis.MaxDimAll},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.g.maxDim(tc.features, tc.rank); got != tc.want {
+				t.Errorf("got %d, want %d", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestRunFitsToGridTop: with an explicit grid each method is fitted once
+// with MaxDim the grid's largest d (and neither d nor thr), so that it
+// computes no direction beyond it; without a grid, with the parameters as
+// given.
+func TestRunFitsToGridTop(t *testing.T) {
+	data := runData(3, 80, 12, 3, nil)
+	folds, _ := KFold(80, 2, 1)
+	for _, tc := range []struct {
+		name string
+		grid Grid
+		p    analysis.Params
+		want analysis.Params
+	}{
+		{"dims", Grid{Dims: []int{1, 4, 2}}, analysis.Params{Thr: 0.9}, analysis.Params{MaxDim: 4}},
+		// Two folds: the rank (12) is fixed over them before, so 50 % is 6.
+		{"percent of the rank", Grid{Percent: []float64{50}, Of: "rank"}, analysis.Params{D: 3}, analysis.Params{MaxDim: 6}},
+		{"no grid", Grid{}, analysis.Params{D: 3}, analysis.Params{D: 3}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := newRunner(data, folds, Spec{Methods: []MethodRun{{ID: "pca", Params: tc.p}}, Grid: tc.grid,
+				Options: Options{Classifier: ClassifierRidge}}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []analysis.Params
+			r.fitFunc = func(ctx context.Context, id string, in analysis.Input, p analysis.Params, pr analysis.Progress) (*analysis.Model, error) {
+				got = append(got, p)
+				return analysis.Fit(ctx, id, in, p, pr)
+			}
+			if _, err := r.run(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != 2 {
+				t.Fatalf("got %d fits, want one per fold (2)", len(got))
+			}
+			for _, p := range got {
+				if p != tc.want {
+					t.Errorf("fitted with %+v, want %+v", p, tc.want)
+				}
+			}
+		})
+	}
+}

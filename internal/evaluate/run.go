@@ -309,6 +309,21 @@ func (g Grid) points(features, rank int) []point {
 	return pts
 }
 
+// maxDim is the largest d the grid asks of a method with D features and
+// rank base rank (0 when the rank is not fixed yet), as Params.MaxDim:
+// analysis.MaxDimAll when it is a percentage of a rank not known before
+// the fit.
+func (g Grid) maxDim(features, rank int) int {
+	if len(g.Dims) == 0 && g.Of == "rank" && rank == 0 {
+		return analysis.MaxDimAll
+	}
+	pts := g.points(features, rank)
+	if len(pts) == 0 {
+		return analysis.MaxDimAll
+	}
+	return pts[len(pts)-1].d
+}
+
 // values lists the grid's distinct d for a method with D features and
 // rank base rank; nil means "the method's own d".
 func (g Grid) values(features, rank int) []int {
@@ -359,7 +374,7 @@ func (r *runner) fixRankGrid(ctx context.Context) error {
 	r.rankBase = map[string]int{}
 	for _, run := range r.spec.Methods {
 		p := run.Params
-		p.D, p.Thr = 0, 0
+		p.D, p.Thr, p.MaxDim = 0, 0, analysis.MaxDimAll // the rank: every eigenvalue
 		lo, hi, what := 0, 0, ""
 		for f, sp := range r.splits {
 			r.report(0, 0, fmt.Sprintf("%s: its rank on split %d of %d", run.ID, f+1, len(r.splits)))
@@ -510,7 +525,10 @@ func (r *runner) method(ctx context.Context, run MethodRun, train, test analysis
 	p := run.Params
 	explicit := len(r.spec.Grid.Dims) > 0 || len(r.spec.Grid.Percent) > 0
 	if explicit {
-		p.D, p.Thr = 0, 0 // fit once; the grid cuts it
+		// Fit once, computing the directions up to the grid's largest d
+		// only; the grid cuts it.
+		_, nFeat := train.X.Dims()
+		p.D, p.Thr, p.MaxDim = 0, 0, r.spec.Grid.maxDim(nFeat, r.rankBase[run.ID])
 	}
 	model, err := r.fit(ctx, run.ID, train, p)
 	if err != nil {

@@ -346,7 +346,8 @@ func (x *Executor) writeMethod(staged *store.StagedResults, method string, job J
 			return err
 		}
 	}
-	if err := writeJSON(staged, dir(FileEigenvalues), EigenFile{Eigenvalues: m.Eigenvalues, D: m.Dim, Energy: m.Energy, Rank: m.Rank, RankOf: m.RankOf}); err != nil {
+	if err := writeJSON(staged, dir(FileEigenvalues), EigenFile{Eigenvalues: m.Eigenvalues, D: m.Dim, Energy: m.Energy, Rank: m.Rank, RankOf: m.RankOf,
+		Order: m.Order, Total: m.Total, RankAtLeast: m.RankAtLeast}); err != nil {
 		return err
 	}
 	projected, err := projectedRows(m, p)
@@ -396,6 +397,14 @@ type EigenFile struct {
 	Energy      float64   `json:"energy"`
 	Rank        int       `json:"rank"`
 	RankOf      string    `json:"rank_of"`
+	// Order is how many eigenvalues the method's matrix has; more than
+	// len(Eigenvalues) when only the leading ones were computed. Total is
+	// the positive eigenvalues' sum that Energy is a share of (the trace,
+	// for a partial spectrum). RankAtLeast says Rank is a lower bound. All
+	// are absent in files written before they existed.
+	Order       int     `json:"order,omitempty"`
+	Total       float64 `json:"total,omitempty"`
+	RankAtLeast bool    `json:"rank_at_least,omitempty"`
 }
 
 // MetricsFile is metrics.json.
@@ -460,6 +469,9 @@ type Manifest struct {
 	LabelCoding string           `json:"label_coding,omitempty"`
 	Projection  [][]float64      `json:"projection"`
 	Eigenvalues []float64        `json:"eigenvalues"`
+	Order       int              `json:"order,omitempty"` // Order, Total, RankAtLeast: as in EigenFile
+	Total       float64          `json:"total,omitempty"`
+	RankAtLeast bool             `json:"rank_at_least,omitempty"`
 	Blocks      []analysis.Block `json:"blocks,omitempty"`
 	Notes       []string         `json:"notes,omitempty"`
 	// Preprocess is the scaling fitted on the fit rows, applied to the rows
@@ -485,7 +497,7 @@ func (x *Executor) manifest(job Job, m *analysis.Model, p *plan, rowNames []stri
 		Dataset: ManifestDataset{ID: p.trainRec.ID, Name: p.trainRec.Name, SHA256: p.trainRec.SHA256, Rows: p.trainRec.Summary.Rows},
 		Version: x.version, Job: job.ID, CreatedAt: job.CreatedAt,
 		Rows: rowNames, Features: p.train.Features, Labels: p.train.Labels, Means: m.Means,
-		LabelCoding: m.LabelCoding, Eigenvalues: m.Eigenvalues, Blocks: m.Blocks, Notes: m.Notes, Preprocess: p.scaler,
+		LabelCoding: m.LabelCoding, Eigenvalues: m.Eigenvalues, Order: m.Order, Total: m.Total, RankAtLeast: m.RankAtLeast, Blocks: m.Blocks, Notes: m.Notes, Preprocess: p.scaler,
 	}
 	if proj != nil {
 		mf.Projection = export.Rows(proj)

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -162,30 +163,45 @@ func TestExecuteMethodsAndEvaluation(t *testing.T) {
 	}
 }
 
-// A second job with the same data, method and parameters but another d
-// reuses the decomposition; the result equals a fresh fit's.
+// A second job with the same data, method and parameters but a smaller d
+// reuses the decomposition; the result equals a fresh fit's. A larger d
+// than the cached fit computed (it computes only the leading pairs) is
+// fitted again, not cut from too few directions.
 func TestExecuteReusesDecomposition(t *testing.T) {
 	e := newExecEnv(t)
-	if _, notes, err := e.run(Request{Dataset: e.ml.ID, Method: "mvmd", Params: analysis.Params{D: 2, Beta: analysis.Float(0.3)}}); err != nil || len(notes) != 0 {
+	if _, notes, err := e.run(Request{Dataset: e.ml.ID, Method: "mvmd", Params: analysis.Params{D: 4, Beta: analysis.Float(0.3)}}); err != nil || len(notes) != 0 {
 		t.Fatalf("first: %v %v", notes, err)
 	}
-	j, notes, err := e.run(Request{Dataset: e.ml.ID, Method: "mvmd", Params: analysis.Params{D: 4, Beta: analysis.Float(0.3)}})
+	j, notes, err := e.run(Request{Dataset: e.ml.ID, Method: "mvmd", Params: analysis.Params{D: 2, Beta: analysis.Float(0.3)}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(notes) != 1 || !strings.Contains(notes[0], "reused the decomposition") {
 		t.Errorf("got notes %q, want the reuse noted", notes)
 	}
-	cached, _ := os.ReadFile(filepath.Join(e.store.JobDir(j.ID), "mvmd", FileProjectionCSV))
+	cached := readCSV(t, filepath.Join(e.store.JobDir(j.ID), "mvmd", FileProjectionCSV))
 	fresh := NewExecutor(e.store, "test")
 	e.exec = fresh
-	j2, notes, _ := e.run(Request{Dataset: e.ml.ID, Method: "mvmd", Params: analysis.Params{D: 4, Beta: analysis.Float(0.3)}})
-	again, _ := os.ReadFile(filepath.Join(e.store.JobDir(j2.ID), "mvmd", FileProjectionCSV))
-	if len(notes) != 0 || !bytes.Equal(cached, again) {
+	j2, notes, _ := e.run(Request{Dataset: e.ml.ID, Method: "mvmd", Params: analysis.Params{D: 2, Beta: analysis.Float(0.3)}})
+	again := readCSV(t, filepath.Join(e.store.JobDir(j2.ID), "mvmd", FileProjectionCSV))
+	// The fresh fit computes 2 pairs, the cached one 4: the same to
+	// rounding, not bit for bit.
+	if len(notes) != 0 || !sameNumbers(cached, again, 1e-9) {
 		t.Error("the cut decomposition differs from a fresh fit")
 	}
+	// More than the cached fit (d = 2) computed: fitted again.
+	j3, notes, err := e.run(Request{Dataset: e.ml.ID, Method: "mvmd", Params: analysis.Params{D: 3, Beta: analysis.Float(0.3)}})
+	if err != nil || len(notes) != 0 {
+		t.Errorf("d = 3 after a fit of d = 2: got notes %q, error %v; want a new fit, no note", notes, err)
+	}
+	var eig EigenFile
+	b, _ := os.ReadFile(filepath.Join(e.store.JobDir(j3.ID), "mvmd", FileEigenvalues))
+	if err := json.Unmarshal(b, &eig); err != nil || eig.D != 3 || len(eig.Eigenvalues) != 3 || eig.Order <= 3 || eig.Total <= 0 {
+		t.Errorf("eigenvalues.json: got d = %d, %d eigenvalues of order %d, total %v (%v); want d = 3 and only the 3 leading of more",
+			eig.D, len(eig.Eigenvalues), eig.Order, eig.Total, err)
+	}
 	// Other parameters: no reuse.
-	if _, notes, _ := e.run(Request{Dataset: e.ml.ID, Method: "mvmd", Params: analysis.Params{D: 4, Beta: analysis.Float(0.5)}}); len(notes) != 0 {
+	if _, notes, _ := e.run(Request{Dataset: e.ml.ID, Method: "mvmd", Params: analysis.Params{D: 2, Beta: analysis.Float(0.5)}}); len(notes) != 0 {
 		t.Errorf("another beta reused: %q", notes)
 	}
 }
@@ -356,4 +372,25 @@ func mustFloat(t *testing.T, s string) float64 {
 		t.Fatal(err)
 	}
 	return v
+}
+
+// sameNumbers reports whether two CSV tables have the same shape and text
+// cells, and numbers within tol of each other.
+func sameNumbers(a, b [][]string, tol float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if len(a[i]) != len(b[i]) {
+			return false
+		}
+		for j := range a[i] {
+			x, errX := strconv.ParseFloat(a[i][j], 64)
+			y, errY := strconv.ParseFloat(b[i][j], 64)
+			if (errX != nil || errY != nil) && a[i][j] != b[i][j] || errX == nil && errY == nil && math.Abs(x-y) > tol {
+				return false
+			}
+		}
+	}
+	return true
 }

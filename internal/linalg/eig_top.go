@@ -112,20 +112,38 @@ func topBlock(k int) int {
 // k or should a residual fail there, from divide and conquer; only those k
 // vectors are transformed back.
 func directTop(ctx context.Context, u []float64, n, k int, scale float64) ([]float64, *mat.Dense, error) {
+	_, vals, vectors, err := directSelect(ctx, u, n, scale, func([]float64) int { return k })
+	return vals, vectors, err
+}
+
+// directSelect is directTop with k chosen from the eigenvalues: after
+// DSTERF, choose gets every eigenvalue (descending, of a itself) and
+// returns k in [1, n]. It returns every eigenvalue, the k largest again
+// (from divide and conquer when that computed the vectors) and their
+// vectors.
+func directSelect(ctx context.Context, u []float64, n int, scale float64, choose func(all []float64) int) (all, vals []float64, vectors *mat.Dense, err error) {
 	t := newTridiagonal(n)
 	t.a = u
 	if err := t.reduce(ctx); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	w := append([]float64(nil), t.d...)
 	e := append([]float64(nil), t.e...)
 	if !sterf(w, e) {
-		return nil, nil, fmt.Errorf("linalg: eigenvalues of a %d×%d tridiagonal matrix: %w", n, n, ErrNoConvergence)
+		return nil, nil, nil, fmt.Errorf("linalg: eigenvalues of a %d×%d tridiagonal matrix: %w", n, n, ErrNoConvergence)
 	}
-	vals := make([]float64, k)
+	all = make([]float64, n)
+	for c := range n {
+		all[c] = w[n-1-c] / scale
+	}
+	k := choose(all)
+	if k < 1 || k > n {
+		return nil, nil, nil, fmt.Errorf("linalg: %w: k = %d for order %d", ErrBadK, k, n)
+	}
+	vals = make([]float64, k)
 	for c := range k {
 		vals[c] = w[n-1-c]
 	}
@@ -137,15 +155,14 @@ func directTop(ctx context.Context, u []float64, n, k int, scale float64) ([]flo
 		yt, ok = tridiagVectors(t.d, t.e, vals)
 	}
 	if !ok {
-		var err error
 		if vals, yt, err = tridiagTop(ctx, t.d, t.e, k); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
 	if err := t.applyQT(ctx, yt, k); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return unscale(vals, scale), columnsFromRows(yt, n, seq(k)), nil
+	return all, unscale(vals, scale), columnsFromRows(yt, n, seq(k)), nil
 }
 
 // tridiagTop computes the k largest eigenpairs of the tridiagonal (d, e)

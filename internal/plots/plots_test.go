@@ -491,6 +491,38 @@ func TestMetaSpectrum(t *testing.T) {
 	}
 }
 
+// TestSpectrumPartial: with only the leading eigenvalues of a larger matrix
+// (Order > len), the shares are of Total, and the subtitle and the note say
+// how many were computed and how much of the trace they hold.
+func TestSpectrumPartial(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		in    SpectrumInput
+		note  string
+		share float64 // of λ1
+	}{
+		{"partial", SpectrumInput{Eigenvalues: []float64{40, 30, 20, 3.1}, Order: 5000, Total: 100, D: 3},
+			"4 of " + GroupDigits(5000) + " eigenvalues computed; they hold 93.1% of the trace", 0.4},
+		{"all", SpectrumInput{Eigenvalues: []float64{40, 30, 20, 10}, Order: 4, Total: 100, D: 3}, "", 0.4},
+		{"no total", SpectrumInput{Eigenvalues: []float64{3, 1}}, "", 0.75},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fig, err := Spectrum(tc.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := fig.Meta()
+			if got := m.Series[0].Y[0]; math.Abs(got-tc.share) > 1e-12 {
+				t.Errorf("share of λ1: got %v, want %v", got, tc.share)
+			}
+			has := strings.Contains(m.Note, "eigenvalues computed")
+			if tc.note == "" && has || tc.note != "" && (!strings.Contains(m.Note, tc.note) || !strings.Contains(fig.subtitle, tc.note)) {
+				t.Errorf("got note %q, subtitle %q; want %q in both", m.Note, fig.subtitle, tc.note)
+			}
+		})
+	}
+}
+
 func TestSubsample(t *testing.T) {
 	in := clusters(24170, 4)
 	fig, err := Projection(in)
@@ -609,6 +641,9 @@ func TestValidation(t *testing.T) {
 		{"spectrum ymax", func() (*Figure, error) {
 			return Spectrum(SpectrumInput{Eigenvalues: []float64{1}, YMax: math.Inf(1)})
 		}, "YMax"},
+		{"spectrum order", func() (*Figure, error) { return Spectrum(SpectrumInput{Eigenvalues: []float64{2, 1}, Order: 1}) }, "Order"},
+		{"spectrum total", func() (*Figure, error) { return Spectrum(SpectrumInput{Eigenvalues: []float64{2, 1}, Total: 2.5}) }, "Total"},
+		{"spectrum total NaN", func() (*Figure, error) { return Spectrum(SpectrumInput{Eigenvalues: []float64{2, 1}, Total: nan}) }, "Total"},
 		{"projection empty", func() (*Figure, error) { return Projection(ProjectionInput{}) }, "X"},
 		{"projection lengths", func() (*Figure, error) {
 			return Projection(ProjectionInput{X: []float64{1, 2}, Y: []float64{1}})

@@ -36,6 +36,15 @@ type SpectrumInput struct {
 	// Color colours the bars, SeriesColor(Color): the method's colour on
 	// its page. The lines are in ink, told apart by their dashes.
 	Color int
+	// Order is how many eigenvalues the method's matrix has when
+	// Eigenvalues are only its leading ones (analysis.Model.Order); 0 or
+	// len(Eigenvalues) when they are all.
+	Order int
+	// Total is what the shares are of (analysis.Model.Total: the sum of
+	// the positive eigenvalues, or the trace when only the leading ones
+	// were computed); 0: the sum of the positive Eigenvalues. It may not
+	// be less than that sum.
+	Total float64
 }
 
 // Spectrum draws an eigenvalue spectrum: a bar per component with its
@@ -51,9 +60,15 @@ type SpectrumInput struct {
 // line is held at that floor. The legend is right of the plot, outside the
 // data.
 //
+// When only the leading eigenvalues were computed (Order > len), the shares
+// are of Total and the subtitle says so: "20 of 5,000 eigenvalues computed;
+// they hold 93.1% of the trace".
+//
 // No eigenvalues, a NaN or infinite one, none positive, D outside
-// [0, len(Eigenvalues)], Thr outside [0, 1], a negative MaxComponents, or a
-// negative or non-finite YMax is an *InputError.
+// [0, len(Eigenvalues)], Thr outside [0, 1], a negative MaxComponents, a
+// negative or non-finite YMax, an Order below len(Eigenvalues) (but 0), or
+// a non-finite Total or one below the positive eigenvalues' sum is an
+// *InputError.
 func Spectrum(in SpectrumInput) (*Figure, error) {
 	n := len(in.Eigenvalues)
 	if n == 0 {
@@ -83,6 +98,14 @@ func Spectrum(in SpectrumInput) (*Figure, error) {
 		return nil, inputErr("MaxComponents", "is %d, want 0 (all) or more", in.MaxComponents)
 	case math.IsNaN(in.YMax) || math.IsInf(in.YMax, 0) || in.YMax < 0:
 		return nil, inputErr("YMax", "is %v, want 0 (auto) or a positive share", in.YMax)
+	case in.Order != 0 && in.Order < n:
+		return nil, inputErr("Order", "is %d, want 0 or at least the %d eigenvalues given", in.Order, n)
+	case math.IsNaN(in.Total) || math.IsInf(in.Total, 0) || in.Total != 0 && in.Total < sum*(1-1e-9):
+		return nil, inputErr("Total", "is %v, want 0 (their sum) or at least the positive eigenvalues' sum %v", in.Total, sum)
+	}
+	computed := sum // the positive eigenvalues given
+	if in.Total > 0 {
+		sum = in.Total
 	}
 
 	k := n
@@ -135,6 +158,10 @@ func Spectrum(in SpectrumInput) (*Figure, error) {
 	}
 
 	var notes []string
+	if in.Order > n {
+		notes = append(notes, fmt.Sprintf("%s of %s eigenvalues computed; they hold %s of the trace",
+			GroupDigits(n), GroupDigits(in.Order), strconv.FormatFloat(100*math.Min(computed/sum, 1), 'f', 1, 64)+"%"))
+	}
 	if k < n {
 		notes = append(notes, fmt.Sprintf("first %s of %s components", GroupDigits(k), GroupDigits(n)))
 	}

@@ -19,9 +19,19 @@ func Spectrum(m jobs.MethodResult, order []string, log bool, yMax float64) (*plo
 		return nil, "", undrawable("no spectrum: none of %s's eigenvalues is positive (its objective is indefinite), so they have no shares of a sum to show; its d is given, not chosen by energy", name)
 	}
 	f, err := plots.Spectrum(plots.SpectrumInput{Title: name + ": eigenvalue spectrum", Eigenvalues: m.Eigen.Eigenvalues,
-		D: m.Eigen.D, Thr: thrOf(m), Log: log, MaxComponents: 60, YMax: yMax, Color: slices.Index(order, m.Method)})
+		D: m.Eigen.D, Thr: thrOf(m), Log: log, MaxComponents: 60, YMax: yMax, Color: slices.Index(order, m.Method),
+		Order: m.Eigen.Order, Total: m.Eigen.Total})
+	n := len(m.Eigen.Eigenvalues)
 	alt := fmt.Sprintf("Bars of the %d eigenvalues of %s as shares of their sum, with the cumulative share; d = %d keeps %.1f%%.",
-		len(m.Eigen.Eigenvalues), name, m.Eigen.D, 100*m.Eigen.Energy)
+		n, name, m.Eigen.D, 100*m.Eigen.Energy)
+	if m.Eigen.Order > n && m.Eigen.Total > 0 {
+		kept := 0.0
+		for _, v := range m.Eigen.Eigenvalues {
+			kept += max(v, 0)
+		}
+		alt = fmt.Sprintf("Bars of the %d leading eigenvalues of %s (%d of %s computed; they hold %.1f%% of the trace) as shares of the trace, "+
+			"with the cumulative share; d = %d keeps %.1f%%.", n, name, n, plots.GroupDigits(m.Eigen.Order), 100*min(kept/m.Eigen.Total, 1), m.Eigen.D, 100*m.Eigen.Energy)
+	}
 	return f, alt, err
 }
 

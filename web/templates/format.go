@@ -120,3 +120,11 @@ func choiceValue(c StudyChoice) string {
 func studyAt(s StudyView) string {
 	return choiceValue(StudyChoice{D: s.D, Percent: s.Percent})
 }
+
+// rankText is a method's rank, "≥ 10" when only a lower bound is known.
+func rankText(rank int, atLeast bool) string {
+	if atLeast {
+		return "≥ " + itoa(rank)
+	}
+	return itoa(rank)
+}

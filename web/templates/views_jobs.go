@@ -115,6 +115,9 @@ type MethodView struct {
 	D                      int
 	Energy                 float64
 	Rank                   int
+	// RankAtLeast says Rank is a lower bound (only the leading eigenpairs
+	// were computed, and every one counts): shown "rank ≥ 10".
+	RankAtLeast bool
 	// Colour is the method's colour in the page's curves (CSS).
 	Colour               string
 	Spectrum, Projection *FigureView
