@@ -527,7 +527,7 @@ func (r *runner) method(ctx context.Context, run MethodRun, train, test analysis
 	if explicit {
 		// Fit once, computing the directions up to the grid's largest d
 		// only; the grid cuts it.
-		_, nFeat := train.X.Dims()
+		_, nFeat := features(train).Dims()
 		p.D, p.Thr, p.MaxDim = 0, 0, r.spec.Grid.maxDim(nFeat, r.rankBase[run.ID])
 	}
 	model, err := r.fit(ctx, run.ID, train, p)
