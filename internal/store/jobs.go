@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -232,11 +231,7 @@ func (s *Store) CommitJobResults(r *StagedResults) error {
 
 func (f *Files) commitJobResults(r *StagedResults) error {
 	sums := Checksums{Algorithm: "sha256", Files: r.sums}
-	sumsFile, _, err := writeSummed(f.fs, filepath.Join(r.dir, ChecksumsFile), func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(sums)
-	})
+	sumsFile, _, err := writeSummed(f.fs, filepath.Join(r.dir, ChecksumsFile), encodeChecksums(sums))
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", ChecksumsFile, err)
 	}
