@@ -71,7 +71,9 @@ const (
 	FileMetrics        = "metrics.json"
 )
 
-// MethodFiles lists the files each method's directory holds.
+// MethodFiles lists the files of each method that can be downloaded, in
+// its directory. A job writes FileProjectedRows in place of
+// FileProjected, which is derived from it at its first download.
 var MethodFiles = []string{FileProjectionCSV, FileProjectionJSON, FileProjectionNPY, FileEigenvalues, FileProjected, FileModel}
 
 // The parts a projected row belongs to (projected.csv's split column).
@@ -353,7 +355,7 @@ func (x *Executor) writeMethod(staged *store.StagedResults, method string, job J
 	if err != nil {
 		return err
 	}
-	if err := staged.WriteFile(dir(FileProjected), func(w io.Writer) error { return writeProjected(w, p, projected, m.Dim) }); err != nil {
+	if err := staged.WriteFile(dir(FileProjectedRows), func(w io.Writer) error { return writeProjectedRows(w, p, projected, m.Dim) }); err != nil {
 		return err
 	}
 	return writeJSON(staged, dir(FileModel), x.manifest(job, m, p, rowNames, proj))
@@ -371,16 +373,6 @@ func projectedRows(m *analysis.Model, p *plan) (*mat.Dense, error) {
 		rows = p.fitInput().Y
 	}
 	return m.Transform(rows)
-}
-
-// expandRows places the rows of z (one per fit row) at their data rows.
-func expandRows(z *mat.Dense, rows []int, n int) *mat.Dense {
-	_, d := z.Dims()
-	out := mat.NewDense(n, d, nil)
-	for k, i := range rows {
-		out.SetRow(i, z.RawRowView(k))
-	}
-	return out
 }
 
 type projectionFile struct {
