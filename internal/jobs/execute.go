@@ -164,8 +164,14 @@ func (x *Executor) execute(ctx context.Context, job Job, report Report) ([]strin
 			notes = append(notes, note)
 		}
 		notes = append(notes, m.Notes...)
+		// Projecting the rows is algebra: it belongs to the fit's phase.
+		report(to, id+": projecting the rows", "")
+		projected, err := projectedRows(m, p)
+		if err != nil {
+			return notes, fmt.Errorf("%s: %w", id, err)
+		}
 		report(to, "writing "+id, "")
-		if err := x.writeMethod(staged, id, job, m, p); err != nil {
+		if err := x.writeMethod(staged, id, job, m, p, projected); err != nil {
 			return notes, diskFull(err)
 		}
 	}
@@ -327,8 +333,8 @@ func (x *Executor) fit(ctx context.Context, job Job, id string, in analysis.Inpu
 }
 
 // writeMethod writes a method's result files into its directory of the
-// staged results.
-func (x *Executor) writeMethod(staged *store.StagedResults, method string, job Job, m *analysis.Model, p *plan) error {
+// staged results; projected are its projected rows (projectedRows).
+func (x *Executor) writeMethod(staged *store.StagedResults, method string, job Job, m *analysis.Model, p *plan, projected *mat.Dense) error {
 	dir := func(file string) string { return method + "/" + file }
 	rowNames := p.train.Features
 	if m.Space == analysis.LabelSpace {
@@ -349,10 +355,6 @@ func (x *Executor) writeMethod(staged *store.StagedResults, method string, job J
 		}
 	}
 	if err := writeJSON(staged, dir(FileEigenvalues), EigenFile{Eigenvalues: m.Eigenvalues, D: m.Dim, Energy: m.Energy, Rank: m.Rank, RankOf: m.RankOf}); err != nil {
-		return err
-	}
-	projected, err := projectedRows(m, p)
-	if err != nil {
 		return err
 	}
 	if err := staged.WriteFile(dir(FileProjectedRows), func(w io.Writer) error { return writeProjectedRows(w, p, projected, m.Dim) }); err != nil {
