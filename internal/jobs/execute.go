@@ -528,15 +528,6 @@ func (m *Manifest) Transform(x *mat.Dense) (*mat.Dense, error) {
 	return analysis.Project(x, m.Means, p), nil
 }
 
-// writeJSON writes v, indented, as the staged result file rel.
-func writeJSON(staged *store.StagedResults, rel string, v any) error {
-	return staged.WriteFile(rel, func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(v)
-	})
-}
-
 func inputOf(ds *dataset.Dataset) analysis.Input {
 	in := analysis.Input{X: ds.X, Y: ds.Y, FeatureNames: ds.Features}
 	if ds.Kind == dataset.MultiDim {
