@@ -165,18 +165,24 @@ func TestCorruptResultReported(t *testing.T) {
 	id := j["id"].(string)
 	s.waitJob(id, jobs.Succeeded)
 	dir := filepath.Join(s.dir, "jobs", id, "pca")
-	b, err := os.ReadFile(filepath.Join(dir, "projected.csv"))
-	if err != nil {
-		t.Fatal(err)
+	flip := func(path string) {
+		t.Helper()
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b[len(b)/2] ^= 0x01
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
-	b[len(b)/2] ^= 0x01
-	if err := os.WriteFile(filepath.Join(dir, "projected.csv"), b, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	// projected.csv is derived from projected.bin at its first download:
+	// a corrupt projected.bin is reported when it is asked for.
+	flip(filepath.Join(dir, "projected.bin"))
 	if err := os.Remove(filepath.Join(dir, "eigenvalues.json")); err != nil {
 		t.Fatal(err)
 	}
-	projected := "result file pca/projected.csv of job " + id + " is corrupt; run the job again"
+	projected := "result file pca/projected.bin of job " + id + " is corrupt; run the job again"
 	eigen := "result file pca/eigenvalues.json of job " + id + " is corrupt; run the job again"
 	for _, c := range []struct {
 		path   string
@@ -229,6 +235,13 @@ func TestCorruptResultReported(t *testing.T) {
 		}
 		if resp, _ := s.do("GET", "/api/jobs/"+again+"/projected.csv", "", nil); resp.StatusCode != http.StatusOK {
 			t.Errorf("projected.csv of the job run again: got %d, want 200", resp.StatusCode)
+		}
+		// Once derived, projected.csv is checked like every result file.
+		flip(filepath.Join(s.dir, "jobs", again, "pca", "projected.csv"))
+		resp, body = s.do("GET", "/api/jobs/"+again+"/projected.csv", "", nil)
+		want := "result file pca/projected.csv of job " + again + " is corrupt; run the job again"
+		if resp.StatusCode != http.StatusInternalServerError || decode[apiErr](t, body).Error != want {
+			t.Errorf("a corrupt projected.csv: got %d %.200s, want 500 %q", resp.StatusCode, body, want)
 		}
 	}
 

@@ -295,8 +295,8 @@ func modelBytes(m analysis.Method, p analysis.Params, s analysis.Shape) int64 {
 // (projection.json, model.json) and encoded twice as indented JSON, the
 // projected rows of every row of the data (all × d; label-space methods
 // code the labels first, mds spreads its rows), the names, means and
-// eigenvalues in both JSON files. projection.csv, projection.npy and
-// projected.csv are streamed.
+// eigenvalues in both JSON files. projection.csv, projection.npy and the
+// projected rows (FileProjectedRows) are streamed.
 func writeBytes(m analysis.Method, p analysis.Params, s analysis.Shape, all int) int64 {
 	cols, rows := dims(m, p, s)
 	d := int64(cols)

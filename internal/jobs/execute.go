@@ -71,7 +71,9 @@ const (
 	FileMetrics        = "metrics.json"
 )
 
-// MethodFiles lists the files each method's directory holds.
+// MethodFiles lists the files of each method that can be downloaded, in
+// its directory. A job writes FileProjectedRows in place of
+// FileProjected, which is derived from it at its first download.
 var MethodFiles = []string{FileProjectionCSV, FileProjectionJSON, FileProjectionNPY, FileEigenvalues, FileProjected, FileModel}
 
 // The parts a projected row belongs to (projected.csv's split column).
@@ -162,8 +164,14 @@ func (x *Executor) execute(ctx context.Context, job Job, report Report) ([]strin
 			notes = append(notes, note)
 		}
 		notes = append(notes, m.Notes...)
+		// Projecting the rows is algebra: it belongs to the fit's phase.
+		report(to, id+": projecting the rows", "")
+		projected, err := projectedRows(m, p)
+		if err != nil {
+			return notes, fmt.Errorf("%s: %w", id, err)
+		}
 		report(to, "writing "+id, "")
-		if err := x.writeMethod(staged, id, job, m, p); err != nil {
+		if err := x.writeMethod(staged, id, job, m, p, projected); err != nil {
 			return notes, diskFull(err)
 		}
 	}
@@ -325,8 +333,8 @@ func (x *Executor) fit(ctx context.Context, job Job, id string, in analysis.Inpu
 }
 
 // writeMethod writes a method's result files into its directory of the
-// staged results.
-func (x *Executor) writeMethod(staged *store.StagedResults, method string, job Job, m *analysis.Model, p *plan) error {
+// staged results; projected are its projected rows (projectedRows).
+func (x *Executor) writeMethod(staged *store.StagedResults, method string, job Job, m *analysis.Model, p *plan, projected *mat.Dense) error {
 	dir := func(file string) string { return method + "/" + file }
 	rowNames := p.train.Features
 	if m.Space == analysis.LabelSpace {
@@ -350,11 +358,7 @@ func (x *Executor) writeMethod(staged *store.StagedResults, method string, job J
 		Order: m.Order, Total: m.Total, RankAtLeast: m.RankAtLeast}); err != nil {
 		return err
 	}
-	projected, err := projectedRows(m, p)
-	if err != nil {
-		return err
-	}
-	if err := staged.WriteFile(dir(FileProjected), func(w io.Writer) error { return writeProjected(w, p, projected, m.Dim) }); err != nil {
+	if err := staged.WriteFile(dir(FileProjectedRows), func(w io.Writer) error { return writeProjectedRows(w, p, projected, m.Dim) }); err != nil {
 		return err
 	}
 	return writeJSON(staged, dir(FileModel), x.manifest(job, m, p, rowNames, proj))
@@ -372,16 +376,6 @@ func projectedRows(m *analysis.Model, p *plan) (*mat.Dense, error) {
 		rows = p.fitInput().Y
 	}
 	return m.Transform(rows)
-}
-
-// expandRows places the rows of z (one per fit row) at their data rows.
-func expandRows(z *mat.Dense, rows []int, n int) *mat.Dense {
-	_, d := z.Dims()
-	out := mat.NewDense(n, d, nil)
-	for k, i := range rows {
-		out.SetRow(i, z.RawRowView(k))
-	}
-	return out
 }
 
 type projectionFile struct {
@@ -544,15 +538,6 @@ func (m *Manifest) Transform(x *mat.Dense) (*mat.Dense, error) {
 		p.SetRow(i, row)
 	}
 	return analysis.Project(x, m.Means, p), nil
-}
-
-// writeJSON writes v, indented, as the staged result file rel.
-func writeJSON(staged *store.StagedResults, rel string, v any) error {
-	return staged.WriteFile(rel, func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(v)
-	})
 }
 
 func inputOf(ds *dataset.Dataset) analysis.Input {

@@ -109,6 +109,41 @@ func readCSV(t *testing.T, path string) [][]string {
 	return rows
 }
 
+// readProjectedCSV reads the projected.csv that the first download of a
+// method's projected rows derives from FileProjectedRows in dir (the
+// method's result directory), as text.
+func projectedCSVText(t *testing.T, dir string) []byte {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, FileProjectedRows))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pf, err := openProjected(f, st.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := writeProjectedCSV(&b, pf); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// readProjectedCSV is projectedCSVText's records.
+func readProjectedCSV(t *testing.T, dir string) [][]string {
+	t.Helper()
+	rows, err := csv.NewReader(bytes.NewReader(projectedCSVText(t, dir))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
 func TestExecuteMethodsAndEvaluation(t *testing.T) {
 	e := newExecEnv(t)
 	j, _, err := e.run(Request{Dataset: e.ml.ID, Methods: []string{"pca", "mddmp", "cplst"}, Params: analysis.Params{D: 3},
@@ -119,6 +154,9 @@ func TestExecuteMethodsAndEvaluation(t *testing.T) {
 	dir := e.store.JobDir(j.ID)
 	for _, m := range []string{"pca", "mddmp", "cplst"} {
 		for _, f := range MethodFiles {
+			if f == FileProjected { // derived at its first download
+				f = FileProjectedRows
+			}
 			if _, err := os.Stat(filepath.Join(dir, m, f)); err != nil {
 				t.Errorf("%s/%s: %v", m, f, err)
 			}
@@ -132,7 +170,7 @@ func TestExecuteMethodsAndEvaluation(t *testing.T) {
 		t.Errorf("cplst projection.csv: %d rows, first %v", len(rows), rows[1])
 	}
 	// projected.csv: the 480 training rows, then the 120 test rows.
-	rows := readCSV(t, filepath.Join(dir, "mddmp", FileProjected))
+	rows := readProjectedCSV(t, filepath.Join(dir, "mddmp"))
 	if len(rows) != 601 || rows[1][1] != "train" || rows[600][1] != "test" || rows[481][1] != "test" {
 		t.Errorf("projected.csv: %d rows, splits %v %v %v", len(rows), rows[1][1], rows[481][1], rows[600][1])
 	}
@@ -213,7 +251,7 @@ func TestExecuteSplitKinds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows := readCSV(t, filepath.Join(e.store.JobDir(j.ID), "pca", FileProjected))
+	rows := readProjectedCSV(t, filepath.Join(e.store.JobDir(j.ID), "pca"))
 	if len(rows) != 601 || rows[1][1] != "all" {
 		t.Errorf("kfold projected.csv: %d rows, split %q", len(rows), rows[1][1])
 	}
@@ -242,7 +280,7 @@ func TestExecuteSplitKinds(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(e.store.JobDir(j.ID), "mds", FileProjectionNPY)); !os.IsNotExist(err) {
 		t.Error("mds has a projection file")
 	}
-	if rows := readCSV(t, filepath.Join(e.store.JobDir(j.ID), "mds", FileProjected)); len(rows) != 601 {
+	if rows := readProjectedCSV(t, filepath.Join(e.store.JobDir(j.ID), "mds")); len(rows) != 601 {
 		t.Errorf("mds projected.csv: %d rows", len(rows))
 	}
 }
@@ -281,7 +319,7 @@ func TestManifestTransform(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows := readCSV(t, filepath.Join(e.store.JobDir(j.ID), "pca", FileProjected))
+	rows := readProjectedCSV(t, filepath.Join(e.store.JobDir(j.ID), "pca"))
 	for i := range 5 {
 		if got := fmt.Sprint(z.At(i, 0)); got != rows[i+1][2] {
 			t.Errorf("row %d: Transform %s, projected.csv %s", i, got, rows[i+1][2])
@@ -335,7 +373,7 @@ func TestExecuteProjectedFolds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows := readCSV(t, filepath.Join(e.store.JobDir(j.ID), "pca", FileProjected))
+	rows := readProjectedCSV(t, filepath.Join(e.store.JobDir(j.ID), "pca"))
 	if got := strings.Join(rows[0], ","); got != "row,split,fold,c1,c2" {
 		t.Fatalf("header: got %s", got)
 	}
@@ -353,16 +391,28 @@ func TestExecuteProjectedFolds(t *testing.T) {
 			t.Errorf("fold %d: %d rows, want %d", f+1, got, want)
 		}
 	}
-	// The reader of the pages still finds the components.
-	f, err := os.Open(filepath.Join(e.store.JobDir(j.ID), "pca", FileProjected))
+	// The reader of the pages still finds the components, in the binary
+	// file and in the CSV that results written before it hold.
+	p, err := e.serviceOver(succeeded(j)).Projected(j.ID, "pca", 1)
+	if err != nil || len(p.Coords) != 600 || p.Coords[0][0] != mustFloat(t, rows[1][4]) || p.Fold[0] != mustInt(t, rows[1][2]) {
+		t.Errorf("Projected: %v", err)
+	}
+	p, err = readProjected(bytes.NewReader(projectedCSVText(t, filepath.Join(e.store.JobDir(j.ID), "pca"))), []int{1})
+	if err != nil || len(p.Coords) != 600 || p.Coords[0][0] != mustFloat(t, rows[1][4]) || p.Fold[0] != mustInt(t, rows[1][2]) {
+		t.Errorf("readProjected: %v", err)
+	}
+}
+
+func mustInt(t *testing.T, s string) int {
+	t.Helper()
+	if s == "" {
+		return 0
+	}
+	v, err := strconv.Atoi(s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	p, err := readProjected(f, []int{1})
-	if err != nil || len(p.Coords) != 600 || p.Coords[0][0] != mustFloat(t, rows[1][4]) {
-		t.Errorf("readProjected: %v", err)
-	}
+	return v
 }
 
 func mustFloat(t *testing.T, s string) float64 {

@@ -145,6 +145,9 @@ func checkResults(t *testing.T, st *store.Store, j Job) {
 	var rels []string
 	for _, m := range j.Request.MethodIDs() {
 		for _, f := range MethodFiles {
+			if f == FileProjected { // derived at its first download
+				f = FileProjectedRows
+			}
 			rels = append(rels, m+"/"+f)
 		}
 	}

@@ -49,10 +49,11 @@ func TestValidatePreprocess(t *testing.T) {
 	}
 }
 
-// projectedByRow reads projected.csv into its rows by (split, row number).
-func projectedByRow(t *testing.T, path string) map[string][]float64 {
+// projectedByRow reads the projected rows in dir (a method's result
+// directory) by (split, row number).
+func projectedByRow(t *testing.T, dir string) map[string][]float64 {
 	t.Helper()
-	rows := readCSV(t, path)
+	rows := readProjectedCSV(t, dir)
 	out := map[string][]float64{}
 	for _, r := range rows[1:] {
 		var v []float64
@@ -138,8 +139,8 @@ func TestExecutePreprocess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	proj := projectedByRow(t, filepath.Join(e.store.JobDir(scaled.ID), "pca", FileProjected))
-	plainProj := projectedByRow(t, filepath.Join(e.store.JobDir(plain.ID), "pca", FileProjected))
+	proj := projectedByRow(t, filepath.Join(e.store.JobDir(scaled.ID), "pca"))
+	plainProj := projectedByRow(t, filepath.Join(e.store.JobDir(plain.ID), "pca"))
 	differs := false
 	for i := range n {
 		part := PartTrain

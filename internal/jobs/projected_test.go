@@ -3,6 +3,7 @@ package jobs
 import (
 	"bytes"
 	"encoding/csv"
+	"errors"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -14,8 +15,9 @@ import (
 	"mldr/internal/export"
 )
 
-// projectedCSV is projected.csv as encoding/csv writes it: the reference
-// writeProjected must match byte for byte (downloads stay the same).
+// projectedCSV is projected.csv as encoding/csv writes it, as jobs wrote
+// it before FileProjectedRows: the reference that the CSV derived from it
+// must match byte for byte (downloads stay the same).
 func projectedCSV(w io.Writer, p *plan, z *mat.Dense, d int) error {
 	order := p.rowOrder()
 	if zr, _ := z.Dims(); zr == len(p.fitRows) && zr != len(p.rowSplit) {
@@ -72,6 +74,30 @@ func projectedPlan(n int, folds bool, rng *rand.Rand) *plan {
 	return p
 }
 
+// expandRows places the rows of z (one per fit row) at their data rows.
+func expandRows(z *mat.Dense, rows []int, n int) *mat.Dense {
+	_, d := z.Dims()
+	out := mat.NewDense(n, d, nil)
+	for k, i := range rows {
+		out.SetRow(i, z.RawRowView(k))
+	}
+	return out
+}
+
+// derivedCSV writes FileProjectedRows of z, then projected.csv from it,
+// as a job and then its first download do.
+func derivedCSV(w io.Writer, p *plan, z *mat.Dense, d int) error {
+	var bin bytes.Buffer
+	if err := writeProjectedRows(&bin, p, z, d); err != nil {
+		return err
+	}
+	f, err := openProjected(bytes.NewReader(bin.Bytes()), int64(bin.Len()))
+	if err != nil {
+		return err
+	}
+	return writeProjectedCSV(w, f)
+}
+
 // failWriter fails its n-th write.
 type failWriter struct{ n int }
 
@@ -82,10 +108,12 @@ func (f *failWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// writeProjected's bytes are encoding/csv's, whatever the values (NaN,
-// ±Inf, −0, subnormal, huge), the parts, the folds, the number of rows
-// (one block or many) and mds's rows of the fit rows only; a failing
-// writer's error comes back.
+// projected.csv derived from FileProjectedRows is byte for byte what
+// encoding/csv wrote from the rows, whatever the values (NaN, ±Inf, −0,
+// subnormal, huge), the parts, the folds, the number of rows (one block or
+// many) and mds's rows of the fit rows only; every component read back
+// from FileProjectedRows is the value, bit for bit; a failing writer's
+// error comes back.
 func TestWriteProjectedBytes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 3))
 	special := []float64{math.NaN(), math.Inf(1), math.Inf(-1), math.Copysign(0, -1), 5e-324, 1.7976931348623157e308, 1e21, 1e-7, 0.1, -2.5}
@@ -124,8 +152,8 @@ func TestWriteProjectedBytes(t *testing.T) {
 				}
 			}
 			var got, want bytes.Buffer
-			if err := writeProjected(&got, p, z, c.d); err != nil {
-				t.Fatalf("writeProjected: got %v, want no error", err)
+			if err := derivedCSV(&got, p, z, c.d); err != nil {
+				t.Fatalf("derivedCSV: got %v, want no error", err)
 			}
 			if err := projectedCSV(&want, p, z, c.d); err != nil {
 				t.Fatal(err)
@@ -138,17 +166,75 @@ func TestWriteProjectedBytes(t *testing.T) {
 				t.Fatalf("got %d bytes, want encoding/csv's %d; first difference at byte %d: got %q, want %q", got.Len(), want.Len(), i,
 					got.Bytes()[i:min(i+40, got.Len())], want.Bytes()[i:min(i+40, want.Len())])
 			}
+			checkProjectedRead(t, p, z, c.d)
 			if c.rows > 0 {
-				if err := writeProjected(&failWriter{n: 2}, p, z, c.d); err != io.ErrShortWrite {
+				if err := derivedCSV(&failWriter{n: 2}, p, z, c.d); err != io.ErrShortWrite {
 					t.Errorf("a writer failing its 2nd write (the first rows): got %v, want io.ErrShortWrite", err)
+				}
+				if err := writeProjectedRows(&failWriter{n: 2}, p, z, c.d); err != io.ErrShortWrite {
+					t.Errorf("FileProjectedRows to a writer failing its 2nd write: got %v, want io.ErrShortWrite", err)
 				}
 			}
 		})
 	}
 }
 
-// BenchmarkWriteProjected writes projected.csv of 50 000 rows × 10
-// components, a pca job's on issue 15's stored 50 000 × 500 data:
+// checkProjectedRead reads FileProjectedRows of z back, all components
+// and two of them, and compares them with the rows as projectedCSV
+// writes them.
+func checkProjectedRead(t *testing.T, p *plan, z *mat.Dense, d int) {
+	t.Helper()
+	var bin bytes.Buffer
+	if err := writeProjectedRows(&bin, p, z, d); err != nil {
+		t.Fatal(err)
+	}
+	order := p.rowOrder()
+	if zr, _ := z.Dims(); zr == len(p.fitRows) && zr != len(p.rowSplit) {
+		order = p.fitRows
+		z = expandRows(z, p.fitRows, len(p.rowSplit))
+	}
+	f, err := openProjected(bytes.NewReader(bin.Bytes()), int64(bin.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cols := range [][]int{nil, {d - 1, 0}} {
+		got, err := f.read(cols)
+		if err != nil {
+			t.Fatalf("components %v: %v", cols, err)
+		}
+		if cols == nil {
+			cols = seq(0, d)
+		}
+		if len(got.Row) != len(order) || len(got.Coords) != len(order) || (p.rowFold != nil) != (got.Fold != nil) {
+			t.Fatalf("components %v: got %d rows (%d coordinates, folds %v), want %d (folds %v)", cols, len(got.Row), len(got.Coords), got.Fold != nil, len(order), p.rowFold != nil)
+		}
+		for k, i := range order {
+			if got.Row[k] != p.rowNumber[i] || got.Split[k] != p.rowSplit[i] || (got.Fold != nil && got.Fold[k] != p.rowFold[i]) {
+				t.Fatalf("row %d: got number %d, part %s, want %d, %s", k+1, got.Row[k], got.Split[k], p.rowNumber[i], p.rowSplit[i])
+			}
+			for j, c := range cols {
+				if g, w := math.Float64bits(got.Coords[k][j]), math.Float64bits(z.At(i, c)); g != w {
+					t.Fatalf("row %d, component %d: got %v, want %v", k+1, c+1, got.Coords[k][j], z.At(i, c))
+				}
+			}
+		}
+	}
+	if _, err := f.read([]int{d}); err == nil {
+		t.Errorf("component %d of %d: got no error", d+1, d)
+	}
+	// A file cut short or grown is refused, not read.
+	for _, size := range []int{bin.Len() - 1, bin.Len() + 8} {
+		b := append(bytes.Clone(bin.Bytes()), make([]byte, 8)...)[:size]
+		if _, err := openProjected(bytes.NewReader(b), int64(size)); !errors.Is(err, errBadProjected) {
+			t.Errorf("%d bytes of %d: got %v, want errBadProjected", size, bin.Len(), err)
+		}
+	}
+}
+
+// BenchmarkWriteProjected writes the projected rows of 50 000 rows × 10
+// components, a pca job's on issue 15's stored 50 000 × 500 data: as
+// encoding/csv, as FileProjectedRows and then projected.csv derived from
+// it (a first download), and as FileProjectedRows alone (a job):
 //
 //	go test -run '^$' -bench WriteProjected ./internal/jobs/
 func BenchmarkWriteProjected(b *testing.B) {
@@ -161,7 +247,7 @@ func BenchmarkWriteProjected(b *testing.B) {
 	for _, c := range []struct {
 		name  string
 		write func(io.Writer, *plan, *mat.Dense, int) error
-	}{{"encoding-csv", projectedCSV}, {"writeProjected", writeProjected}} {
+	}{{"encoding-csv", projectedCSV}, {"derived", derivedCSV}, {"binary", writeProjectedRows}} {
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {
 				if err := c.write(io.Discard, p, z, 10); err != nil {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -89,7 +90,7 @@ func (s *Service) Results(id string) (*Results, error) {
 	return res, nil
 }
 
-// Projected is projected.csv read back: per row its number in its data set,
+// Projected are a method's projected rows read back: per row its number in its data set,
 // its part (train, test, all), with folds the fold it is tested in (0:
 // none; Fold is nil without folds) and its coordinates.
 type Projected struct {
@@ -100,10 +101,46 @@ type Projected struct {
 }
 
 // Projected reads a method's projected rows of a succeeded job: of each
-// row the components cols (0-based; none: all of them). The file is
-// checked against the job's checksums first (see ResultPath).
+// row the components cols (0-based; none: all of them). It reads
+// FileProjectedRows, or projected.csv in results written before it
+// existed; the file is checked against the job's checksums first (see
+// ResultPath).
 func (s *Service) Projected(id, method string, cols ...int) (*Projected, error) {
-	path, _, err := s.ResultPath(id, method, FileProjected)
+	rel, _, err := s.resultRel(id, method, FileProjected)
+	if err != nil {
+		return nil, err
+	}
+	method = path.Dir(rel)
+	file, err := s.resultFile(id, method+"/"+FileProjectedRows)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Open(file)
+	if errors.Is(err, os.ErrNotExist) {
+		return s.projectedFromCSV(id, method, cols)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the projected rows: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("reading the projected rows: %w", err)
+	}
+	pf, err := openProjected(f, st.Size())
+	if err == nil {
+		var p *Projected
+		if p, err = pf.read(cols); err == nil {
+			return p, nil
+		}
+	}
+	return nil, fmt.Errorf("reading the projected rows of job %s, %s: %w", id, method, err)
+}
+
+// projectedFromCSV reads the projected rows from projected.csv, which
+// results written before FileProjectedRows hold instead.
+func (s *Service) projectedFromCSV(id, method string, cols []int) (*Projected, error) {
+	path, err := s.resultFile(id, method+"/"+FileProjected)
 	if err != nil {
 		return nil, err
 	}

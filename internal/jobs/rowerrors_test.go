@@ -103,7 +103,7 @@ func TestExecuteRowErrors(t *testing.T) {
 			if !reflect.DeepEqual(cells, means) {
 				t.Fatalf("records: got %+v, want metrics.json's mean rows %+v", cells, means)
 			}
-			proj := readCSV(t, filepath.Join(dir, j.Request.MethodIDs()[0], FileProjected))
+			proj := readProjectedCSV(t, filepath.Join(dir, j.Request.MethodIDs()[0]))
 			header, rows := proj[0], proj[1:]
 			if got.Rows != len(rows) {
 				t.Fatalf("got %d rows, want projected.csv's %d", got.Rows, len(rows))

@@ -3,7 +3,10 @@ package jobs
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -27,6 +30,10 @@ type ServiceStore interface {
 	// result directory, with slashes) against the job's checksums; see
 	// store.Store.VerifyJobResult.
 	VerifyJobResult(id, rel string) error
+	// DeriveJobResult writes a result file derived from the others on its
+	// first use, and checks it afterwards; see
+	// store.Store.DeriveJobResult.
+	DeriveJobResult(id, rel string, derive func(io.Writer) error) error
 	DeleteDataset(id string) error
 }
 
@@ -70,8 +77,24 @@ func (s *Service) Rerun(id string) (Job, error) {
 // store.ErrCorruptResult (a *store.CorruptResultError naming it); a file
 // the job did not write (mds has no projection) is not checked, and the
 // caller meets its absence. Results written before checksums existed are
-// returned unchecked.
+// returned unchecked. projected.csv is derived from FileProjectedRows at
+// its first request (see projectedCSV), so that request writes it.
 func (s *Service) ResultPath(id, method, file string) (string, Job, error) {
+	rel, j, err := s.resultRel(id, method, file)
+	if err != nil {
+		return "", j, err
+	}
+	if dir, name := path.Split(rel); name == FileProjected && dir != "" {
+		p, err := s.projectedCSV(id, path.Clean(dir))
+		return p, j, err
+	}
+	p, err := s.resultFile(id, rel)
+	return p, j, err
+}
+
+// resultRel checks that job id has succeeded and has the result file
+// (see ResultPath), and returns its path in the result directory.
+func (s *Service) resultRel(id, method, file string) (string, Job, error) {
 	j, err := s.Get(id)
 	if err != nil {
 		return "", j, err
@@ -83,15 +106,13 @@ func (s *Service) ResultPath(id, method, file string) (string, Job, error) {
 		if j.Request.Evaluate == nil || j.Request.Evaluate.Classifier == "none" {
 			return "", j, &RequestError{Status: http.StatusNotFound, Msg: "this job ran no evaluation, so it has no metrics"}
 		}
-		p, err := s.resultFile(id, FileMetrics)
-		return p, j, err
+		return FileMetrics, j, nil
 	}
 	if j.Request.Study() {
 		if !slices.Contains(StudyFiles, file) {
 			return "", j, &RequestError{Status: http.StatusNotFound, Msg: fmt.Sprintf("a study has no result %q; it has %s", file, strings.Join(StudyFiles, ", "))}
 		}
-		p, err := s.resultFile(id, file)
-		return p, j, err
+		return file, j, nil
 	}
 	if slices.Contains(StudyFiles, file) {
 		return "", j, &RequestError{Status: http.StatusNotFound, Msg: fmt.Sprintf("%s is the result of a study over several data sets; this job ran on one", file)}
@@ -99,17 +120,62 @@ func (s *Service) ResultPath(id, method, file string) (string, Job, error) {
 	if !slices.Contains(MethodFiles, file) {
 		return "", j, &RequestError{Status: http.StatusNotFound, Msg: fmt.Sprintf("a job has no result %q", file)}
 	}
+	method, err = methodOf(j, method)
+	if err != nil {
+		return "", j, err
+	}
+	return method + "/" + file, j, nil
+}
+
+// methodOf is the method of job j that a request names: method, or the
+// job's one method when method is empty.
+func methodOf(j Job, method string) (string, error) {
 	ids := j.Request.MethodIDs()
 	switch {
 	case method == "" && len(ids) == 1:
-		method = ids[0]
+		return ids[0], nil
 	case method == "":
-		return "", j, &RequestError{Status: http.StatusBadRequest, Field: "method", Msg: fmt.Sprintf("this job ran several methods: add ?method= one of %v", ids)}
+		return "", &RequestError{Status: http.StatusBadRequest, Field: "method", Msg: fmt.Sprintf("this job ran several methods: add ?method= one of %v", ids)}
 	case !slices.Contains(ids, method):
-		return "", j, &RequestError{Status: http.StatusNotFound, Field: "method", Msg: fmt.Sprintf("this job did not run %q; it ran %v", method, ids)}
+		return "", &RequestError{Status: http.StatusNotFound, Field: "method", Msg: fmt.Sprintf("this job did not run %q; it ran %v", method, ids)}
 	}
-	p, err := s.resultFile(id, method+"/"+file)
-	return p, j, err
+	return method, nil
+}
+
+// projectedCSV returns the path of a method's projected.csv, derived from
+// its FileProjectedRows (checked first) at the first request
+// (store.Store.DeriveJobResult), then checked like every result file.
+// Results written before FileProjectedRows existed have the CSV itself.
+func (s *Service) projectedCSV(id, method string) (string, error) {
+	rel, binRel := method+"/"+FileProjected, method+"/"+FileProjectedRows
+	dir := s.store.JobDir(id)
+	if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(binRel))); errors.Is(err, os.ErrNotExist) {
+		return s.resultFile(id, rel)
+	}
+	err := s.store.DeriveJobResult(id, rel, func(w io.Writer) error {
+		bin, err := s.resultFile(id, binRel)
+		if err != nil {
+			return err
+		}
+		f, err := os.Open(bin)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		st, err := f.Stat()
+		if err != nil {
+			return err
+		}
+		pf, err := openProjected(f, st.Size())
+		if err != nil {
+			return err
+		}
+		return writeProjectedCSV(w, pf)
+	})
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, filepath.FromSlash(rel)), nil
 }
 
 // resultFile checks a succeeded job's result file rel (its path in the

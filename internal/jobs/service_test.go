@@ -3,6 +3,8 @@ package jobs
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"os"
@@ -172,6 +174,9 @@ func TestServiceVerifiesResults(t *testing.T) {
 	if _, err := e.svc.Projected(j.ID, "pca"); err != nil {
 		t.Fatalf("intact: %v", err)
 	}
+	if _, _, err := e.svc.ResultPath(j.ID, "", FileProjected); err != nil { // derives it
+		t.Fatalf("intact: %v", err)
+	}
 	spoil := func(rel string) {
 		t.Helper()
 		p := filepath.Join(dir, filepath.FromSlash(rel))
@@ -189,13 +194,14 @@ func TestServiceVerifiesResults(t *testing.T) {
 		}
 	}
 	spoil("pca/" + FileProjected)
+	spoil("pca/" + FileProjectedRows)
 	spoil("pca/" + FileModel)
 	reads := []struct {
 		name string
 		read func() error
 		file string
 	}{
-		{"Projected", func() error { _, err := e.svc.Projected(j.ID, "pca", 0); return err }, "pca/" + FileProjected},
+		{"Projected", func() error { _, err := e.svc.Projected(j.ID, "pca", 0); return err }, "pca/" + FileProjectedRows},
 		{"ResultPath", func() error { _, _, err := e.svc.ResultPath(j.ID, "", FileProjected); return err }, "pca/" + FileProjected},
 		{"Results", func() error { _, err := e.svc.Results(j.ID); return err }, "pca/" + FileModel},
 	}
@@ -218,5 +224,88 @@ func TestServiceVerifiesResults(t *testing.T) {
 		if err := r.read(); err != nil && r.name != "Results" {
 			t.Errorf("%s without checksums: got %v, want the file served unchecked", r.name, err)
 		}
+	}
+}
+
+// A job writes its projected rows in binary only; projected.csv is
+// derived from them at its first request, listed with its checksum and
+// then served as it is; a corrupt binary file is reported by name, not
+// derived from. Results written before the binary file existed have the
+// CSV, and both readers use it.
+func TestProjectedCSVDerived(t *testing.T) {
+	e := newSvcEnv(t)
+	j := e.wait(t, e.submit(t, "run").ID, isState(Succeeded))
+	dir := filepath.Join(e.store.JobDir(j.ID), "pca")
+	csvPath := filepath.Join(dir, FileProjected)
+	if _, err := os.Stat(csvPath); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("after the job: got %v, want no %s", err, FileProjected)
+	}
+	want := projectedCSVText(t, dir)
+	binary, err := os.ReadFile(filepath.Join(dir, FileProjectedRows))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// A corrupt binary file: nothing is derived from it.
+	flipped := bytes.Clone(binary)
+	flipped[len(flipped)-3] ^= 0x10
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.WriteFile(filepath.Join(dir, FileProjectedRows), flipped, 0o600))
+	var ce *store.CorruptResultError
+	if _, _, err := e.svc.ResultPath(j.ID, "pca", FileProjected); !errors.As(err, &ce) || ce.File != "pca/"+FileProjectedRows {
+		t.Errorf("a corrupt %s: got %v, want it reported as corrupt", FileProjectedRows, err)
+	}
+	if _, err := os.Stat(csvPath); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("after a corrupt %s: got %v, want no %s", FileProjectedRows, err, FileProjected)
+	}
+	must(os.WriteFile(filepath.Join(dir, FileProjectedRows), binary, 0o600))
+
+	path, _, err := e.svc.ResultPath(j.ID, "pca", FileProjected)
+	if err != nil || path != csvPath {
+		t.Fatalf("first request: got %q, %v, want %s", path, err, csvPath)
+	}
+	got, err := os.ReadFile(path)
+	if err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("got %d bytes (%v), want the %d derived from %s", len(got), err, len(want), FileProjectedRows)
+	}
+	st1, err := os.Stat(path)
+	must(err)
+	if err := e.store.VerifyJobResult(j.ID, "pca/"+FileProjected); err != nil {
+		t.Errorf("the derived file is not listed with its checksum: %v", err)
+	}
+	if _, _, err := e.svc.ResultPath(j.ID, "pca", FileProjected); err != nil {
+		t.Fatal(err)
+	}
+	if st2, err := os.Stat(path); err != nil || !st2.ModTime().Equal(st1.ModTime()) {
+		t.Errorf("second request: the file was written again (%v)", err)
+	}
+
+	// Results from before the binary file: the CSV, listed.
+	sumsPath := filepath.Join(e.store.JobDir(j.ID), store.ChecksumsFile)
+	b, err := os.ReadFile(sumsPath)
+	must(err)
+	var sums store.Checksums
+	must(json.Unmarshal(b, &sums))
+	delete(sums.Files, "pca/"+FileProjectedRows)
+	b, err = json.Marshal(sums)
+	must(err)
+	must(os.WriteFile(sumsPath, b, 0o600))
+	must(os.Remove(filepath.Join(dir, FileProjectedRows)))
+	if path, _, err := e.svc.ResultPath(j.ID, "pca", FileProjected); err != nil || path != csvPath {
+		t.Errorf("results with the CSV only: got %q, %v, want %s", path, err, csvPath)
+	}
+	p, err := e.svc.Projected(j.ID, "pca", 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(bytes.NewReader(want)).ReadAll()
+	must(err)
+	if len(p.Coords) != len(rows)-1 || p.Coords[5][0] != mustFloat(t, rows[6][3]) || p.Row[5] != mustInt(t, rows[6][0]) {
+		t.Errorf("Projected of results with the CSV only: got %d rows, want %d, the same values", len(p.Coords), len(rows)-1)
 	}
 }

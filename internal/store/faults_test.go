@@ -198,6 +198,49 @@ var faultOps = []faultOp{
 			}
 		},
 	},
+	{
+		name: "derive a result file",
+		setup: func(t *testing.T, s *store.Store) string {
+			return commitFaultResults(t, s, store.NewID())
+		},
+		run: func(s *store.Store, id string) (string, error) {
+			return id, s.DeriveJobResult(id, "pca/derived.csv", func(w io.Writer) error {
+				_, err := io.WriteString(w, resultFiles["pca/projected.csv"])
+				return err
+			})
+		},
+		check: func(t *testing.T, s *store.Store, id, _ string) {
+			t.Helper()
+			if err := s.VerifyJobResult(id, "pca/derived.csv"); err != nil {
+				t.Fatal(err)
+			}
+			got, err := os.ReadFile(filepath.Join(s.JobDir(id), "pca", "derived.csv"))
+			if err != nil || string(got) != resultFiles["pca/projected.csv"] {
+				t.Fatalf("pca/derived.csv: got %d bytes (%v), want %d", len(got), err, len(resultFiles["pca/projected.csv"]))
+			}
+			commitFaultResults(t, s, id) // as it was: not derived yet
+		},
+		without: []faultfs.Op{faultfs.Mkdir},
+	},
+}
+
+// commitFaultResults commits resultFiles as the results of job id.
+func commitFaultResults(t *testing.T, s *store.Store, id string) string {
+	t.Helper()
+	r, err := s.StageJobResults(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Discard()
+	for rel, b := range resultFiles {
+		if err := r.WriteFile(rel, func(w io.Writer) error { _, err := io.WriteString(w, b); return err }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.CommitJobResults(r); err != nil {
+		t.Fatal(err)
+	}
+	return id
 }
 
 func mapsKeys(m map[string]string) func(func(string) bool) {

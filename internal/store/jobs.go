@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -78,15 +78,17 @@ func (s *Store) DeleteJob(id string) error {
 func (f *Files) JobDir(id string) string { return f.path("jobs", id) }
 
 // StagedResults are a job's result files on their way in: written to a
-// staging directory under tmp/, each fsynced and hashed as it is written.
-// CommitJobResults moves them into place with their checksums; Discard
-// removes them. Not safe for concurrent use.
+// staging directory under tmp/, each hashed as it is written and kept
+// open; CommitJobResults makes them all durable in one pass and moves them
+// into place with their checksums; Discard removes them. Not safe for
+// concurrent use.
 type StagedResults struct {
-	fs   FS
-	job  string
-	dir  string
-	subs map[string]bool    // subdirectories made, relative to dir
-	sums map[string]FileSum // by path relative to dir, with slashes
+	fs    FS
+	job   string
+	dir   string
+	subs  map[string]bool    // subdirectories made, relative to dir
+	sums  map[string]FileSum // by path relative to dir, with slashes
+	files []File             // written, not yet synced; closed by commit or Discard
 }
 
 // StageJobResults makes a staging directory for a job's results.
@@ -102,8 +104,9 @@ func (f *Files) StageJobResults(id string) (*StagedResults, error) {
 }
 
 // WriteFile writes the result file rel (a path relative to the result
-// directory, with slashes, such as "pca/projected.csv") with write,
-// through a buffer, and fsyncs it. The file must not exist yet, and
+// directory, with slashes, such as "pca/projected.bin") with write,
+// through a buffer. The file is not synced here: CommitJobResults syncs
+// every staged file at once. The file must not exist yet, and
 // ChecksumsFile is reserved. On error the file is removed.
 func (r *StagedResults) WriteFile(rel string, write func(io.Writer) error) (err error) {
 	clean := path.Clean(rel)
@@ -121,31 +124,54 @@ func (r *StagedResults) WriteFile(rel string, write func(io.Writer) error) (err 
 			r.subs[d] = true
 		}
 	}
-	sum, err := writeSummed(r.fs, filepath.Join(r.dir, filepath.FromSlash(rel)), write)
+	f, sum, err := writeSummed(r.fs, filepath.Join(r.dir, filepath.FromSlash(rel)), write)
 	if err != nil {
 		return fmt.Errorf("storing the results of job %s: writing %s: %w", r.job, rel, err)
 	}
+	r.files = append(r.files, f)
 	r.sums[rel] = sum
 	return nil
 }
 
 // Discard removes the staged files; after CommitJobResults it does
 // nothing.
-func (r *StagedResults) Discard() { r.fs.RemoveAll(r.dir) }
+func (r *StagedResults) Discard() {
+	r.closeFiles()
+	r.fs.RemoveAll(r.dir)
+}
 
-// writeSummed writes a new file through a buffer, fsyncs and closes it,
-// and returns its size and SHA-256. On error the file is removed.
-func writeSummed(fsys FS, name string, write func(io.Writer) error) (sum FileSum, err error) {
+// closeFiles closes the files not yet closed and returns the first error.
+func (r *StagedResults) closeFiles() error {
+	var first error
+	for _, f := range r.files {
+		if err := f.Close(); err != nil && first == nil {
+			first = fmt.Errorf("closing %s: %w", r.relOf(f), err)
+		}
+	}
+	r.files = nil
+	return first
+}
+
+// relOf is a staged file's path in the result directory, with slashes.
+func (r *StagedResults) relOf(f File) string {
+	rel, err := filepath.Rel(r.dir, f.Name())
+	if err != nil {
+		return f.Name()
+	}
+	return filepath.ToSlash(rel)
+}
+
+// writeSummed creates a new file and writes it through a buffer, and
+// returns it, still open and not synced, with its size and SHA-256. On
+// error the file is closed and removed.
+func writeSummed(fsys FS, name string, write func(io.Writer) error) (_ File, sum FileSum, err error) {
 	f, err := fsys.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o640)
 	if err != nil {
-		return sum, fmt.Errorf("creating it: %w", err)
+		return nil, sum, fmt.Errorf("creating it: %w", err)
 	}
-	closed := false
 	defer func() {
 		if err != nil {
-			if !closed {
-				f.Close()
-			}
+			f.Close()
 			fsys.Remove(name)
 		}
 	}()
@@ -153,19 +179,12 @@ func writeSummed(fsys FS, name string, write func(io.Writer) error) (sum FileSum
 	cw := &countWriter{w: io.MultiWriter(f, h)}
 	bw := bufio.NewWriterSize(cw, 64<<10)
 	if err := write(bw); err != nil {
-		return sum, err
+		return nil, sum, err
 	}
 	if err := bw.Flush(); err != nil {
-		return sum, err
+		return nil, sum, err
 	}
-	if err := f.Sync(); err != nil {
-		return sum, fmt.Errorf("syncing it: %w", err)
-	}
-	closed = true
-	if err := f.Close(); err != nil {
-		return sum, fmt.Errorf("closing it: %w", err)
-	}
-	return FileSum{Size: cw.n, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
+	return f, FileSum{Size: cw.n, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
 }
 
 // countWriter counts the bytes written through it.
@@ -180,11 +199,20 @@ func (c *countWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// CommitJobResults writes the staged results' checksums (ChecksumsFile,
-// last), makes the staging directory durable and moves it into place as
-// the job's results, replacing any earlier ones. On error nothing of the
-// new results is left under jobs/ (the staged files are the caller's to
+// CommitJobResults writes the staged results' checksums (ChecksumsFile),
+// makes the staging directory durable and moves it into place as the
+// job's results, replacing any earlier ones. On error nothing of the new
+// results is left under jobs/ (the staged files are the caller's to
 // Discard).
+//
+// What is synced when: no file is synced as it is written; here every
+// staged file, ChecksumsFile among them, and every directory of the
+// staging tree are synced at once (concurrently, so the file system can
+// commit them together), and only when all have succeeded is the tree
+// renamed to jobs/<id> and jobs/ synced. The rename is the commit: before
+// it the results are under tmp/, which Open removes; after it they are
+// complete and durable. The caller records the job as succeeded only
+// after this returns.
 func (f *Files) CommitJobResults(r *StagedResults) error {
 	if err := f.commitJobResults(r); err != nil {
 		return fmt.Errorf("storing the results of job %s: %w", r.job, err)
@@ -195,30 +223,30 @@ func (f *Files) CommitJobResults(r *StagedResults) error {
 // CommitJobResults is Files.CommitJobResults; the store also forgets what
 // it had verified of the job's earlier results.
 func (s *Store) CommitJobResults(r *StagedResults) error {
+	s.results.Lock()
+	defer s.results.Unlock()
 	s.verified.forget(s.JobDir(r.job))
 	return s.Files.CommitJobResults(r)
 }
 
 func (f *Files) commitJobResults(r *StagedResults) error {
 	sums := Checksums{Algorithm: "sha256", Files: r.sums}
-	if err := writeFileAtomic(f.fs, filepath.Join(r.dir, ChecksumsFile), func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(sums)
-	}); err != nil {
+	sumsFile, _, err := writeSummed(f.fs, filepath.Join(r.dir, ChecksumsFile), encodeChecksums(sums))
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", ChecksumsFile, err)
+	}
+	r.files = append(r.files, sumsFile)
+	dirs := []string{r.dir}
+	for d := range r.subs {
+		dirs = append(dirs, filepath.Join(r.dir, filepath.FromSlash(d)))
+	}
+	slices.Sort(dirs)
+	if err := r.syncAll(dirs); err != nil {
 		return err
 	}
-	subs := make([]string, 0, len(r.subs))
-	for d := range r.subs {
-		subs = append(subs, d)
+	if err := r.closeFiles(); err != nil {
+		return err
 	}
-	slices.Sort(subs)
-	for _, d := range subs {
-		if err := syncDir(f.fs, filepath.Join(r.dir, filepath.FromSlash(d))); err != nil {
-			return err
-		}
-	}
-	// writeFileAtomic synced r.dir after its rename.
 	if err := f.RemoveJobResults(r.job); err != nil {
 		return err
 	}
@@ -231,6 +259,41 @@ func (f *Files) commitJobResults(r *StagedResults) error {
 		// have results.
 		f.fs.RemoveAll(final)
 		return fmt.Errorf("moving them into place: %w", err)
+	}
+	return nil
+}
+
+// maxSyncs bounds the fsyncs a commit has in flight at once.
+const maxSyncs = 16
+
+// syncAll syncs every staged file and the directories dirs, at most
+// maxSyncs at a time, and returns the first error in the order of the
+// files, then of the directories.
+func (r *StagedResults) syncAll(dirs []string) error {
+	errs := make([]error, len(r.files)+len(dirs))
+	sem := make(chan struct{}, maxSyncs)
+	var wg sync.WaitGroup
+	for i, file := range r.files {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			if err := file.Sync(); err != nil {
+				errs[i] = fmt.Errorf("syncing %s: %w", r.relOf(file), err)
+			}
+		})
+	}
+	for k, d := range dirs {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			errs[len(r.files)+k] = syncDir(r.fs, d)
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -249,6 +312,8 @@ func (f *Files) RemoveJobResults(id string) error {
 // RemoveJobResults is Files.RemoveJobResults; the store also forgets what
 // it had verified of them.
 func (s *Store) RemoveJobResults(id string) error {
+	s.results.Lock()
+	defer s.results.Unlock()
 	if ValidID(id) {
 		s.verified.forget(s.JobDir(id))
 	}

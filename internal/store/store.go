@@ -64,6 +64,7 @@ type Store struct {
 
 	mu       sync.Mutex        // serialises changes that touch files and metadata together
 	relabel  sync.Mutex        // one relabel at a time: each writes the next data file
+	results  sync.Mutex        // serialises changes to committed result directories (commit, remove, derive)
 	problems map[string]string // id → problem found by Open (stored files missing)
 	verified *verifiedFiles    // result files whose checksums matched
 }
