@@ -38,10 +38,14 @@ type binaryHeader struct {
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// WriteBinary writes d in the binary storage form.
+// WriteBinary writes d in the binary storage form (the sparse form of
+// binary_sparse.go when d.Sparse is set).
 func WriteBinary(w io.Writer, d *Dataset) error {
 	if err := d.Validate(); err != nil {
 		return err
+	}
+	if d.Sparse != nil {
+		return writeBinarySparse(w, d) // binary_sparse.go
 	}
 	crc := crc32.New(castagnoli)
 	bw := bufio.NewWriterSize(io.MultiWriter(w, crc), 1<<16)
@@ -79,8 +83,11 @@ func writeFloats(w *bufio.Writer, m *mat.Dense) {
 // bytes r holds; a mismatch with the header, a bad checksum or a malformed
 // header gives an error wrapping ErrCorrupt.
 func ReadBinary(r io.Reader, size int64) (*Dataset, error) {
-	crc := crc32.New(castagnoli)
 	br := bufio.NewReaderSize(r, 1<<16)
+	if isSparseBinary(br) {
+		return readBinarySparse(br, size) // binary_sparse.go
+	}
+	crc := crc32.New(castagnoli)
 	tr := io.TeeReader(br, crc)
 	fixed := make([]byte, len(binaryMagic)+8)
 	if _, err := io.ReadFull(tr, fixed); err != nil {

@@ -315,7 +315,13 @@ func (f *fastCSV) commitRows(c *chunk, from, to, line int) {
 	}
 	b := f.b
 	w, q := f.width, f.nlab
-	b.raw = append(b.raw, c.vals[from*w:to*w]...)
+	if b.sp != nil {
+		for row := from; row < to; row++ {
+			b.sp.add(c.vals[row*w : (row+1)*w])
+		}
+	} else {
+		b.raw = append(b.raw, c.vals[from*w:to*w]...)
+	}
 	for row := from; row < to; row++ {
 		for j, code := range c.codes[row*q : (row+1)*q] {
 			d := &c.dict[j]

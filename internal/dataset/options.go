@@ -93,6 +93,9 @@ type Options struct {
 	// chunk, for tests, is the CSV fast path's chunk size: 0 the default,
 	// negative not to take the fast path.
 	chunk int
+	// storage, for tests, forces the features' form; "" chooses it (see
+	// chooseSparse).
+	storage Storage
 }
 
 // Validate checks the options on their own, before any file is read.
