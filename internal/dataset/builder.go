@@ -81,11 +81,11 @@ type builder struct {
 	cols       []column
 	width      int // raw feature row width
 	nlab       int
-	raw        []float64 // rows × width, row-major (dense mode)
+	raw        []float64   // rows × width, row-major (dense mode)
 	sp         *sparseRows // the rows in sparse mode (see storage.go), else nil
 	decided    bool        // decideStorage ran
 	bySlot     []*column   // feature columns by slot, for sparseImpute
-	labelCodes []float64 // rows × nlab, row-major: intern codes, which labels() makes Y in place
+	labelCodes []float64   // rows × nlab, row-major: intern codes, which labels() makes Y in place
 	rows       int
 	scratch    []float64
 	warnings   []string
