@@ -914,14 +914,23 @@ func (b *builder) zeroVariance(ds *Dataset) {
 
 // warnConstant warns of the features marked constant.
 func (b *builder) warnConstant(ds *Dataset, constant []bool) {
+	if w := constantFeatures(ds.Features, constant); w != "" {
+		b.warnings = append(b.warnings, w)
+	}
+}
+
+// constantFeatures is the warning about the features marked constant, or
+// "" when none is.
+func constantFeatures(features []string, constant []bool) string {
 	var names []string
 	for j, c := range constant {
 		if c {
-			names = append(names, ds.Features[j])
+			names = append(names, features[j])
 		}
 	}
-	if len(names) > 0 {
-		b.warnings = append(b.warnings, fmt.Sprintf("%d features have zero variance (the same value in every row) and carry no information: %s.",
-			len(names), quoteList(names, 10)))
+	if len(names) == 0 {
+		return ""
 	}
+	return fmt.Sprintf("%d features have zero variance (the same value in every row) and carry no information: %s.",
+		len(names), quoteList(names, 10))
 }

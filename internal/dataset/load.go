@@ -78,8 +78,11 @@ func Load(r io.Reader, opts Options) (*Dataset, error) {
 	if format == FormatAuto {
 		format = detectFormat(head)
 	}
-	if format == FormatARFF {
+	switch format {
+	case FormatARFF:
 		return loadARFF(br, opts, size)
+	case FormatLibSVM:
+		return loadSVM(br, opts, size)
 	}
 	return loadCSV(br, opts, size)
 }
@@ -87,10 +90,22 @@ func Load(r io.Reader, opts Options) (*Dataset, error) {
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
 // detectFormat says ARFF when the first line that is not blank is an ARFF
-// keyword (@relation, @attribute, @data) or a '%' comment, CSV otherwise
-// (a CSV header may start with '@').
+// keyword (@relation, @attribute, @data) or a '%' comment, libsvm when it
+// is an "N D q" header or a libsvm row (looksLikeSVM), CSV otherwise (a
+// CSV header may start with '@'; one of numbers alone would be a single
+// column, which Load refuses anyway).
 func detectFormat(head []byte) Format {
-	for _, line := range bytes.Split(head, []byte("\n")) {
+	lines := bytes.Split(head, []byte("\n"))
+	for k, line := range lines {
+		if k == len(lines)-1 {
+			// The line may go on past head: judge its whole fields.
+			if i := bytes.LastIndexAny(line, " \t"); i > 0 {
+				line = line[:i]
+			}
+		}
+		if looksLikeSVM(bytes.TrimRight(line, "\r")) {
+			return FormatLibSVM
+		}
 		line = bytes.TrimSpace(line)
 		if len(line) == 0 {
 			continue
