@@ -142,7 +142,7 @@ func sniffBinary(head []byte) error {
 	}
 	for _, k := range known {
 		if bytes.HasPrefix(head, []byte(k.magic)) {
-			return &InputError{Line: 1, Msg: "this is not a CSV or ARFF text file: it is " + k.what}
+			return &InputError{Line: 1, Msg: "this is not a CSV, ARFF or libsvm text file: it is " + k.what}
 		}
 	}
 	if bytes.HasPrefix(head, []byte{0xFF, 0xFE}) || bytes.HasPrefix(head, []byte{0xFE, 0xFF}) {
@@ -150,7 +150,7 @@ func sniffBinary(head []byte) error {
 	}
 	if i := bytes.IndexByte(head, 0); i >= 0 {
 		return &InputError{Line: 1 + bytes.Count(head[:i], []byte("\n")),
-			Msg: "this is not a CSV or ARFF text file: it holds binary data (a NUL byte)"}
+			Msg: "this is not a CSV, ARFF or libsvm text file: it holds binary data (a NUL byte)"}
 	}
 	return nil
 }
