@@ -103,6 +103,18 @@ func (d *Dataset) Dense() *mat.Dense {
 	return nil
 }
 
+// WithDense returns d itself when its features are dense, else a shallow
+// copy of d whose X is Dense() and Sparse nil, for code that reads X and
+// not yet Sparse (it costs N·D·8 bytes).
+func (d *Dataset) WithDense() *Dataset {
+	if d.Sparse == nil {
+		return d
+	}
+	c := *d
+	c.X, c.Sparse = d.Sparse.Dense(), nil
+	return &c
+}
+
 // featureDims returns the shape of the feature matrix, whichever form
 // holds it.
 func (d *Dataset) featureDims() (r, c int) {
