@@ -84,6 +84,7 @@ type builder struct {
 	raw        []float64   // rows × width, row-major (dense mode)
 	sp         *sparseRows // the rows in sparse mode (see storage.go), else nil
 	decided    bool        // decideStorage ran
+	nnz        int64       // dense mode: the cells of raw a sparse row would store
 	bySlot     []*column   // feature columns by slot, for sparseImpute
 	labelCodes []float64   // rows × nlab, row-major: intern codes, which labels() makes Y in place
 	rows       int
@@ -387,6 +388,7 @@ func (b *builder) addRow(line int, fields [][]byte) error {
 		b.sp.add(b.scratch)
 	} else {
 		b.raw = append(b.raw, b.scratch...)
+		b.nnz += nnzOf(b.scratch)
 	}
 	for i := range b.cols {
 		c := &b.cols[i]

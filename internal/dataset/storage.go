@@ -62,15 +62,16 @@ func (s *sparseRows) add(row []float64) {
 	s.ptr = append(s.ptr, int64(len(s.val)))
 }
 
-// nnzOf counts the cells of dense rows that a sparse row would store.
+// nnzOf counts the cells of dense rows that a sparse row would store
+// (those that are not storedZero), without a branch: for bits b, (b | -b)
+// has its top bit set unless b is 0.
 func nnzOf(raw []float64) int64 {
-	var nz int64
+	var nz uint64
 	for _, v := range raw {
-		if !storedZero(v) {
-			nz++
-		}
+		b := math.Float64bits(v)
+		nz += (b | -b) >> 63
 	}
-	return nz
+	return int64(nz)
 }
 
 // sparseEligible reports whether the builder may hold the features sparse:
@@ -102,7 +103,7 @@ func (b *builder) decideStorage(rowsHint int) {
 		return
 	}
 	if b.opts.storage != StorageSparse {
-		nnz := nnzOf(b.raw)
+		nnz := b.nnz
 		rows := max(rowsHint, b.rows)
 		if b.rows > 0 {
 			nnz = int64(float64(nnz) / float64(b.rows) * float64(rows))
@@ -132,7 +133,7 @@ func (b *builder) densify() {
 			row[b.sp.ind[k]] = b.sp.val[k]
 		}
 	}
-	b.sp, b.raw = nil, raw
+	b.sp, b.raw, b.nnz = nil, raw, int64(len(b.sp.val))
 }
 
 // reserveSparse reserves room for rows rows in all, at the mean entries a
@@ -159,7 +160,7 @@ func (b *builder) finishStorage() {
 		b.densify()
 	case b.sp != nil && b.opts.storage != StorageSparse && !chooseSparse(b.rows, b.width, int64(len(b.sp.val))):
 		b.densify()
-	case b.sp == nil && b.sparseEligible() && (b.opts.storage == StorageSparse || chooseSparse(b.rows, b.width, nnzOf(b.raw[:b.rows*b.width]))):
+	case b.sp == nil && b.sparseEligible() && (b.opts.storage == StorageSparse || chooseSparse(b.rows, b.width, b.nnz)):
 		b.decided = false
 		b.opts.storage = StorageSparse
 		b.decideStorage(b.rows)
