@@ -172,8 +172,9 @@ func BenchmarkLoadCSVProcess(b *testing.B) {
 // print a childFormat line to stdout and exit (see TestMain).
 const loadChildEnv = "MLDR_BENCH_LOAD_CHILD"
 
-// childFormat is the child's report: rows, features, the bytes of X, of X
-// and Y, and the process's peak resident bytes.
+// childFormat is the child's report: rows, features, the bytes of X (of
+// its CSR form when sparse), of X and Y, and the process's peak resident
+// bytes.
 const childFormat = "rows=%d cols=%d x=%d xy=%d hwm=%d\n"
 
 type childReport struct {
@@ -204,9 +205,13 @@ func loadChild(path string) error {
 	if err != nil {
 		return err
 	}
-	n, d := ds.X.Dims()
+	n, d := ds.Rows(), len(ds.Features)
 	_, q := ds.Y.Dims()
-	_, err = fmt.Printf(childFormat, n, d, int64(n)*int64(d)*8, int64(n)*int64(d+q)*8, hwm)
+	x := int64(n) * int64(d) * 8
+	if ds.IsSparse() {
+		x = ds.Sparse.Bytes()
+	}
+	_, err = fmt.Printf(childFormat, n, d, x, x+int64(n)*int64(q)*8, hwm)
 	return err
 }
 
@@ -233,4 +238,131 @@ func loadBenchFile(path string) (*dataset.Dataset, error) {
 	}
 	defer f.Close()
 	return dataset.Load(f, dataset.Options{})
+}
+
+// The wide sparse benchmark of issue 15: a bag-of-words-like table of
+// 20 000 rows × 5 000 features, 2 % of them not zero, and 400 labels, a
+// CSV of 226 MB.
+const (
+	sparseBenchRows     = 20_000
+	sparseBenchFeatures = 5_000
+	sparseBenchLabels   = 400
+	sparseBenchDensity  = 0.02
+)
+
+// wideDirEnv names a directory to keep BenchmarkLoadCSVWide's files in.
+const wideDirEnv = "MLDR_BENCH_WIDE_DIR"
+
+// writeSparseBenchCSV writes the wide sparse benchmark's CSV to path: a
+// cell is not zero with probability sparseBenchDensity, then written like
+// 0.1234; a label is 1 with probability 0.01. The content is fixed by the
+// PCG seed. It returns the file's size.
+func writeSparseBenchCSV(path string) (int64, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	w := bufio.NewWriterSize(f, 1<<20)
+	for j := range sparseBenchFeatures {
+		fmt.Fprintf(w, "f%d,", j+1)
+	}
+	for j := range sparseBenchLabels {
+		if j > 0 {
+			w.WriteByte(',')
+		}
+		fmt.Fprintf(w, "label:L%d", j+1)
+	}
+	w.WriteByte('\n')
+	rng := rand.New(rand.NewPCG(15, 2))
+	var buf []byte
+	for range sparseBenchRows {
+		buf = buf[:0]
+		for range sparseBenchFeatures {
+			if rng.Float64() < sparseBenchDensity {
+				buf = strconv.AppendFloat(buf, 0.0001+rng.Float64(), 'f', 4, 64)
+			} else {
+				buf = append(buf, '0')
+			}
+			buf = append(buf, ',')
+		}
+		for j := range sparseBenchLabels {
+			if j > 0 {
+				buf = append(buf, ',')
+			}
+			if rng.Float64() < 0.01 {
+				buf = append(buf, '1')
+			} else {
+				buf = append(buf, '0')
+			}
+		}
+		buf = append(buf, '\n')
+		if _, err := w.Write(buf); err != nil {
+			return 0, err
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return 0, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	return st.Size(), f.Close()
+}
+
+// BenchmarkLoadCSVWide loads the wide sparse CSV (held sparse) and a dense
+// CSV of the same size (benchFeatures columns of numbers), each from disk
+// in this process; MB/s is end to end, Load from the open file to the
+// data set, and cpu-s/op the CPU time of a load. It writes 450 MB of files
+// to the test's temporary directory (TMPDIR), or once to the directory
+// wideDirEnv names, where later runs find them (and the child loads of
+// BenchmarkLoadCSVProcess can be pointed at them).
+//
+//	MLDR_BENCH_WIDE_DIR=/some/dir go test ./internal/dataset -run X -bench LoadCSVWide -benchtime 3x
+//	MLDR_BENCH_LOAD_CHILD=/some/dir/sparse.csv go test ./internal/dataset   # peak memory of one load
+func BenchmarkLoadCSVWide(b *testing.B) {
+	dir := os.Getenv(wideDirEnv)
+	if dir == "" {
+		dir = b.TempDir()
+	}
+	sparsePath := filepath.Join(dir, "sparse.csv")
+	densePath := filepath.Join(dir, "dense.csv")
+	if _, err := os.Stat(densePath); err != nil {
+		size, err := writeSparseBenchCSV(sparsePath)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, _, err := writeBenchCSV(densePath, size); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		name, path string
+		sparse     bool
+	}{{"sparse-2%", sparsePath, true}, {"dense", densePath, false}} {
+		b.Run(tc.name, func(b *testing.B) {
+			st, err := os.Stat(tc.path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(st.Size())
+			cpu := processCPU()
+			for b.Loop() {
+				ds, err := loadBenchFile(tc.path)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if ds.IsSparse() != tc.sparse {
+					b.Fatalf("sparse: got %v, want %v", ds.IsSparse(), tc.sparse)
+				}
+			}
+			// CPU time, less sensitive than wall time to other work on a
+			// shared machine: MB a CPU-second, times the cores, is the wall
+			// speed on an idle machine when the load keeps every core busy.
+			secs := (processCPU() - cpu).Seconds() / float64(b.N)
+			b.ReportMetric(secs, "cpu-s/op")
+			b.ReportMetric(float64(st.Size())/1e6/secs, "MB/cpu-s")
+		})
+	}
 }

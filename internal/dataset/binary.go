@@ -40,10 +40,14 @@ type binaryHeader struct {
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// WriteBinary writes d in the binary storage form.
+// WriteBinary writes d in the binary storage form (the sparse form of
+// binary_sparse.go when d.Sparse is set).
 func WriteBinary(w io.Writer, d *Dataset) error {
 	if err := d.Validate(); err != nil {
 		return err
+	}
+	if d.Sparse != nil {
+		return writeBinarySparse(w, d) // binary_sparse.go
 	}
 	crc := crc32.New(castagnoli)
 	bw := bufio.NewWriterSize(io.MultiWriter(w, crc), 1<<16)
@@ -95,14 +99,17 @@ func ReadBinary(r io.Reader, size int64) (*Dataset, error) {
 // has verified before (the same file, unchanged: store.Files remembers it
 // by path, size, modification time and inode): it does not compute the
 // checksum again. Every other check is made; the 4 checksum bytes must
-// still be there.
+// still be there. (The sparse form is always checked: it is small.)
 func ReadBinaryVerified(r io.Reader, size int64) (*Dataset, error) {
 	return readBinary(r, size, false)
 }
 
 func readBinary(r io.Reader, size int64, verify bool) (*Dataset, error) {
-	crc := crc32.New(castagnoli)
 	br := bufio.NewReaderSize(r, 1<<16)
+	if isSparseBinary(br) {
+		return readBinarySparse(br, size) // binary_sparse.go
+	}
+	crc := crc32.New(castagnoli)
 	var tr io.Reader = br
 	if verify {
 		tr = io.TeeReader(br, crc)

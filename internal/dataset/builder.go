@@ -81,8 +81,12 @@ type builder struct {
 	cols       []column
 	width      int // raw feature row width
 	nlab       int
-	raw        []float64 // rows × width, row-major
-	labelCodes []float64 // rows × nlab, row-major: intern codes, which labels() makes Y in place
+	raw        []float64   // rows × width, row-major (dense mode)
+	sp         *sparseRows // the rows in sparse mode (see storage.go), else nil
+	decided    bool        // decideStorage ran
+	nnz        int64       // dense mode: the cells of raw a sparse row would store
+	bySlot     []*column   // feature columns by slot, for sparseImpute
+	labelCodes []float64   // rows × nlab, row-major: intern codes, which labels() makes Y in place
 	rows       int
 	scratch    []float64
 	warnings   []string
@@ -380,7 +384,12 @@ func (b *builder) addRow(line int, fields [][]byte) error {
 		return nil
 	}
 	// Commit the row.
-	b.raw = append(b.raw, b.scratch...)
+	if b.sp != nil {
+		b.sp.add(b.scratch)
+	} else {
+		b.raw = append(b.raw, b.scratch...)
+		b.nnz += nnzOf(b.scratch)
+	}
 	for i := range b.cols {
 		c := &b.cols[i]
 		if c.role == roleDrop {
@@ -421,22 +430,41 @@ func (b *builder) startSizing(size, dataStart int64) {
 // sizeFrom, called before each row with the bytes consumed so far, reserves
 // the whole matrix once, from the mean bytes per row of the first rows, so
 // that it is allocated once instead of grown and copied again and again.
+// At the same point it decides whether the rows are held sparse (at once
+// when the storage is forced).
 func (b *builder) sizeFrom(pos int64) {
+	if !b.decided && (b.opts.storage != "" || b.rows+b.dropped >= sizeRows) {
+		b.decideStorage(b.estimateRows(pos))
+	}
 	if b.sized || b.rows+b.dropped < sizeRows {
 		return
 	}
 	b.sized = true
-	perRow := float64(pos-b.dataStart) / float64(b.rows+b.dropped)
-	if perRow <= 0 {
+	rows := b.estimateRows(pos)
+	if rows == 0 {
 		return
 	}
-	rows := int(float64(b.size-b.dataStart)/perRow*1.02) + 16
-	if more := rows*b.width - len(b.raw); more > 0 {
+	if b.sp != nil {
+		b.reserveSparse(rows)
+	} else if more := rows*b.width - len(b.raw); more > 0 {
 		b.raw = reserve(b.raw, more)
 	}
 	if more := rows*b.nlab - len(b.labelCodes); more > 0 {
 		b.labelCodes = reserve(b.labelCodes, more)
 	}
+}
+
+// estimateRows estimates the rows of the whole input from the mean bytes
+// per row so far, with 2 % to spare; 0 when the size is unknown.
+func (b *builder) estimateRows(pos int64) int {
+	if b.size <= 0 || b.rows+b.dropped == 0 {
+		return 0
+	}
+	perRow := float64(pos-b.dataStart) / float64(b.rows+b.dropped)
+	if perRow <= 0 {
+		return 0
+	}
+	return int(float64(b.size-b.dataStart)/perRow*1.02) + 16
 }
 
 // reserve returns s with room for more elements. It allocates with make,
@@ -453,6 +481,7 @@ func reserve(s []float64, more int) []float64 {
 // toText turns a CSV feature column that met text into a text column; the
 // numbers read so far become its first categories.
 func (b *builder) toText(c *column, tok []byte, line int) {
+	b.densify() // the column is read from dense rows; text features keep them dense
 	t := newTextColumn()
 	t.numericRows = b.rows
 	t.firstText = string(tok)
@@ -686,6 +715,7 @@ func categoryOrder(c *column) ([]string, []float64) {
 
 // features imputes, encodes text columns and builds X.
 func (b *builder) features(ds *Dataset) error {
+	b.finishStorage()
 	var out []outColumn
 	var droppedText, encoded []string
 	for i := range b.cols {
@@ -698,7 +728,9 @@ func (b *builder) features(ds *Dataset) error {
 				if c.n == 0 {
 					return &InputError{Column: c.name, Field: "missing", Msg: "the column has no values at all, so its mean cannot replace the missing ones"}
 				}
-				b.impute(c)
+				if b.sp == nil {
+					b.impute(c)
+				}
 			}
 			out = append(out, outColumn{name: c.name, slot: c.slot})
 			continue
@@ -713,6 +745,9 @@ func (b *builder) features(ds *Dataset) error {
 		}
 		encoded = append(encoded, c.name)
 		out = append(out, cols...)
+	}
+	if b.sp != nil && b.imputed > 0 {
+		b.sparseImpute()
 	}
 	if len(out) == 0 {
 		return &InputError{Field: "nominal", Msg: fmt.Sprintf("no feature column is left: every feature column holds text (%s)", quoteList(droppedText, 5))}
@@ -734,8 +769,17 @@ func (b *builder) features(ds *Dataset) error {
 		names[o.name] = true
 		ds.Features = append(ds.Features, o.name)
 	}
-	ds.X = b.assemble(out)
+	if b.sp != nil {
+		// Sparse mode holds numeric columns only, each in its slot.
+		ds.Sparse = b.sparseMatrix()
+	} else {
+		ds.X = b.assemble(out)
+	}
 	b.raw = nil
+	if b.opts.storage == StorageSparse && ds.X != nil {
+		// Forced, for data the builder could not hold sparse (text columns).
+		ds.Sparse, ds.X = sparseFrom(ds.X), nil
+	}
 	b.zeroVariance(ds)
 	return nil
 }
@@ -848,6 +892,10 @@ func (b *builder) assemble(out []outColumn) *mat.Dense {
 }
 
 func (b *builder) zeroVariance(ds *Dataset) {
+	if ds.Sparse != nil {
+		b.warnConstant(ds, sparseConstant(ds.Sparse))
+		return
+	}
 	n, d := ds.X.Dims()
 	raw := ds.X.RawMatrix()
 	first := raw.Data[:d]
@@ -863,14 +911,28 @@ func (b *builder) zeroVariance(ds *Dataset) {
 			}
 		}
 	}
+	b.warnConstant(ds, constant)
+}
+
+// warnConstant warns of the features marked constant.
+func (b *builder) warnConstant(ds *Dataset, constant []bool) {
+	if w := constantFeatures(ds.Features, constant); w != "" {
+		b.warnings = append(b.warnings, w)
+	}
+}
+
+// constantFeatures is the warning about the features marked constant, or
+// "" when none is.
+func constantFeatures(features []string, constant []bool) string {
 	var names []string
 	for j, c := range constant {
 		if c {
-			names = append(names, ds.Features[j])
+			names = append(names, features[j])
 		}
 	}
-	if len(names) > 0 {
-		b.warnings = append(b.warnings, fmt.Sprintf("%d features have zero variance (the same value in every row) and carry no information: %s.",
-			len(names), quoteList(names, 10)))
+	if len(names) == 0 {
+		return ""
 	}
+	return fmt.Sprintf("%d features have zero variance (the same value in every row) and carry no information: %s.",
+		len(names), quoteList(names, 10))
 }

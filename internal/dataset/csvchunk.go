@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"bytes"
+	"encoding/binary"
 	"strconv"
 	"unicode/utf8"
 	"unsafe"
@@ -25,6 +26,13 @@ type chunk struct {
 	slow  []slowLine  // lines for addRow, in order
 	lines int         // lines of data before stop (all of them if stop < 0)
 	stop  int         // offset in data of the line that stops the fast path, or -1
+	// nnz[r] counts the cells a sparse row would store in the fast rows
+	// before row r (rows+1 of them), for the builder's choice of form; it
+	// is left empty once the builder holds its rows sparse.
+	nnz []int64
+	// zeroRuns, set when the builder holds its rows sparse, makes row take
+	// runs of zero cells at once.
+	zeroRuns bool
 }
 
 // slowLine is a line for the plain path: data[start:end], without its
@@ -90,6 +98,12 @@ func (d *labelDict) add(tok []byte, line int) int32 {
 // c's dictionaries are empty (see fastCSV.read).
 func (f *fastCSV) parse(c *chunk) {
 	c.vals, c.codes, c.rows, c.slow, c.stop = c.vals[:0], c.codes[:0], 0, c.slow[:0], -1
+	c.nnz = c.nnz[:0]
+	c.zeroRuns = f.sparse.Load()
+	count := !c.zeroRuns
+	if count {
+		c.nnz = append(c.nnz, 0)
+	}
 	data := c.data
 	// Room for as many rows as the chunk can hold, so that the block is
 	// allocated once (and kept for the next chunks): a line per row, and a
@@ -106,6 +120,9 @@ func (f *fastCSV) parse(c *chunk) {
 	for pos := 0; pos < len(data); {
 		line++
 		if next, ok := f.row(c, data, pos, line, newTok, rowCodes); ok {
+			if count {
+				c.nnz = append(c.nnz, c.nnz[c.rows-1]+nnzOf(c.vals[len(c.vals)-f.width:]))
+			}
 			pos = next
 			continue
 		}
@@ -144,7 +161,24 @@ func (f *fastCSV) row(c *chunk, data []byte, pos, line int, newTok [][]byte, row
 	vals := c.vals[n : n+f.width]
 	i := pos
 	last := len(f.cols) - 1
-	for k, col := range f.cols {
+	zeroRuns := c.zeroRuns
+	for k := 0; k < len(f.cols); k++ {
+		col := f.cols[k]
+		if zeroRuns && f.numRun[k] > 0 && i+1 < len(data) && data[i+1] == f.delim && data[i] == '0' {
+			// A zero cell ("0" and the delimiter) as the switch below would
+			// take it, then the run of them after it four at a time: the
+			// bulk of a sparse file. Dense data, whose cells are seldom
+			// zero, pass by on the first test.
+			vals[col.index] = 0
+			i += 2
+			for f.numRun[k+1] >= 4 && i+8 <= len(data) && binary.LittleEndian.Uint64(data[i:]) == f.zeros4 {
+				next := f.cols[k+1].index
+				clear(vals[next : next+4])
+				i += 8
+				k += 4
+			}
+			continue
+		}
 		q := i
 		for q < len(data) && data[q] == ' ' {
 			q++

@@ -3,6 +3,7 @@ package dataset
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"io"
 	"runtime"
@@ -79,6 +80,17 @@ type fastCSV struct {
 	chunk   int // chunk size
 	workers int
 	abort   atomic.Bool // set when the committer gives up: workers skip the rest
+	// numRun[k] counts the numeric feature columns from column k on, the
+	// last column left out (it ends at a line break, not a delimiter), and
+	// zeros4 is "0,0,0,0," (with the delimiter) as a little-endian word:
+	// row takes runs of zero cells, the bulk of a sparse file, four at a
+	// time.
+	numRun []int
+	zeros4 uint64
+	// sparse is set once the builder holds its rows sparse: the workers
+	// then take runs of zero cells at once and count no non-zeros
+	// (chunk.zeroRuns, chunk.nnz).
+	sparse atomic.Bool
 }
 
 // newFastCSV prepares the fast path for the columns b was given, or returns
@@ -107,6 +119,13 @@ func newFastCSV(b *builder, delim byte, chunk int) *fastCSV {
 			return nil
 		}
 	}
+	f.numRun = make([]int, len(f.cols))
+	for k := len(f.cols) - 2; k >= 0; k-- {
+		if f.cols[k].kind == cellNumber {
+			f.numRun[k] = f.numRun[k+1] + 1
+		}
+	}
+	f.zeros4 = binary.LittleEndian.Uint64([]byte{'0', delim, '0', delim, '0', delim, '0', delim})
 	return f
 }
 
@@ -304,6 +323,7 @@ func (f *fastCSV) commit(c *chunk, r *csvReader) (int, error) {
 	}
 	r.pos += int64(len(c.data))
 	b.sizeFrom(r.pos)
+	f.sparse.Store(b.sp != nil)
 	return -1, nil
 }
 
@@ -315,7 +335,18 @@ func (f *fastCSV) commitRows(c *chunk, from, to, line int) {
 	}
 	b := f.b
 	w, q := f.width, f.nlab
-	b.raw = append(b.raw, c.vals[from*w:to*w]...)
+	if b.sp != nil {
+		for row := from; row < to; row++ {
+			b.sp.add(c.vals[row*w : (row+1)*w])
+		}
+	} else {
+		b.raw = append(b.raw, c.vals[from*w:to*w]...)
+		if len(c.nnz) == c.rows+1 {
+			b.nnz += c.nnz[to] - c.nnz[from]
+		} else {
+			b.nnz += nnzOf(c.vals[from*w : to*w])
+		}
+	}
 	for row := from; row < to; row++ {
 		for j, code := range c.codes[row*q : (row+1)*q] {
 			d := &c.dict[j]

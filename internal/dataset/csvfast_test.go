@@ -79,11 +79,15 @@ func diffLoads(got *dataset.Dataset, gerr error, want *dataset.Dataset, werr err
 			return fmt.Sprintf("%s: got %q, want %q", f.name, f.got, f.want)
 		}
 	}
-	if !sameBits(got.X, want.X) {
-		return fmt.Sprintf("X: got %v, want %v", rowsOf(got.X), rowsOf(want.X))
+	if !sameBits(got.Dense(), want.Dense()) {
+		return fmt.Sprintf("X: got %v, want %v", rowsOf(got.Dense()), rowsOf(want.Dense()))
 	}
 	if (got.Y == nil) != (want.Y == nil) || (got.Y != nil && !sameBits(got.Y, want.Y)) {
 		return fmt.Sprintf("Y: got %v, want %v", rowsOf(got.Y), rowsOf(want.Y))
+	}
+	// Checked last: checkForms expects this difference alone.
+	if got.IsSparse() != want.IsSparse() {
+		return fmt.Sprintf("sparse: got %v, want %v", got.IsSparse(), want.IsSparse())
 	}
 	return ""
 }

@@ -12,6 +12,8 @@ import (
 	"fmt"
 
 	"gonum.org/v1/gonum/mat"
+
+	"mldr/internal/sparse"
 )
 
 // Kind says what the label columns of a data set hold.
@@ -47,8 +49,14 @@ type Dataset struct {
 	Labels []string
 	// Kind tells how to read Y.
 	Kind Kind
-	// X is the N×D feature matrix.
+	// X is the N×D feature matrix of a dense data set; it is nil when
+	// Sparse is set.
 	X *mat.Dense
+	// Sparse is the N×D feature matrix of a sparse data set (mostly zeros:
+	// text and bag-of-words data), in CSR form; it is nil when X is set.
+	// Exactly one of X and Sparse is set. The loader chooses the form (see
+	// Load); Dense gives a dense copy to code that needs one.
+	Sparse *sparse.CSR
 	// Y is the N×q label matrix: 0/1 for MultiLabel, a category index for
 	// MultiDim.
 	Y *mat.Dense
@@ -68,22 +76,70 @@ type Dataset struct {
 
 // Rows returns N, the number of rows.
 func (d *Dataset) Rows() int {
-	if d.X == nil {
-		return 0
+	switch {
+	case d.X != nil:
+		r, _ := d.X.Dims()
+		return r
+	case d.Sparse != nil:
+		return d.Sparse.R
 	}
-	r, _ := d.X.Dims()
-	return r
+	return 0
 }
 
-// Validate checks the shapes and values of d: X is N×len(Features), Y is
-// N×len(Labels), Y holds 0/1 (MultiLabel) or valid category indices
-// (MultiDim), and X holds no NaN or Inf. The loader's output always passes;
-// Validate guards data built by other code.
-func (d *Dataset) Validate() error {
-	if d.X == nil || d.Y == nil {
-		return fmt.Errorf("dataset: X or Y is nil")
+// IsSparse reports whether the features are held in Sparse.
+func (d *Dataset) IsSparse() bool { return d.Sparse != nil }
+
+// Dense returns the N×D feature matrix as a dense matrix: X itself for a
+// dense data set (not a copy), a new dense copy of Sparse for a sparse one
+// (N·D·8 bytes: check the size before asking for it). It returns nil when
+// neither is set.
+func (d *Dataset) Dense() *mat.Dense {
+	switch {
+	case d.X != nil:
+		return d.X
+	case d.Sparse != nil:
+		return d.Sparse.Dense()
 	}
-	n, nf := d.X.Dims()
+	return nil
+}
+
+// WithDense returns d itself when its features are dense, else a shallow
+// copy of d whose X is Dense() and Sparse nil, for code that reads X and
+// not yet Sparse (it costs N·D·8 bytes).
+func (d *Dataset) WithDense() *Dataset {
+	if d.Sparse == nil {
+		return d
+	}
+	c := *d
+	c.X, c.Sparse = d.Sparse.Dense(), nil
+	return &c
+}
+
+// featureDims returns the shape of the feature matrix, whichever form
+// holds it.
+func (d *Dataset) featureDims() (r, c int) {
+	if d.Sparse != nil {
+		return d.Sparse.Dims()
+	}
+	return d.X.Dims()
+}
+
+// Validate checks the shapes and values of d: exactly one of X and Sparse
+// is set, the features are N×len(Features) (a sparse matrix passes
+// sparse.CSR.Check), Y is N×len(Labels), Y holds 0/1 (MultiLabel) or valid
+// category indices (MultiDim), and the features hold no NaN or Inf. The
+// loader's output always passes; Validate guards data built by other code.
+func (d *Dataset) Validate() error {
+	if (d.X == nil) == (d.Sparse == nil) || d.Y == nil {
+		return fmt.Errorf("dataset: want exactly one of X and Sparse, and Y; got X %v, Sparse %v, Y %v",
+			d.X != nil, d.Sparse != nil, d.Y != nil)
+	}
+	if d.Sparse != nil {
+		if err := d.Sparse.Check(); err != nil {
+			return fmt.Errorf("dataset: the sparse features: %w", err)
+		}
+	}
+	n, nf := d.featureDims()
 	ny, nl := d.Y.Dims()
 	if n != ny {
 		return fmt.Errorf("dataset: X has %d rows but Y has %d", n, ny)
@@ -115,6 +171,9 @@ func (d *Dataset) Validate() error {
 		}
 	default:
 		return fmt.Errorf("dataset: unknown kind %q", d.Kind)
+	}
+	if d.X == nil {
+		return nil // Check refused NaN and Inf
 	}
 	for _, v := range d.X.RawMatrix().Data {
 		if v-v != 0 { // NaN or ±Inf

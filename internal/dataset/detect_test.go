@@ -87,10 +87,10 @@ func TestSizingGivesSameData(t *testing.T) {
 			if sized.Rows() != 2000 {
 				t.Fatalf("got %d rows, want 2000", sized.Rows())
 			}
-			if !sameBits(sized.X, unsized.X) || !sameBits(sized.Y, unsized.Y) {
+			if !sameBits(sized.Dense(), unsized.Dense()) || !sameBits(sized.Y, unsized.Y) {
 				t.Error("the data differ with and without a known size")
 			}
-			if got := sized.X.At(1999, 1); got != -1999.5 && got != -1999.5000000000001 {
+			if got := sized.Dense().At(1999, 1); got != -1999.5 && got != -1999.5000000000001 {
 				t.Errorf("last row: got b = %v", got)
 			}
 		})

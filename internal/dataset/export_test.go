@@ -11,3 +11,10 @@ func LoadChunked(r io.Reader, opts Options, chunk int) (*Dataset, error) {
 
 // OnlyOptions returns the options LoadFeatures loads with.
 func OnlyOptions(names []string) Options { return Options{only: names} }
+
+// LoadStored is Load with the features' form forced: StorageDense or
+// StorageSparse ("" chooses, as Load does).
+func LoadStored(r io.Reader, opts Options, storage Storage) (*Dataset, error) {
+	opts.storage = storage
+	return Load(r, opts)
+}

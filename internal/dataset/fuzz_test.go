@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"strings"
 	"testing"
 
 	"mldr/internal/dataset"
@@ -70,8 +71,48 @@ func fuzzLoad(t *testing.T, data []byte, mode byte, format dataset.Format) {
 	if err != nil {
 		t.Fatalf("ReadBinary: got %q, want no error", err)
 	}
-	if !sameBits(back.X, ds.X) || !sameBits(back.Y, ds.Y) {
+	if back.IsSparse() != ds.IsSparse() || !sameBits(back.Dense(), ds.Dense()) || !sameBits(back.Y, ds.Y) {
 		t.Fatalf("got X and Y from the binary round trip that differ from those written, want the same")
+	}
+	// Either form, forced, holds the same data: the sparse builder against
+	// the dense one.
+	if !failRead {
+		checkForms(t, data, opts)
+	}
+}
+
+// checkForms fails t unless data load to the same data set with the
+// features forced dense and forced sparse, bit for bit, or to the same
+// error; the sparse one must survive the binary round trip.
+func checkForms(t *testing.T, data []byte, opts dataset.Options) {
+	t.Helper()
+	dense, derr := dataset.LoadStored(bytes.NewReader(data), opts, dataset.StorageDense)
+	sp, serr := dataset.LoadStored(bytes.NewReader(data), opts, dataset.StorageSparse)
+	if derr == nil && dense.IsSparse() {
+		t.Fatalf("forced dense: got a sparse data set")
+	}
+	if serr == nil && !sp.IsSparse() {
+		t.Fatalf("forced sparse: got a dense data set")
+	}
+	if d := diffLoads(sp, serr, dense, derr); d != "" && !strings.HasPrefix(d, "sparse:") {
+		t.Fatalf("sparse against dense: %s", d)
+	}
+	if serr != nil {
+		return
+	}
+	if err := sp.Validate(); err != nil {
+		t.Fatalf("Validate (sparse): got %q, want nil", err)
+	}
+	var buf bytes.Buffer
+	if err := dataset.WriteBinary(&buf, sp); err != nil {
+		t.Fatalf("WriteBinary (sparse): got %q, want no error", err)
+	}
+	back, err := dataset.ReadBinary(&buf, int64(buf.Len()))
+	if err != nil {
+		t.Fatalf("ReadBinary (sparse): got %q, want no error", err)
+	}
+	if !back.IsSparse() || !sameBits(back.Dense(), dense.X) || !sameBits(back.Y, dense.Y) {
+		t.Fatalf("got X and Y from the sparse binary round trip that differ from the dense load, want the same")
 	}
 }
 

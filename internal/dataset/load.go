@@ -78,8 +78,11 @@ func Load(r io.Reader, opts Options) (*Dataset, error) {
 	if format == FormatAuto {
 		format = detectFormat(head)
 	}
-	if format == FormatARFF {
+	switch format {
+	case FormatARFF:
 		return loadARFF(br, opts, size)
+	case FormatLibSVM:
+		return loadSVM(br, opts, size)
 	}
 	return loadCSV(br, opts, size)
 }
@@ -87,10 +90,22 @@ func Load(r io.Reader, opts Options) (*Dataset, error) {
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
 // detectFormat says ARFF when the first line that is not blank is an ARFF
-// keyword (@relation, @attribute, @data) or a '%' comment, CSV otherwise
-// (a CSV header may start with '@').
+// keyword (@relation, @attribute, @data) or a '%' comment, libsvm when it
+// is an "N D q" header or a libsvm row (looksLikeSVM), CSV otherwise (a
+// CSV header may start with '@'; one of numbers alone would be a single
+// column, which Load refuses anyway).
 func detectFormat(head []byte) Format {
-	for _, line := range bytes.Split(head, []byte("\n")) {
+	lines := bytes.Split(head, []byte("\n"))
+	for k, line := range lines {
+		if k == len(lines)-1 {
+			// The line may go on past head: judge its whole fields.
+			if i := bytes.LastIndexAny(line, " \t"); i > 0 {
+				line = line[:i]
+			}
+		}
+		if looksLikeSVM(bytes.TrimRight(line, "\r")) {
+			return FormatLibSVM
+		}
 		line = bytes.TrimSpace(line)
 		if len(line) == 0 {
 			continue
@@ -127,7 +142,7 @@ func sniffBinary(head []byte) error {
 	}
 	for _, k := range known {
 		if bytes.HasPrefix(head, []byte(k.magic)) {
-			return &InputError{Line: 1, Msg: "this is not a CSV or ARFF text file: it is " + k.what}
+			return &InputError{Line: 1, Msg: "this is not a CSV, ARFF or libsvm text file: it is " + k.what}
 		}
 	}
 	if bytes.HasPrefix(head, []byte{0xFF, 0xFE}) || bytes.HasPrefix(head, []byte{0xFE, 0xFF}) {
@@ -135,7 +150,7 @@ func sniffBinary(head []byte) error {
 	}
 	if i := bytes.IndexByte(head, 0); i >= 0 {
 		return &InputError{Line: 1 + bytes.Count(head[:i], []byte("\n")),
-			Msg: "this is not a CSV or ARFF text file: it holds binary data (a NUL byte)"}
+			Msg: "this is not a CSV, ARFF or libsvm text file: it holds binary data (a NUL byte)"}
 	}
 	return nil
 }
@@ -181,13 +196,14 @@ func LoadFeatures(r io.Reader, names []string) (*mat.Dense, error) {
 	}
 	// Reorder the columns from the file's order to names'.
 	n := ds.Rows()
+	x := ds.Dense()
 	pos := make(map[string]int, len(ds.Features))
 	for j, f := range ds.Features {
 		pos[f] = j
 	}
 	out := mat.NewDense(n, len(names), nil)
 	for k, name := range names {
-		out.SetCol(k, mat.Col(nil, pos[name], ds.X))
+		out.SetCol(k, mat.Col(nil, pos[name], x))
 	}
 	return out, nil
 }

@@ -15,6 +15,9 @@ const (
 	FormatCSV Format = "csv"
 	// FormatARFF is Weka's attribute-relation file format, dense or sparse.
 	FormatARFF Format = "arff"
+	// FormatLibSVM is the libsvm / extreme-classification text format,
+	// multi-label: "l1,l2 i:v i:v …" a line (see libsvm.go).
+	FormatLibSVM Format = "libsvm"
 )
 
 // MissingPolicy says what to do with missing values (empty, ?, NA, NaN).
@@ -93,14 +96,17 @@ type Options struct {
 	// chunk, for tests, is the CSV fast path's chunk size: 0 the default,
 	// negative not to take the fast path.
 	chunk int
+	// storage, for tests, forces the features' form; "" chooses it (see
+	// chooseSparse).
+	storage Storage
 }
 
 // Validate checks the options on their own, before any file is read.
 func (o Options) Validate() error {
 	switch o.Format {
-	case FormatAuto, FormatCSV, FormatARFF:
+	case FormatAuto, FormatCSV, FormatARFF, FormatLibSVM:
 	default:
-		return optionError("format", "format must be csv or arff, not %q", o.Format)
+		return optionError("format", "format must be csv, arff or libsvm, not %q", o.Format)
 	}
 	switch o.Kind {
 	case "", MultiLabel, MultiDim:

@@ -270,15 +270,16 @@ func checkSameData(t *testing.T, a, b *dataset.Dataset) {
 	if a.Kind != b.Kind {
 		t.Errorf("Kind: got %q and %q, want the same", a.Kind, b.Kind)
 	}
-	if ar, ac := a.X.Dims(); !sameBits(a.X, b.X) {
-		br, bc := b.X.Dims()
+	ax, bx := a.Dense(), b.Dense()
+	if ar, ac := ax.Dims(); !sameBits(ax, bx) {
+		br, bc := bx.Dims()
 		if ar != br || ac != bc {
 			t.Fatalf("X: got %d×%d and %d×%d, want the same shape", ar, ac, br, bc)
 		}
 	cells:
 		for i := range ar {
 			for j := range ac {
-				if va, vb := a.X.At(i, j), b.X.At(i, j); math.Float64bits(va) != math.Float64bits(vb) {
+				if va, vb := ax.At(i, j), bx.At(i, j); math.Float64bits(va) != math.Float64bits(vb) {
 					t.Errorf("X[%d][%d] (%s): got %v and %v, want the same", i, j, a.Features[j], va, vb)
 					break cells
 				}

@@ -45,7 +45,10 @@ func sameDataset(t *testing.T, got, want *dataset.Dataset) {
 	if !reflect.DeepEqual(got.Categories, want.Categories) {
 		t.Errorf("Categories: got %q, want %q", got.Categories, want.Categories)
 	}
-	checkMatrix(t, "X", got.X, rowsOf(want.X))
+	if got.IsSparse() != want.IsSparse() {
+		t.Errorf("sparse: got %v, want %v", got.IsSparse(), want.IsSparse())
+	}
+	checkMatrix(t, "X", got.Dense(), rowsOf(want.Dense()))
 	checkMatrix(t, "Y", got.Y, rowsOf(want.Y))
 }
 

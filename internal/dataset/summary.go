@@ -9,6 +9,13 @@ type Summary struct {
 	Features int      `json:"features"`
 	Labels   []string `json:"labels"`
 	Kind     Kind     `json:"kind"`
+	// Storage says how the features are stored: StorageDense or
+	// StorageSparse ("" in records made before sparse storage existed).
+	Storage Storage `json:"storage,omitempty"`
+	// NonZeros counts the feature cells that are not zero, and Density is
+	// NonZeros / (Rows·Features).
+	NonZeros int64   `json:"nonzeros"`
+	Density  float64 `json:"density"`
 	// LabelCardinality is the mean number of labels per row and
 	// LabelDensity that divided by q; both are nil for MultiDim data.
 	LabelCardinality *float64 `json:"label_cardinality"`
@@ -40,13 +47,21 @@ type ClassCount struct {
 	Count int    `json:"count"`
 }
 
-// Summarize computes the Summary of d in one pass over Y. Its memory
-// beyond the summary grows with the distinct label sets and the labels
-// they hold, not with N·q.
+// Summarize computes the Summary of d in one pass over Y (and, for dense
+// features, one over X to count the zeros). Its memory beyond the summary
+// grows with the distinct label sets and the labels they hold, not with
+// N·q.
 func Summarize(d *Dataset) Summary {
-	n, nf := d.X.Dims()
+	n, nf := d.featureDims()
 	_, q := d.Y.Dims()
 	s := Summary{Rows: n, Features: nf, Labels: d.Labels, Kind: d.Kind, Warnings: d.Warnings}
+	s.Storage, s.NonZeros = StorageDense, nonZeros(d)
+	if d.Sparse != nil {
+		s.Storage = StorageSparse
+	}
+	if n > 0 && nf > 0 {
+		s.Density = float64(s.NonZeros) / (float64(n) * float64(nf))
+	}
 	if s.Warnings == nil {
 		s.Warnings = []string{}
 	}
@@ -106,4 +121,26 @@ func Summarize(d *Dataset) Summary {
 		s.LabelCardinality, s.LabelDensity = &card, &dens
 	}
 	return s
+}
+
+// nonZeros counts the feature cells of d that are not zero (-0 is zero).
+func nonZeros(d *Dataset) int64 {
+	var nz int64
+	if d.Sparse != nil {
+		for _, v := range d.Sparse.Val {
+			if v != 0 {
+				nz++
+			}
+		}
+		return nz
+	}
+	raw := d.X.RawMatrix()
+	for i := range raw.Rows {
+		for _, v := range raw.Data[i*raw.Stride : i*raw.Stride+raw.Cols] {
+			if v != 0 {
+				nz++
+			}
+		}
+	}
+	return nz
 }

@@ -10,7 +10,8 @@ import (
 	"mldr/internal/export"
 )
 
-// WriteCSV writes d as CSV that Load reads back to the same data set: a
+// WriteCSV writes d as CSV that Load reads back to the same data set (a
+// sparse data set as the same dense table, zeros written "0"): a
 // header of the feature names and the label names prefixed with
 // DefaultLabelPrefix, then one line per row. Features are written in the
 // shortest form that round-trips; labels as 0/1 (MultiLabel) or as their
@@ -33,8 +34,19 @@ func WriteCSV(w io.Writer, d *Dataset) error {
 	}
 	for i := range d.Rows() {
 		rec = rec[:0]
-		for j := range nf {
-			rec = append(rec, strconv.FormatFloat(d.X.At(i, j), 'g', -1, 64))
+		if d.Sparse != nil {
+			// The cells a sparse row leaves out are zeros.
+			for range nf {
+				rec = append(rec, "0")
+			}
+			ind, val := d.Sparse.Row(i)
+			for k, j := range ind {
+				rec[j] = strconv.FormatFloat(val[k], 'g', -1, 64)
+			}
+		} else {
+			for j := range nf {
+				rec = append(rec, strconv.FormatFloat(d.X.At(i, j), 'g', -1, 64))
+			}
 		}
 		for j := range nl {
 			v := int(d.Y.At(i, j))

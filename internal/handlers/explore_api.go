@@ -291,8 +291,9 @@ func (h *handler) exploreData(em *exploreMethod) (train, test *dataset.Dataset, 
 		if test, err = h.store.LoadDataset(req.TestDataset); err != nil {
 			return nil, nil, err
 		}
+		test = test.WithDense() // bridge: explore reads X, not yet Sparse
 	}
-	return train, test, nil
+	return train.WithDense(), test, nil
 }
 
 // selectionRequest is the body of POST /api/jobs/{id}/selection and

@@ -48,7 +48,7 @@ func (h *handler) receiveUpload(r *http.Request) (*store.Staged, map[string]stri
 		}
 	}
 	if !st.Received() {
-		return st, values, badRequest("file", "choose a CSV or ARFF file to upload")
+		return st, values, badRequest("file", "choose a CSV, ARFF or libsvm file to upload")
 	}
 	return st, values, nil
 }

@@ -229,6 +229,7 @@ func (x *Executor) plan(req Request) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	train = train.WithDense() // bridge: jobs read X, not yet Sparse
 	p := &plan{train: train, trainRec: rec, data: inputOf(train)}
 	n := train.Rows()
 	all := func(split string) {
@@ -245,6 +246,7 @@ func (x *Executor) plan(req Request) (*plan, error) {
 		if err != nil {
 			return nil, err
 		}
+		test = test.WithDense() // bridge: jobs read X, not yet Sparse
 		testRec, _ := x.store.Dataset(req.TestDataset)
 		p.test = test
 		var xs, ys mat.Dense

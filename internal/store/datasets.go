@@ -174,7 +174,7 @@ func (st *Staged) ReceiveFolds(ctx context.Context, r io.Reader) error {
 // labels.
 func (s *Store) CreateDataset(ctx context.Context, st *Staged, name string, opts dataset.Options) (DatasetRecord, error) {
 	if !st.received {
-		return DatasetRecord{}, &dataset.InputError{Field: "file", Msg: "choose a CSV or ARFF file to upload"}
+		return DatasetRecord{}, &dataset.InputError{Field: "file", Msg: "choose a CSV, ARFF or libsvm file to upload"}
 	}
 	if st.xml != nil {
 		opts.LabelXML = st.xml

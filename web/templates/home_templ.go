@@ -637,14 +637,14 @@ func uploadForm(v HomeView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 59, "\"><p class=\"hint\" id=\"drop-hint\">Comma-separated, e.g. an identifier column.</p></div></details><div class=\"field dropzone\" data-dropzone><label for=\"file\">CSV or ARFF file</label> <input type=\"file\" id=\"file\" name=\"file\" required accept=\".csv,.tsv,.txt,.arff\" aria-describedby=\"file-hint\" aria-invalid=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 59, "\"><p class=\"hint\" id=\"drop-hint\">Comma-separated, e.g. an identifier column.</p></div></details><div class=\"field dropzone\" data-dropzone><label for=\"file\">CSV, ARFF or libsvm file</label> <input type=\"file\" id=\"file\" name=\"file\" required accept=\".csv,.tsv,.txt,.arff,.svm,.libsvm\" aria-describedby=\"file-hint\" aria-invalid=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var33 string
 		templ_7745c5c3_Var33, templ_7745c5c3_Err = templ.JoinStringErrs(ariaInvalid(v.Upload.Invalid("file")))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/home.templ`, Line: 163, Col: 165}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/home.templ`, Line: 163, Col: 178}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var33))
 		if templ_7745c5c3_Err != nil {
@@ -663,7 +663,7 @@ func uploadForm(v HomeView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 61, ". CSV needs a header line; comma, semicolon or tab separated. <span class=\"js-only\" hidden>You can also drop the file here.</span></p></div><button type=\"submit\" data-testid=\"upload-submit\">Upload</button></form></section>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 61, ". CSV needs a header line; comma, semicolon or tab separated. libsvm / XMC text (<code>0,4 1:0.5 7:2</code> a line, labels first) is recognised by its content. <span class=\"js-only\" hidden>You can also drop the file here.</span></p></div><button type=\"submit\" data-testid=\"upload-submit\">Upload</button></form></section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

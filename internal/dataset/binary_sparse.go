@@ -1,0 +1,178 @@
+package dataset
+
+import (
+	"bufio"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"mldr/internal/sparse"
+)
+
+// The binary form of a sparse data set, as stored on disk:
+//
+//	magic    8 bytes  "MLDRSP\x00\x01"
+//	hlen     uint64   length of the header
+//	header   hlen bytes of JSON (sparseHeader: the dense form's and "nnz")
+//	Ptr      rows+1 int64, the CSR row pointers
+//	Ind      nnz int32, the column of each entry
+//	Val      nnz float64, the value of each entry
+//	Y        rows×labels float64, row-major
+//	crc      uint32   CRC-32C of everything before it
+//
+// All numbers are little-endian. WriteBinary writes it for a data set
+// whose Sparse is set; ReadBinary tells the two forms apart by the magic.
+var sparseMagic = []byte("MLDRSP\x00\x01")
+
+// sparseHeader is the sparse form's header: the dense form's fields and
+// the number of stored entries.
+type sparseHeader struct {
+	binaryHeader
+	NNZ int64 `json:"nnz"`
+}
+
+// isSparseBinary reports whether br starts with the sparse form's magic,
+// without consuming it.
+func isSparseBinary(br *bufio.Reader) bool {
+	m, _ := br.Peek(len(sparseMagic))
+	return string(m) == string(sparseMagic)
+}
+
+// writeBinarySparse writes d, already validated, in the sparse form.
+func writeBinarySparse(w io.Writer, d *Dataset) error {
+	m := d.Sparse
+	crc := crc32.New(crc32.MakeTable(crc32.Castagnoli))
+	bw := bufio.NewWriterSize(io.MultiWriter(w, crc), 1<<16)
+	h, err := json.Marshal(sparseHeader{binaryHeader: binaryHeader{Name: d.Name, Rows: m.R, Features: d.Features, Labels: d.Labels,
+		Kind: d.Kind, Categories: d.Categories, Warnings: d.Warnings, Columns: d.Columns, LabelCols: d.LabelColumns}, NNZ: int64(m.NNZ())})
+	if err != nil {
+		return fmt.Errorf("encoding the data set header: %w", err)
+	}
+	bw.Write(sparseMagic)
+	bw.Write(binary.LittleEndian.AppendUint64(nil, uint64(len(h))))
+	bw.Write(h)
+	buf := make([]byte, 0, 1<<16)
+	buf = putWords(bw, buf, m.Ptr, 8, func(b []byte, v int64) []byte { return binary.LittleEndian.AppendUint64(b, uint64(v)) })
+	buf = putWords(bw, buf, m.Ind, 4, func(b []byte, v int32) []byte { return binary.LittleEndian.AppendUint32(b, uint32(v)) })
+	buf = putWords(bw, buf, m.Val, 8, appendFloat)
+	raw := d.Y.RawMatrix()
+	for i := range raw.Rows {
+		buf = putWords(bw, buf, raw.Data[i*raw.Stride:i*raw.Stride+raw.Cols], 8, appendFloat)
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("writing the data set: %w", err)
+	}
+	if _, err := w.Write(binary.LittleEndian.AppendUint32(nil, crc.Sum32())); err != nil {
+		return fmt.Errorf("writing the data set: %w", err)
+	}
+	return nil
+}
+
+func appendFloat(b []byte, v float64) []byte {
+	return binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
+}
+
+// putWords writes s to w, size bytes a value encoded by put, through buf
+// (returned for reuse). Errors stay in w until its Flush.
+func putWords[T any](w *bufio.Writer, buf []byte, s []T, size int, put func([]byte, T) []byte) []byte {
+	for len(s) > 0 {
+		n := min(len(s), cap(buf)/size)
+		buf = buf[:0]
+		for _, v := range s[:n] {
+			buf = put(buf, v)
+		}
+		w.Write(buf)
+		s = s[n:]
+	}
+	return buf
+}
+
+// readBinarySparse reads the sparse form from br, whose magic isSparseBinary
+// saw; size is the number of bytes it holds.
+func readBinarySparse(br *bufio.Reader, size int64) (*Dataset, error) {
+	crc := crc32.New(crc32.MakeTable(crc32.Castagnoli))
+	tr := io.TeeReader(br, crc)
+	fixed := make([]byte, len(sparseMagic)+8)
+	if _, err := io.ReadFull(tr, fixed); err != nil {
+		return nil, corrupt("reading the header: %v", err)
+	}
+	hlen := binary.LittleEndian.Uint64(fixed[len(sparseMagic):])
+	if hlen > uint64(size) {
+		return nil, corrupt("header length %d exceeds the file size %d", hlen, size)
+	}
+	hb := make([]byte, hlen)
+	if _, err := io.ReadFull(tr, hb); err != nil {
+		return nil, corrupt("reading the header: %v", err)
+	}
+	var h sparseHeader
+	if err := json.Unmarshal(hb, &h); err != nil {
+		return nil, corrupt("decoding the header: %v", err)
+	}
+	nf, nl := len(h.Features), len(h.Labels)
+	// Bound the counts by the size before multiplying them.
+	if h.Rows < 0 || h.NNZ < 0 || int64(h.Rows) > size/8 || h.NNZ > size/12 || (nl > 0 && int64(h.Rows) > size/(8*int64(nl))) {
+		return nil, corrupt("the header describes %d rows, %d entries and %d labels, which do not fit the file size %d", h.Rows, h.NNZ, nl, size)
+	}
+	rows, nnz := int64(h.Rows), h.NNZ
+	want := int64(len(fixed)) + int64(hlen) + 8*(rows+1) + 12*nnz + 8*rows*int64(nl) + 4
+	if want != size {
+		return nil, corrupt("the header describes %d rows, %d entries and %d labels, which does not match the file size %d", h.Rows, h.NNZ, nl, size)
+	}
+	m := &sparse.CSR{R: h.Rows, C: nf}
+	var err error
+	if m.Ptr, err = readWords(tr, int(rows+1), 8, func(b []byte) int64 { return int64(binary.LittleEndian.Uint64(b)) }); err != nil {
+		return nil, err
+	}
+	if m.Ind, err = readWords(tr, int(nnz), 4, func(b []byte) int32 { return int32(binary.LittleEndian.Uint32(b)) }); err != nil {
+		return nil, err
+	}
+	if m.Val, err = readWords(tr, int(nnz), 8, readFloat); err != nil {
+		return nil, err
+	}
+	y, err := readWords(tr, h.Rows*nl, 8, readFloat)
+	if err != nil {
+		return nil, err
+	}
+	sum := crc.Sum32()
+	var tail [4]byte
+	if _, err := io.ReadFull(br, tail[:]); err != nil {
+		return nil, corrupt("reading the checksum: %v", err)
+	}
+	if binary.LittleEndian.Uint32(tail[:]) != sum {
+		return nil, corrupt("checksum mismatch")
+	}
+	d := &Dataset{Name: h.Name, Features: h.Features, Labels: h.Labels, Kind: h.Kind, Categories: h.Categories, Warnings: h.Warnings,
+		Columns: h.Columns, LabelColumns: h.LabelCols, Sparse: m, Y: &mat.Dense{}}
+	if h.Rows > 0 && nl > 0 {
+		d.Y = mat.NewDense(h.Rows, nl, y)
+	}
+	if err := d.Validate(); err != nil {
+		return nil, corrupt("%v", err)
+	}
+	return d, nil
+}
+
+func readFloat(b []byte) float64 { return math.Float64frombits(binary.LittleEndian.Uint64(b)) }
+
+// readWords reads n values of size bytes each, decoded by get, in blocks
+// of 64 KiB.
+func readWords[T any](r io.Reader, n, size int, get func([]byte) T) ([]T, error) {
+	out := make([]T, n)
+	buf := make([]byte, 1<<16)
+	for i := 0; i < n; {
+		k := min(len(buf)/size, n-i)
+		if _, err := io.ReadFull(r, buf[:size*k]); err != nil {
+			return nil, corrupt("reading values: %v", err)
+		}
+		for j := range k {
+			out[i+j] = get(buf[size*j:])
+		}
+		i += k
+	}
+	return out, nil
+}
