@@ -33,17 +33,24 @@ func e2ePlan(f dataFiles, s dataSize, seed uint64) []dataFile {
 	return []dataFile{
 		matrixFile(f.X, s.n, s.d, func() mat.Matrix { return roundedFeatures(seed, s.n, s.d) }),
 		matrixFile(f.Y, s.n, s.q, func() mat.Matrix { return multiLabels(seed, s.n, s.d, s.q, latent(seed, s.n, s.d)) }),
-		{
-			name: fmt.Sprintf("%s (%d rows, %d features, %d labels)", filepath.Base(f.CSV), s.n, s.d, s.q),
-			present: func() (bool, error) {
-				_, err := os.Stat(f.CSV)
-				if errors.Is(err, fs.ErrNotExist) {
-					return false, nil
-				}
-				return err == nil, err
-			},
-			write: func() error { return writeDataCSV(f.CSV, f.X, f.Y) },
+		csvFile(f.CSV, fmt.Sprintf("%d rows, %d features, %d labels", s.n, s.d, s.q), func() error { return writeDataCSV(f.CSV, f.X, f.Y) }),
+	}
+}
+
+// csvFile is a CSV file at path that write writes; what describes it for
+// the log. It is present when it is there: it is written under a
+// temporary name renamed into place.
+func csvFile(path, what string, write func() error) dataFile {
+	return dataFile{
+		name: fmt.Sprintf("%s (%s)", filepath.Base(path), what),
+		present: func() (bool, error) {
+			_, err := os.Stat(path)
+			if errors.Is(err, fs.ErrNotExist) {
+				return false, nil
+			}
+			return err == nil, err
 		},
+		write: write,
 	}
 }
 
@@ -69,10 +76,8 @@ func roundDigits(v float64) float64 {
 }
 
 // writeDataCSV writes the features of the .npy file xPath and the 0/1
-// labels of yPath to path as a CSV file that the webapp reads: a header
-// f1,…,fD,label:l1,…,label:lq, then one line per row with each value in
-// its shortest form. It writes a temporary file renamed into place.
-func writeDataCSV(path, xPath, yPath string) (err error) {
+// labels of yPath to path as a CSV file (writeCSV).
+func writeDataCSV(path, xPath, yPath string) error {
 	x, err := loadNPY(xPath)
 	if err != nil {
 		return err
@@ -81,6 +86,14 @@ func writeDataCSV(path, xPath, yPath string) (err error) {
 	if err != nil {
 		return err
 	}
+	return writeCSV(path, x, y)
+}
+
+// writeCSV writes the features x and the 0/1 labels y to path as a CSV
+// file that the webapp reads: a header f1,…,fD,label:l1,…,label:lq, then
+// one line per row with each value in its shortest form (a sparse x's
+// zeros as 0). It writes a temporary file renamed into place.
+func writeCSV(path string, x, y mat.Matrix) (err error) {
 	n, d := x.Dims()
 	ny, q := y.Dims()
 	if ny != n {

@@ -31,7 +31,7 @@ type csrFiles struct {
 }
 
 // wideDataPaths names the wide rows' files: the sparse features and the
-// labels.
+// labels, and the same as a CSV file for the end-to-end rows' upload.
 func wideDataPaths(dir string, s dataSize, seed uint64) dataFiles {
 	base := fmt.Sprintf("wide-n%d-d%d-p%g-seed%d-%s", s.n, s.d, s.density, seed, genVersion)
 	return dataFiles{
@@ -41,13 +41,14 @@ func wideDataPaths(dir string, s dataSize, seed uint64) dataFiles {
 			Data:    filepath.Join(dir, base+"-data.npy"),
 			Cols:    s.d,
 		},
-		Y: filepath.Join(dir, fmt.Sprintf("wide-labels-n%d-d%d-p%g-q%d-seed%d-%s.npy", s.n, s.d, s.density, s.q, seed, genVersion)),
+		Y:   filepath.Join(dir, fmt.Sprintf("wide-labels-n%d-d%d-p%g-q%d-seed%d-%s.npy", s.n, s.d, s.density, s.q, seed, genVersion)),
+		CSV: filepath.Join(dir, fmt.Sprintf("wide-n%d-d%d-p%g-q%d-seed%d-%s.csv", s.n, s.d, s.density, s.q, seed, genVersion)),
 	}
 }
 
 // widePlan lists the wide rows' files: the CSR arrays (written together,
-// the row pointers last, so that they stand for the three), then the
-// labels.
+// the row pointers last, so that they stand for the three), the labels,
+// then the CSV made from both.
 func widePlan(f dataFiles, s dataSize, seed uint64) []dataFile {
 	csr := dataFile{
 		name:    fmt.Sprintf("%s and its indices and data (%d×%d, %g%% dense)", filepath.Base(f.CSR.Indptr), s.n, s.d, 100*s.density),
@@ -56,9 +57,21 @@ func widePlan(f dataFiles, s dataSize, seed uint64) []dataFile {
 			return writeCSR(*f.CSR, wideFeatures(seed, s.n, s.d, s.density, latent(seed, s.n, s.d)))
 		},
 	}
-	return []dataFile{csr, matrixFile(f.Y, s.n, s.q, func() mat.Matrix {
+	labels := matrixFile(f.Y, s.n, s.q, func() mat.Matrix {
 		return multiLabels(seed, s.n, s.d, s.q, latent(seed, s.n, s.d))
-	})}
+	})
+	csv := csvFile(f.CSV, fmt.Sprintf("%d rows, %d sparse features, %d labels", s.n, s.d, s.q), func() error {
+		x, err := loadCSR(*f.CSR)
+		if err != nil {
+			return err
+		}
+		y, err := loadNPY(f.Y)
+		if err != nil {
+			return err
+		}
+		return writeCSV(f.CSV, x, y)
+	})
+	return []dataFile{csr, labels, csv}
 }
 
 // wideFeatures returns sparse bag-of-words-like features (n×d, about
@@ -68,7 +81,7 @@ func widePlan(f dataFiles, s dataSize, seed uint64) []dataFile {
 // uniform in [m/2, 3m/2] with m = density·d, a share wideTopicShare of them
 // drawn from the columns of a topic chosen with weight
 // exp(wideTopicSpread·F[i,t]), the rest uniformly; each entry is
-// 1 + Exp(1). Rows sharing topics share columns, and the labels
+// 1 + Exp(1) rounded to csvDigits digits (as the CSV holds it). Rows sharing topics share columns, and the labels
 // (multiLabels on the same f) follow the topics, so XcᵀXc has leading
 // directions that the labels see.
 func wideFeatures(seed uint64, n, d int, density float64, f *mat.Dense) *sparse.CSR {
@@ -113,7 +126,7 @@ func wideFeatures(seed uint64, n, d int, density float64, f *mat.Dense) *sparse.
 		}
 		slices.Sort(cols)
 		for _, j := range cols {
-			b.Add(int(j), 1+rng.ExpFloat64())
+			b.Add(int(j), roundDigits(1+rng.ExpFloat64()))
 		}
 		b.EndRow()
 	}

@@ -136,8 +136,8 @@ print(a.dtype.str, a.flags.c_contiguous, a.shape, hashlib.sha256(a.tobytes()).he
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Count(log.String(), "generating"); got != 2 {
-		t.Errorf("first ensureData: got %d items generated, want 2 (the CSR arrays, the labels):\n%s", got, log.String())
+	if got := strings.Count(log.String(), "generating"); got != 3 {
+		t.Errorf("first ensureData: got %d items generated, want 3 (the CSR arrays, the labels, the CSV):\n%s", got, log.String())
 	}
 	m, err := loadCSR(*files.CSR)
 	if err != nil {
@@ -151,6 +151,22 @@ print(a.dtype.str, a.flags.c_contiguous, a.shape, hashlib.sha256(a.tobytes()).he
 	want := "<i8 <i4 <f8\n<f8 True " + fingerprint(m.Dense()) + "\n"
 	if string(out) != want {
 		t.Errorf("scipy got %q, want %q (as loadCSR reads it)", out, want)
+	}
+	// numpy reads the CSV to the same values.
+	y, err := loadNPY(files.Y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var xy mat.Dense
+	xy.Augment(m.Dense(), y)
+	const csvScript = `import sys, hashlib
+import numpy as np
+a = np.ascontiguousarray(np.loadtxt(sys.argv[1], delimiter=",", skiprows=1))
+print(a.dtype.str, a.flags.c_contiguous, a.shape, hashlib.sha256(a.tobytes()).hexdigest())
+`
+	out, err = exec.CommandContext(t.Context(), debianPython, "-c", csvScript, files.CSV).CombinedOutput()
+	if want := "<f8 True " + fingerprint(&xy) + "\n"; err != nil || string(out) != want {
+		t.Errorf("np.loadtxt of the CSV: got %q, %v; want %q", out, err, want)
 	}
 	log.Reset()
 	if _, err := ensureData(t.Context(), dir, c, 7, &log); err != nil {

@@ -415,81 +415,111 @@ func buildWebapp(ctx context.Context, dir string) (string, error) {
 	return bin, nil
 }
 
-// benchE2E runs the end-to-end rows: it builds the webapp (unless
-// -webapp names one), starts it over an empty data directory under the
-// cache, uploads the generated CSV -reps times (keeping one data set),
-// then for each case restarts it and times -reps jobs of the case's method
-// through the HTTP API, and runs the numpy reference on the same data.
-// Each session's webapp is stopped before the next starts, so its peak
-// memory is that session's. Trouble before the jobs (data, build,
-// start, upload) is an error; a failed job is the row's failed side.
-func benchE2E(ctx context.Context, cfg config, self string, cases []benchCase, log io.Writer) ([]row, uploadStats, error) {
-	var up uploadStats
-	files, err := provideData(ctx, self, cfg.cacheDir, cases[0], cfg.seed, log)
+// timeUploads starts the webapp over dataDir, uploads the CSV file at
+// path reps times, stops it, and returns the uploads' times and the
+// webapp's peak memory. It keeps the first data set when keep is set and
+// returns its id; it deletes the others.
+func timeUploads(ctx context.Context, c *http.Client, bin, dataDir, path string, reps int, keep bool) (id string, up uploadStats, err error) {
+	st, err := os.Stat(path)
 	if err != nil {
-		return nil, up, err
-	}
-	st, err := os.Stat(files.CSV)
-	if err != nil {
-		return nil, up, fmt.Errorf("the CSV to upload: %w", err)
+		return "", up, fmt.Errorf("the CSV to upload: %w", err)
 	}
 	up.bytes = st.Size()
+	app, err := startWebapp(ctx, bin, dataDir)
+	if err != nil {
+		return "", up, err
+	}
+	for range reps {
+		got, took, err := uploadCSV(ctx, c, app.url, path)
+		if err == nil && (!keep || id != "") {
+			err = deleteDataset(ctx, c, app.url, got)
+		}
+		if err != nil {
+			_, _ = app.stop()
+			return "", up, err
+		}
+		if keep && id == "" {
+			id = got
+		}
+		up.times = append(up.times, took.Seconds())
+	}
+	up.peakKiB, err = app.stop()
+	return id, up, err
+}
+
+// benchE2E runs the end-to-end rows: it builds the webapp (unless
+// -webapp names one) and starts it over an empty data directory under the
+// cache; it uploads the dense CSV of the cases -reps times, keeping one
+// data set, and the wide rows' sparse CSV (the data of case sparse) -reps
+// times; then for each case it restarts the webapp and times -reps jobs of
+// the case's method through the HTTP API, and runs the numpy reference on
+// the same data. Each session's webapp is stopped before the next
+// starts, so its peak memory is that session's. Trouble before the jobs
+// (data, build, start, upload) is an error; a failed job is the row's
+// failed side.
+func benchE2E(ctx context.Context, cfg config, self string, cases []benchCase, sparse benchCase, log io.Writer) ([]row, []uploadStats, error) {
+	files, err := provideData(ctx, self, cfg.cacheDir, cases[0], cfg.seed, log)
+	if err != nil {
+		return nil, nil, err
+	}
+	sparseFiles, err := provideData(ctx, self, cfg.cacheDir, sparse, cfg.seed, log)
+	if err != nil {
+		return nil, nil, err
+	}
 	work, err := os.MkdirTemp(cfg.cacheDir, "e2e-webapp-")
 	if err != nil {
-		return nil, up, fmt.Errorf("a directory for the webapp: %w", err)
+		return nil, nil, fmt.Errorf("a directory for the webapp: %w", err)
 	}
 	defer os.RemoveAll(work)
 	bin := cfg.webapp
 	if bin == "" {
 		fmt.Fprint(log, "building the webapp…")
 		if bin, err = buildWebapp(ctx, work); err != nil {
-			return nil, up, err
+			return nil, nil, err
 		}
 	}
 	dataDir := filepath.Join(work, "data")
 	c := &http.Client{}
 
-	fmt.Fprintf(log, " uploading %.0f MB…", float64(up.bytes)/1e6)
-	app, err := startWebapp(ctx, bin, dataDir)
-	if err != nil {
-		return nil, up, err
-	}
+	var ups []uploadStats
 	var dataset string
-	for range cfg.reps {
-		id, took, err := uploadCSV(ctx, c, app.url, files.CSV)
-		if err == nil && dataset != "" {
-			err = deleteDataset(ctx, c, app.url, id)
-		}
+	for _, u := range []struct {
+		path, what string
+		keep       bool
+	}{
+		{files.CSV, fmt.Sprintf("dense CSV (%s)", cases[0].text()), true},
+		{sparseFiles.CSV, fmt.Sprintf("sparse CSV (%s)", sparse.text()), false},
+	} {
+		fmt.Fprintf(log, " uploading the %s…", u.what)
+		id, up, err := timeUploads(ctx, c, bin, dataDir, u.path, cfg.reps, u.keep)
 		if err != nil {
-			_, _ = app.stop()
-			return nil, up, err
+			return nil, nil, err
 		}
-		if dataset == "" {
+		if u.keep {
 			dataset = id
 		}
-		up.times = append(up.times, took.Seconds())
+		up.what = u.what
+		ups = append(ups, up)
+		fmt.Fprintf(log, " %.0f MB/s", float64(up.bytes)/1e6/median(up.times))
 	}
-	if up.peakKiB, err = app.stop(); err != nil {
-		return nil, up, err
-	}
-	fmt.Fprintf(log, " %.0f MB/s\n", float64(up.bytes)/1e6/median(up.times))
+	fmt.Fprintln(log)
 
 	var rows []row
 	for _, cs := range cases {
 		fmt.Fprintf(log, "  %s, %s: job…", cs.work, cs.text())
 		body, err := jobBody(dataset, cs.work, cs.targetD())
 		if err != nil {
-			return nil, up, err
+			return nil, nil, err
 		}
 		app, err := startWebapp(ctx, bin, dataDir)
 		if err != nil {
-			return nil, up, err
+			return nil, nil, err
 		}
 		r := row{work: cs.work, size: cs.text(), kind: kindE2E}
 		r.goSide, r.phases = timeJobs(ctx, c, app.url, body, cfg.reps, cfg.warmupUnder, cs.top())
 		peak, err := app.stop()
 		if err != nil {
-			return nil, up, err
+			return nil, nil, err
 		}
 		r.goSide.peakKiB = peak
 		fmt.Fprintf(log, " %s s; numpy…", formatSeconds(sideMedian(r.goSide)))
@@ -500,9 +530,9 @@ func benchE2E(ctx context.Context, cfg config, self string, cases []benchCase, l
 		}
 		fmt.Fprintf(log, " %s s\n", formatSeconds(sideMedian(r.np)))
 		if err := ctx.Err(); err != nil {
-			return nil, up, err
+			return nil, nil, err
 		}
 		rows = append(rows, r)
 	}
-	return rows, up, nil
+	return rows, ups, nil
 }

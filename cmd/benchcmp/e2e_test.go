@@ -91,8 +91,8 @@ func (f *fakeWebapp) handler() http.Handler {
 	return mux
 }
 
-// csvFile writes a small file to upload and returns its path.
-func csvFile(t *testing.T) string {
+// smallCSV writes a small file to upload and returns its path.
+func smallCSV(t *testing.T) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "d.csv")
 	if err := os.WriteFile(path, []byte("f1,label:a\n1,0\n2,1\n3,1\n"), 0o644); err != nil {
@@ -112,7 +112,7 @@ func TestUploadCSV(t *testing.T) {
 			f := &fakeWebapp{uploadFail: tc.fail}
 			srv := httptest.NewServer(f.handler())
 			defer srv.Close()
-			path := csvFile(t)
+			path := smallCSV(t)
 			id, took, err := uploadCSV(t.Context(), srv.Client(), srv.URL, path)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
@@ -261,9 +261,9 @@ func runPython(t *testing.T, script string, args ...string) (string, error) {
 }
 
 // TestBenchE2E runs the end-to-end rows on tiny data with the real
-// webapp: built from this tree, started, the CSV uploaded twice, a pca
-// and an mddmp job timed, numpy's side run, the webapp stopped. Skipped
-// with -short (it builds the webapp).
+// webapp: built from this tree, started, the dense and the sparse CSV
+// uploaded twice each, a pca and an mddmp job timed, numpy's side run,
+// the webapp stopped. Skipped with -short (it builds the webapp).
 func TestBenchE2E(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the webapp")
@@ -272,19 +272,27 @@ func TestBenchE2E(t *testing.T) {
 	dir := t.TempDir()
 	size := dataSize{name: "e2e", n: 300, d: 30, q: 12}
 	cases := []benchCase{{work: "pca", size: size, kind: kindE2E}, {work: "mddmp", size: size, kind: kindE2E}}
+	wide := benchCase{work: "pca", size: smallWide, kind: kindWide}
 	// The data exist before, so no generator child (this test binary
 	// cannot be one) is started.
-	if _, err := ensureData(t.Context(), dir, cases[0], 1, io.Discard); err != nil {
-		t.Fatal(err)
+	for _, c := range []benchCase{cases[0], wide} {
+		if _, err := ensureData(t.Context(), dir, c, 1, io.Discard); err != nil {
+			t.Fatal(err)
+		}
 	}
 	cfg := config{reps: 2, warmupUnder: time.Hour, cacheDir: dir, python: debianPython, script: refScript, seed: 1, tol: 1e-6, sparseTol: 1e-6}
 	var log bytes.Buffer
-	rows, up, err := benchE2E(t.Context(), cfg, "", cases, &log)
+	rows, ups, err := benchE2E(t.Context(), cfg, "", cases, wide, &log)
 	if err != nil {
 		t.Fatalf("%v\nlog:\n%s", err, log.String())
 	}
-	if len(up.times) != 2 || up.bytes <= 0 || up.peakKiB <= 0 {
-		t.Errorf("uploads: got %+v, want 2 times, the file's size and a peak", up)
+	if len(ups) != 2 || !strings.HasPrefix(ups[0].what, "dense CSV") || !strings.HasPrefix(ups[1].what, "sparse CSV") {
+		t.Fatalf("uploads: got %+v, want the dense CSV's and the sparse CSV's", ups)
+	}
+	for _, up := range ups {
+		if len(up.times) != 2 || up.bytes <= 0 || up.peakKiB <= 0 {
+			t.Errorf("uploads of the %s: got %+v, want 2 times, the file's size and a peak", up.what, up)
+		}
 	}
 	if len(rows) != 2 {
 		t.Fatalf("got %d rows, want 2", len(rows))

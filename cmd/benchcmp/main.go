@@ -263,6 +263,17 @@ func allCases(scale float64) []benchCase {
 	return cs
 }
 
+// wideCase is the first wide row at scale, whose data the end-to-end rows
+// upload as the sparse CSV.
+func wideCase(scale float64) benchCase {
+	for _, c := range allCases(scale) {
+		if c.kind == kindWide {
+			return c
+		}
+	}
+	panic("benchcmp: allCases has no wide row")
+}
+
 // selectCases keeps the cases whose work is in methods and size in sizes
 // (nil keeps all). A name that matches no case is an error, and so is an
 // empty selection.
@@ -346,11 +357,11 @@ func bench(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 	}
 	if len(e2es) > 0 {
 		fmt.Fprintf(stderr, "[%d-%d/%d] end to end: ", len(fits)+1, len(cases), len(cases))
-		r, up, err := benchE2E(ctx, cfg, self, e2es, stderr)
+		r, ups, err := benchE2E(ctx, cfg, self, e2es, wideCase(cfg.scale), stderr)
 		if err != nil {
 			return fmt.Errorf("the end-to-end rows: %w", err)
 		}
-		rows, h.upload = append(rows, r...), &up
+		rows, h.uploads = append(rows, r...), ups
 	}
 	h.loadAfter = machineLoad()
 	h.parentKiB = selfPeakKiB()

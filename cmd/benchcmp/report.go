@@ -39,8 +39,10 @@ type phaseTime struct {
 	Seconds float64 `json:"seconds"`
 }
 
-// uploadStats are the end-to-end rows' uploads of the CSV file.
+// uploadStats are the end-to-end rows' uploads of one CSV file.
 type uploadStats struct {
+	// what names the file ("dense CSV (50000×500, q = 20)").
+	what  string
 	bytes int64
 	// times are the uploads' durations in seconds, from the request to the
 	// data set's answer.
@@ -64,8 +66,8 @@ type header struct {
 	seed               uint64
 	tol, sparseTol     float64
 	cacheDir           string
-	// upload describes the end-to-end rows' uploads (nil without them).
-	upload *uploadStats
+	// uploads describe the end-to-end rows' uploads.
+	uploads []uploadStats
 	// parentKiB is the parent's own peak memory: the floor of the
 	// children's (0 when unknown).
 	parentKiB int64
@@ -248,12 +250,12 @@ func writeReport(w io.Writer, h header, rows []row) error {
 			fmt.Fprintf(&b, "- %s, %s: Go %s; numpy %s\n", r.work, r.size, runsText(r.goSide), runsText(r.np))
 		}
 	}
-	if up := h.upload; up != nil && len(up.times) > 0 {
+	for _, up := range h.uploads {
 		parts := make([]string, len(up.times))
 		for i, t := range up.times {
 			parts[i] = formatSeconds(t)
 		}
-		fmt.Fprintf(&b, "- upload of the %.0f MB CSV: %s\n", float64(up.bytes)/1e6, strings.Join(parts, ", "))
+		fmt.Fprintf(&b, "- upload of the %s, %.0f MB: %s\n", up.what, float64(up.bytes)/1e6, strings.Join(parts, ", "))
 	}
 	if p := problems(rows, h); len(p) > 0 {
 		b.WriteString("\n**Problems:**\n\n")
@@ -290,10 +292,13 @@ func writeE2ETable(b *strings.Builder, h header, rows []row) {
 		"the time from `POST /api/jobs` (d = 10, no evaluation) to the job's finished state on its event stream. " +
 		"phases: the job's own `phases`, of the median job. numpy: its algebra alone, on the data loaded. " +
 		"peak: the webapp's, server or worker process, from its start to its stop around the jobs of the row.\n\n")
-	if up := h.upload; up != nil && len(up.times) > 0 {
-		med := median(up.times)
-		fmt.Fprintf(b, "Upload of the %.0f MB CSV (`POST /api/datasets`, to its answer): median of %d %s s, %.0f MB/s; webapp peak %s MiB.\n\n",
-			float64(up.bytes)/1e6, len(up.times), formatSeconds(med), float64(up.bytes)/1e6/med, formatMiB(up.peakKiB))
+	if len(h.uploads) > 0 {
+		b.WriteString("| upload (`POST /api/datasets`, to its answer) | MB | median s | MB/s | webapp peak MiB |\n|---|--:|--:|--:|--:|\n")
+		for _, up := range h.uploads {
+			med := median(up.times)
+			fmt.Fprintf(b, "| %s | %.0f | %s | %.0f | %s |\n", up.what, float64(up.bytes)/1e6, formatSeconds(med), float64(up.bytes)/1e6/med, formatMiB(up.peakKiB))
+		}
+		b.WriteString("\n")
 	}
 	b.WriteString("| job | data | job median s | numpy median s | job/numpy | phases of the median job, s | webapp peak MiB | numpy peak MiB | agree |\n")
 	b.WriteString("|---|---|--:|--:|--:|---|--:|--:|--:|\n")
