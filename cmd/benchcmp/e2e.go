@@ -246,6 +246,7 @@ type jobState struct {
 	Status string      `json:"status"`
 	Error  string      `json:"error"`
 	Phases []phaseTime `json:"phases"`
+	Notes  []string    `json:"notes"`
 }
 
 // terminal reports whether the job has finished for good.
@@ -365,25 +366,33 @@ func medianIndex(times []float64) int {
 	return idx[(len(idx)-1)/2]
 }
 
-// timeJobs runs the job of body until reps runs are timed (timeRuns: a
-// first run under warmupUnder is a warm-up), and returns the Go side of an
-// end-to-end row: the times, the warm-up, the last job's leading top
-// eigenvalues; and the median job's phases.
-func timeJobs(ctx context.Context, c *http.Client, base string, body []byte, reps int, warmupUnder time.Duration, top int) (outcome, []phaseTime) {
-	// runJob measures each job itself, from its request to its finished
+// jobRun is one timed job of an end-to-end row.
+type jobRun struct {
+	job  jobState
+	took time.Duration
+	// eig are the job's eigenvalues (eigenvalues.json).
+	eig []float64
+	// peakKiB is the webapp's peak memory over the job's session.
+	peakKiB int64
+}
+
+// timeJobs calls run until reps jobs are timed (timeRuns: a first job
+// under warmupUnder is a warm-up), and returns the Go side of an
+// end-to-end row: the jobs' times, the warm-up, the last job's leading top
+// eigenvalues, the largest peak; and the median job's phases.
+func timeJobs(ctx context.Context, reps int, warmupUnder time.Duration, top int, run func() (jobRun, error)) (outcome, []phaseTime) {
+	// Each run measures its job itself, from its request to its finished
 	// event; timeRuns' clock advances by exactly that.
-	var jobs []jobState
+	var runs []jobRun
 	var clock time.Time
-	run := func() error {
-		j, took, err := runJob(ctx, c, base, body)
+	times, warmup, err := timeRuns(ctx, reps, warmupUnder, func() time.Time { return clock }, func() {}, func() error {
+		r, err := run()
 		if err != nil {
 			return err
 		}
-		jobs, clock = append(jobs, j), clock.Add(took)
+		runs, clock = append(runs, r), clock.Add(r.took)
 		return nil
-	}
-	now := func() time.Time { return clock }
-	times, warmup, err := timeRuns(ctx, reps, warmupUnder, now, func() {}, run)
+	})
 	if err != nil {
 		return outcome{err: err}, nil
 	}
@@ -395,13 +404,57 @@ func timeJobs(ctx context.Context, c *http.Client, base string, body []byte, rep
 		s := warmup.Seconds()
 		o.res.Warmup = &s
 	}
-	timed := jobs[len(jobs)-len(times):]
-	eig, err := jobEigenvalues(ctx, c, base, timed[len(timed)-1].ID)
-	if err != nil {
-		return outcome{err: err}, nil
+	for _, r := range runs {
+		o.peakKiB = max(o.peakKiB, r.peakKiB)
 	}
-	o.res.Eig = eig[:min(top, len(eig))]
-	return o, timed[medianIndex(o.res.Times)].Phases
+	timed := runs[len(runs)-len(times):]
+	last := timed[len(timed)-1].eig
+	o.res.Eig = last[:min(top, len(last))]
+	return o, timed[medianIndex(o.res.Times)].job.Phases
+}
+
+// freshJob runs one job of body as a new user's job on stored data: it
+// starts the webapp over dataDir, runs the job of warmBody (on a tiny data
+// set) so that a worker process is running, then times the job of body
+// (runJob), reads its eigenvalues and stops the webapp. So the job meets
+// a running worker but no cache of this data set or decomposition from
+// an earlier job; a job that says it reused a decomposition is an error.
+func freshJob(ctx context.Context, c *http.Client, bin, dataDir string, warmBody, body []byte) (r jobRun, err error) {
+	app, err := startWebapp(ctx, bin, dataDir)
+	if err != nil {
+		return r, err
+	}
+	defer func() {
+		peak, serr := app.stop()
+		r.peakKiB = peak
+		if err == nil {
+			err = serr
+		}
+	}()
+	if _, _, err := runJob(ctx, c, app.url, warmBody); err != nil {
+		return r, fmt.Errorf("the warm-up job on the tiny data set: %w", err)
+	}
+	if r.job, r.took, err = runJob(ctx, c, app.url, body); err != nil {
+		return r, err
+	}
+	for _, n := range r.job.Notes {
+		if strings.Contains(n, "reused") {
+			return r, fmt.Errorf("job %s: %q, so its time is not a fit's", r.job.ID, n)
+		}
+	}
+	r.eig, err = jobEigenvalues(ctx, c, app.url, r.job.ID)
+	return r, err
+}
+
+// tinyCSV is the data set of the jobs that start a worker process before
+// each timed job: 20 rows, 3 features, 2 labels.
+func tinyCSV() []byte {
+	var b bytes.Buffer
+	b.WriteString("f1,f2,f3,label:a,label:b\n")
+	for i := range 20 {
+		fmt.Fprintf(&b, "%d,%d,%d,%d,%d\n", i, (i*7)%11, (i*i)%13, i%2, (i/3)%2)
+	}
+	return b.Bytes()
 }
 
 // buildWebapp builds ./cmd/webapp into dir with the go command and
@@ -451,12 +504,13 @@ func timeUploads(ctx context.Context, c *http.Client, bin, dataDir, path string,
 // -webapp names one) and starts it over an empty data directory under the
 // cache; it uploads the dense CSV of the cases -reps times, keeping one
 // data set, and the wide rows' sparse CSV (the data of case sparse) -reps
-// times; then for each case it restarts the webapp and times -reps jobs of
-// the case's method through the HTTP API, and runs the numpy reference on
-// the same data. Each session's webapp is stopped before the next
-// starts, so its peak memory is that session's. Trouble before the jobs
-// (data, build, start, upload) is an error; a failed job is the row's
-// failed side.
+// times; then for each case it times -reps jobs of the case's method
+// through the HTTP API, each in a webapp session of its own (freshJob: a
+// new user's job, with no cache of an earlier one), and runs the numpy
+// reference on the same data. Each session's webapp is stopped before the
+// next starts, so its peak memory is that session's. Trouble before the
+// jobs (data, build, start, upload) is an error; a failed job is the
+// row's failed side.
 func benchE2E(ctx context.Context, cfg config, self string, cases []benchCase, sparse benchCase, log io.Writer) ([]row, []uploadStats, error) {
 	files, err := provideData(ctx, self, cfg.cacheDir, cases[0], cfg.seed, log)
 	if err != nil {
@@ -481,8 +535,12 @@ func benchE2E(ctx context.Context, cfg config, self string, cases []benchCase, s
 	dataDir := filepath.Join(work, "data")
 	c := &http.Client{}
 
+	tiny := filepath.Join(work, "tiny.csv")
+	if err := os.WriteFile(tiny, tinyCSV(), 0o644); err != nil {
+		return nil, nil, fmt.Errorf("the tiny data set: %w", err)
+	}
 	var ups []uploadStats
-	var dataset string
+	var dataset, tinyID string
 	for _, u := range []struct {
 		path, what string
 		keep       bool
@@ -503,6 +561,13 @@ func benchE2E(ctx context.Context, cfg config, self string, cases []benchCase, s
 		fmt.Fprintf(log, " %.0f MB/s", float64(up.bytes)/1e6/median(up.times))
 	}
 	fmt.Fprintln(log)
+	if tinyID, _, err = timeUploads(ctx, c, bin, dataDir, tiny, 1, true); err != nil {
+		return nil, nil, err
+	}
+	warmBody, err := jobBody(tinyID, "pca", 1)
+	if err != nil {
+		return nil, nil, err
+	}
 
 	var rows []row
 	for _, cs := range cases {
@@ -511,17 +576,10 @@ func benchE2E(ctx context.Context, cfg config, self string, cases []benchCase, s
 		if err != nil {
 			return nil, nil, err
 		}
-		app, err := startWebapp(ctx, bin, dataDir)
-		if err != nil {
-			return nil, nil, err
-		}
 		r := row{work: cs.work, size: cs.text(), kind: kindE2E}
-		r.goSide, r.phases = timeJobs(ctx, c, app.url, body, cfg.reps, cfg.warmupUnder, cs.top())
-		peak, err := app.stop()
-		if err != nil {
-			return nil, nil, err
-		}
-		r.goSide.peakKiB = peak
+		r.goSide, r.phases = timeJobs(ctx, cfg.reps, cfg.warmupUnder, cs.top(), func() (jobRun, error) {
+			return freshJob(ctx, c, bin, dataDir, warmBody, body)
+		})
 		fmt.Fprintf(log, " %s s; numpy…", formatSeconds(sideMedian(r.goSide)))
 		r.np.skipped, r.sp.skipped = true, true
 		if cfg.python != "" {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -168,31 +169,36 @@ func TestRunJob(t *testing.T) {
 	}
 }
 
-// TestTimeJobs times jobs on the fake webapp: a warm-up and two timed
-// jobs, the last one's eigenvalues cut to top, the median job's phases.
+// TestTimeJobs times jobs given by a fake run: a warm-up and three timed
+// jobs, the last one's eigenvalues cut to top, the median job's phases,
+// the largest peak.
 func TestTimeJobs(t *testing.T) {
-	f := &fakeWebapp{}
-	srv := httptest.NewServer(f.handler())
-	defer srv.Close()
-	body, _ := jobBody("ds1", "mddmp", 10)
-	o, phases := timeJobs(t.Context(), srv.Client(), srv.URL, body, 3, time.Hour, 5)
+	took := []time.Duration{900, 300, 100, 200} // ms: the warm-up, then j2…j4
+	k := 0
+	run := func() (jobRun, error) {
+		k++
+		return jobRun{job: jobState{ID: fmt.Sprintf("j%d", k), Status: "succeeded", Phases: []phaseTime{{"load", float64(k)}}},
+			took: took[k-1] * time.Millisecond, eig: []float64{9, 8, 7, 6, 5, float64(k)}, peakKiB: int64(100 * k % 350)}, nil
+	}
+	o, phases := timeJobs(t.Context(), 3, time.Second, 5, run)
 	if o.err != nil {
 		t.Fatal(o.err)
 	}
-	if len(f.jobs) != 4 || len(o.res.Times) != 3 || o.res.Warmup == nil {
-		t.Fatalf("got %d jobs, %d timed and warm-up %v; want 4, 3 and a warm-up", len(f.jobs), len(o.res.Times), o.res.Warmup)
+	if want := []float64{0.3, 0.1, 0.2}; k != 4 || !slices.Equal(o.res.Times, want) || o.res.Warmup == nil || *o.res.Warmup != 0.9 {
+		t.Fatalf("got %d jobs, times %v and warm-up %v; want 4, %v and 0.9", k, o.res.Times, o.res.Warmup, want)
 	}
 	if want := []float64{9, 8, 7, 6, 5}; !slices.Equal(o.res.Eig, want) {
 		t.Errorf("eigenvalues: got %v, want %v", o.res.Eig, want)
 	}
-	// Job k's load phase is k seconds: the median job is one of j2…j4.
-	mi := medianIndex(o.res.Times)
-	if len(phases) != 3 || phases[1].Name != "load" || phases[1].Seconds != float64(mi+2) {
-		t.Errorf("phases: got %v, want those of job j%d, the median of %v", phases, mi+2, o.res.Times)
+	if want := []phaseTime{{"load", 4}}; !slices.Equal(phases, want) {
+		t.Errorf("phases: got %v, want %v, those of j4, the median job (0.2 s)", phases, want)
 	}
-	f.jobFail = "boom"
-	if o, _ := timeJobs(t.Context(), srv.Client(), srv.URL, body, 1, 0, 5); o.err == nil || !strings.Contains(o.err.Error(), "boom") {
-		t.Errorf("a failing job: got %v, want its error", o.err)
+	if o.peakKiB != 300 {
+		t.Errorf("peak: got %d KiB, want the largest, 300", o.peakKiB)
+	}
+	boom := errors.New("boom")
+	if o, _ := timeJobs(t.Context(), 1, 0, 5, func() (jobRun, error) { return jobRun{}, boom }); !errors.Is(o.err, boom) {
+		t.Errorf("a failing job: got %v, want %v", o.err, boom)
 	}
 }
 
