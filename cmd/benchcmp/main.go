@@ -104,7 +104,7 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.cacheDir, "cache", filepath.Join(os.TempDir(), "mldr-benchcmp"), "directory of the generated .npy data, reused when present (about 2 GB); the end-to-end rows' webapp keeps its data in a temporary directory here")
 	fs.StringVar(&c.out, "out", "", "also write the report to this file")
 	fs.StringVar(&c.python, "python", "/usr/bin/python3", "Python with numpy for the reference side; empty runs the Go side only")
-	fs.StringVar(&c.script, "script", filepath.Join("scripts", "bench", "numpy_ref.py"), "the numpy reference script")
+	fs.StringVar(&c.script, "script", filepath.Join("scripts", "bench", "numpy_ref.py"), "the numpy reference script; scipy_ref.py, the wide rows' sparse reference, is looked for beside it")
 	fs.Uint64Var(&c.seed, "seed", 1, "seed of the generated data")
 	fs.Float64Var(&c.scale, "scale", 1, "multiply every N by this (0.05 gives a quick check of the machinery; the eigen matrix keeps its size)")
 	fs.Float64Var(&c.tol, "tol", 1e-6, "relative difference of the leading eigenvalues from which a row is a mismatch")
@@ -115,9 +115,10 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: go run ./cmd/benchcmp [flags]\n\n"+
 			"Times the methods of internal/analysis against numpy on OpenBLAS, each in a child\n"+
-			"process, on the same seeded data, and prints a Markdown table (see docs/BENCHMARKS.md).\n"+
-			"Every method gets d = %d and its defaults otherwise. A mismatch of the eigenvalues or a\n"+
-			"failed side makes the exit status 1.\n\nFlags:\n", benchD)
+			"process, on the same seeded data, and prints Markdown tables (see docs/BENCHMARKS.md):\n"+
+			"the wide sparse rows also against scipy's sparse route, the end-to-end rows as jobs\n"+
+			"through the webapp's HTTP API. Every method gets d = %d (%d on the wide rows) and its\n"+
+			"defaults otherwise. A mismatch of the eigenvalues or a failed side makes the exit status 1.\n\nFlags:\n", benchD, wideD)
 		fs.VisitAll(func(f *flag.Flag) {
 			if f.Name == childFlag || f.Name == generateFlag {
 				return
