@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"mldr/internal/analysis"
+	"mldr/internal/sparse"
 )
 
 // task is what a child process times. The parent gives it to the Go child
@@ -24,6 +25,8 @@ type task struct {
 	X string `json:"x,omitempty"`
 	Y string `json:"y,omitempty"`
 	A string `json:"a,omitempty"`
+	// CSR are the sparse features' files (the wide rows), instead of X.
+	CSR *csrFiles `json:"csr,omitempty"`
 	// Classes are the category counts of class variables (multi-dimensional
 	// data), nil for 0/1 labels.
 	Classes []int `json:"classes,omitempty"`
@@ -111,15 +114,10 @@ func runGoChild(ctx context.Context, raw string, w io.Writer) error {
 		if !ok {
 			return fmt.Errorf("unknown method %q", t.Work)
 		}
-		x, err := loadNPY(t.X)
+		in, err := goInput(t)
 		if err != nil {
 			return err
 		}
-		y, err := loadNPY(t.Y)
-		if err != nil {
-			return err
-		}
-		in := analysis.Input{X: x, Y: y, Classes: t.Classes}
 		p := analysis.Params{D: t.D}.Only(method.Takes)
 		run = func() error {
 			m, err := analysis.Fit(ctx, t.Work, in, p, nil)
@@ -146,6 +144,39 @@ func runGoChild(ctx context.Context, raw string, w io.Writer) error {
 		return fmt.Errorf("writing the child's result: %w", err)
 	}
 	return nil
+}
+
+// goInput loads the task's data into the input of analysis.Fit, as
+// internal/jobs builds it: dense features and the labels (or class
+// variables), or for the wide rows the sparse features (wideInput).
+func goInput(t task) (analysis.Input, error) {
+	y, err := loadNPY(t.Y)
+	if err != nil {
+		return analysis.Input{}, err
+	}
+	if t.CSR != nil {
+		m, err := loadCSR(*t.CSR)
+		if err != nil {
+			return analysis.Input{}, err
+		}
+		if r, _ := y.Dims(); r != m.R {
+			return analysis.Input{}, fmt.Errorf("%d rows of sparse features (%s) and %d of labels (%s)", m.R, t.CSR.Indptr, r, t.Y)
+		}
+		return wideInput(m, y), nil
+	}
+	x, err := loadNPY(t.X)
+	if err != nil {
+		return analysis.Input{}, err
+	}
+	return analysis.Input{X: x, Y: y, Classes: t.Classes}, nil
+}
+
+// wideInput is the input of analysis.Fit for the wide rows: the sparse
+// features m and the 0/1 labels y. It is the one place that says how the
+// Go side takes sparse data.
+func wideInput(m *sparse.CSR, y *mat.Dense) analysis.Input {
+	// TODO(issue 15): Input.Sparse once sparsefit lands
+	return analysis.Input{X: m.Dense(), Y: y}
 }
 
 // seconds converts seconds to a duration.

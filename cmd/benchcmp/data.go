@@ -41,10 +41,16 @@ const (
 	eigenRank = 60
 )
 
-// dataFiles are the .npy files one case reads, and the category counts of
-// its class variables (nil for multi-label data).
+// dataFiles are the files one case reads, and the category counts of its
+// class variables (nil for multi-label data).
 type dataFiles struct {
+	// X, Y and A are .npy matrices: the dense features, the labels (or
+	// class variables), the eigen case's symmetric matrix.
 	X, Y, A string
+	// CSR holds the wide rows' sparse features instead of X.
+	CSR *csrFiles
+	// CSV is the end-to-end rows' upload: X and Y as one CSV file.
+	CSV     string
 	Classes []int
 }
 
@@ -53,8 +59,13 @@ type dataFiles struct {
 // data that would be generated.
 func dataPaths(dir string, c benchCase, seed uint64) dataFiles {
 	s := c.size
-	if c.work == workEigen {
+	switch {
+	case c.work == workEigen:
 		return dataFiles{A: filepath.Join(dir, fmt.Sprintf("psd-%dx%d-seed%d-%s.npy", s.d, s.d, seed, genVersion))}
+	case c.kind == kindWide:
+		return wideDataPaths(dir, s, seed)
+	case c.kind == kindE2E:
+		return e2eDataPaths(dir, s, seed)
 	}
 	f := dataFiles{X: filepath.Join(dir, fmt.Sprintf("x-n%d-d%d-seed%d-%s.npy", s.n, s.d, seed, genVersion))}
 	if c.multiDim {
@@ -69,36 +80,53 @@ func dataPaths(dir string, c benchCase, seed uint64) dataFiles {
 	return f
 }
 
-// dataFile is one file of a case: where, its shape, and how to make it.
+// dataFile is one item of a case's data: what the log calls it, whether
+// the cache has it, and how to write it (under a temporary name renamed
+// into place, so that a file under its final name is always complete).
 type dataFile struct {
-	path       string
-	rows, cols int
-	make       func() mat.Matrix
+	name    string
+	present func() (bool, error)
+	write   func() error
 }
 
-// dataPlan lists the files of case c in dir (as dataPaths names them).
+// matrixFile is a rows×cols float64 .npy file at path that make computes.
+func matrixFile(path string, rows, cols int, make func() mat.Matrix) dataFile {
+	return dataFile{
+		name:    fmt.Sprintf("%s (%d×%d)", filepath.Base(path), rows, cols),
+		present: func() (bool, error) { return cached(path, rows, cols) },
+		write:   func() error { return writeNPYFile(path, make()) },
+	}
+}
+
+// dataPlan lists the files of case c in dir (as dataPaths names them), in
+// the order they are written.
 func dataPlan(dir string, c benchCase, seed uint64) []dataFile {
 	f := dataPaths(dir, c, seed)
 	s := c.size
-	if c.work == workEigen {
-		return []dataFile{{f.A, s.d, s.d, func() mat.Matrix { return psdMatrix(seed, s.d) }}}
+	switch {
+	case c.work == workEigen:
+		return []dataFile{matrixFile(f.A, s.d, s.d, func() mat.Matrix { return psdMatrix(seed, s.d) })}
+	case c.kind == kindWide:
+		return widePlan(f, s, seed)
+	case c.kind == kindE2E:
+		return e2ePlan(f, s, seed)
 	}
-	files := []dataFile{{f.X, s.n, s.d, func() mat.Matrix { return features(seed, s.n, s.d) }}}
+	files := []dataFile{matrixFile(f.X, s.n, s.d, func() mat.Matrix { return features(seed, s.n, s.d) })}
 	if c.multiDim {
-		return append(files, dataFile{f.Y, s.n, classVars, func() mat.Matrix {
+		return append(files, matrixFile(f.Y, s.n, classVars, func() mat.Matrix {
 			return classLabels(seed, s.n, s.d, latent(seed, s.n, s.d))
-		}})
+		}))
 	}
-	return append(files, dataFile{f.Y, s.n, s.q, func() mat.Matrix {
+	return append(files, matrixFile(f.Y, s.n, s.q, func() mat.Matrix {
 		return multiLabels(seed, s.n, s.d, s.q, latent(seed, s.n, s.d))
-	}})
+	}))
 }
 
 // missingData lists the files of plan that are not in the cache.
 func missingData(plan []dataFile) ([]dataFile, error) {
 	var out []dataFile
 	for _, f := range plan {
-		ok, err := cached(f.path, f.rows, f.cols)
+		ok, err := f.present()
 		if err != nil {
 			return nil, err
 		}
@@ -125,8 +153,8 @@ func ensureData(ctx context.Context, dir string, c benchCase, seed uint64, log i
 		if err := ctx.Err(); err != nil {
 			return dataFiles{}, err
 		}
-		fmt.Fprintf(log, "generating %s (%d×%d)\n", filepath.Base(fl.path), fl.rows, fl.cols)
-		if err := writeNPYFile(fl.path, fl.make()); err != nil {
+		fmt.Fprintf(log, "generating %s\n", fl.name)
+		if err := fl.write(); err != nil {
 			return dataFiles{}, err
 		}
 	}
@@ -143,6 +171,9 @@ type genSpec struct {
 	Q        int    `json:"q"`
 	MultiDim bool   `json:"multi_dim"`
 	Seed     uint64 `json:"seed"`
+	// Kind and Density: the wide rows' sparse data, the end-to-end rows'.
+	Kind    caseKind `json:"kind,omitempty"`
+	Density float64  `json:"density,omitempty"`
 }
 
 // runGenerator is the generator child: it writes the missing files of the
@@ -152,7 +183,7 @@ func runGenerator(ctx context.Context, raw string, log io.Writer) error {
 	if err := json.Unmarshal([]byte(raw), &g); err != nil {
 		return fmt.Errorf("reading the generator's task: %w", err)
 	}
-	c := benchCase{work: g.Work, size: dataSize{n: g.N, d: g.D, q: g.Q}, multiDim: g.MultiDim}
+	c := benchCase{work: g.Work, size: dataSize{n: g.N, d: g.D, q: g.Q, density: g.Density}, multiDim: g.MultiDim, kind: g.Kind}
 	_, err := ensureData(ctx, g.Dir, c, g.Seed, log)
 	return err
 }
@@ -169,7 +200,8 @@ func provideData(ctx context.Context, self, dir string, c benchCase, seed uint64
 	if err != nil || len(missing) == 0 {
 		return dataPaths(dir, c, seed), err
 	}
-	b, err := json.Marshal(genSpec{Dir: dir, Work: c.work, N: c.size.n, D: c.size.d, Q: c.size.q, MultiDim: c.multiDim, Seed: seed})
+	b, err := json.Marshal(genSpec{Dir: dir, Work: c.work, N: c.size.n, D: c.size.d, Q: c.size.q,
+		MultiDim: c.multiDim, Seed: seed, Kind: c.kind, Density: c.size.density})
 	if err != nil {
 		return dataFiles{}, fmt.Errorf("encoding the generator's task: %w", err)
 	}

@@ -3,16 +3,21 @@
 // table: each side's median time and peak memory, their ratio, and how
 // closely their leading eigenvalues agree.
 //
-//	go run ./cmd/benchcmp [-methods pca,mddmp] [-sizes 100k,20k,eigen] [-reps 3] [-out FILE]
+//	go run ./cmd/benchcmp [-methods pca,mddmp] [-sizes 100k,20k,eigen,wide,e2e] [-reps 3] [-out FILE]
 //
 // The data (100 000×1 000 features with 100 labels or 10 class variables,
 // 20 000×2 000 with 100 labels, a 2 000×2 000 positive semi-definite
-// matrix) are generated once into a cache directory as .npy files. Each
-// measurement runs in a child process: this command re-executed with a
-// hidden flag for the Go side, which times analysis.Fit (the code path of
-// the jobs), and scripts/bench/numpy_ref.py under /usr/bin/python3 for the
-// numpy side, which times the same algebra written as a numpy user would.
-// The parent reads each child's peak resident memory from wait4.
+// matrix, 20 000×5 000 sparse features at 2 % density with 400 labels,
+// 50 000×500 features with 20 labels as a CSV file) are generated once
+// into a cache directory as .npy files (and the CSV). Each measurement runs
+// in a child process: this command re-executed with a hidden flag for the
+// Go side, which times analysis.Fit (the code path of the jobs), and
+// scripts/bench/numpy_ref.py under /usr/bin/python3 for the numpy side,
+// which times the same algebra written as a numpy user would; the wide
+// sparse rows also run scripts/bench/scipy_ref.py, scipy's sparse route.
+// The end-to-end rows build and start the webapp, upload the CSV and time
+// jobs through the HTTP API. The parent reads each child's peak resident
+// memory from wait4.
 //
 // docs/BENCHMARKS.md says what is measured, how, and the latest results.
 package main
@@ -49,8 +54,12 @@ func main() {
 
 // What every method is given, and the eigen case's k.
 const (
-	// benchD is the target dimension d given to every method.
+	// benchD is the target dimension d given to every method but the
+	// wide rows'.
 	benchD = 10
+	// wideD is the target dimension d of the wide rows, and how many
+	// leading eigenvalues they compare.
+	wideD = 20
 	// eigenK is how many eigenpairs the eigen case computes.
 	eigenK = 50
 	// agreeTop is how many leading eigenvalues a method's children report.
@@ -70,6 +79,11 @@ type config struct {
 	seed           uint64
 	scale          float64
 	tol            float64
+	// sparseTol is the agreement tolerance against scipy's iterative
+	// eigsh and svds (the wide rows).
+	sparseTol float64
+	// webapp is the webapp binary of the end-to-end rows; "" builds one.
+	webapp string
 	// child, when set, is a Go child's task (JSON); generate a generator
 	// child's (JSON).
 	child, generate string
@@ -83,24 +97,28 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 	fs := flag.NewFlagSet("benchcmp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&methods, "methods", "all", "comma-separated works to run: mddmp, sdem, cplst, pca, mvmd, mlsi, cca, mddmf, eigen, or all")
-	fs.StringVar(&sizes, "sizes", "all", "comma-separated sizes to run: 100k (N=100000, D=1000, q=100), 20k (N=20000, D=2000, q=100), eigen (2000×2000), or all")
+	fs.StringVar(&sizes, "sizes", "all", "comma-separated sizes to run: 100k (N=100000, D=1000, q=100), 20k (N=20000, D=2000, q=100), eigen (2000×2000), "+
+		"wide (N=20000, D=5000 sparse at 2%, q=400, d=20, also against scipy), e2e (jobs through the webapp's HTTP API on N=50000, D=500, q=20), or all")
 	fs.IntVar(&c.reps, "reps", 3, "timed runs per work and side; the table gives their median")
 	fs.DurationVar(&c.warmupUnder, "warmup-under", 5*time.Second, "a first run shorter than this is an untimed warm-up; a longer one is the first timed run")
-	fs.StringVar(&c.cacheDir, "cache", filepath.Join(os.TempDir(), "mldr-benchcmp"), "directory of the generated .npy data, reused when present (about 1.3 GB)")
+	fs.StringVar(&c.cacheDir, "cache", filepath.Join(os.TempDir(), "mldr-benchcmp"), "directory of the generated .npy data, reused when present (about 2 GB); the end-to-end rows' webapp keeps its data in a temporary directory here")
 	fs.StringVar(&c.out, "out", "", "also write the report to this file")
 	fs.StringVar(&c.python, "python", "/usr/bin/python3", "Python with numpy for the reference side; empty runs the Go side only")
-	fs.StringVar(&c.script, "script", filepath.Join("scripts", "bench", "numpy_ref.py"), "the numpy reference script")
+	fs.StringVar(&c.script, "script", filepath.Join("scripts", "bench", "numpy_ref.py"), "the numpy reference script; scipy_ref.py, the wide rows' sparse reference, is looked for beside it")
 	fs.Uint64Var(&c.seed, "seed", 1, "seed of the generated data")
 	fs.Float64Var(&c.scale, "scale", 1, "multiply every N by this (0.05 gives a quick check of the machinery; the eigen matrix keeps its size)")
 	fs.Float64Var(&c.tol, "tol", 1e-6, "relative difference of the leading eigenvalues from which a row is a mismatch")
+	fs.Float64Var(&c.sparseTol, "sparse-tol", 1e-6, "the same against scipy's iterative eigsh and svds (the wide rows), run with their default tolerance")
+	fs.StringVar(&c.webapp, "webapp", "", "the webapp binary for the e2e rows; empty builds ./cmd/webapp into a temporary directory (give a -tags openblas build to time that one)")
 	fs.StringVar(&c.child, childFlag, "", "internal: run as the Go child of this task (JSON)")
 	fs.StringVar(&c.generate, generateFlag, "", "internal: generate the data of this case (JSON)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: go run ./cmd/benchcmp [flags]\n\n"+
 			"Times the methods of internal/analysis against numpy on OpenBLAS, each in a child\n"+
-			"process, on the same seeded data, and prints a Markdown table (see docs/BENCHMARKS.md).\n"+
-			"Every method gets d = %d and its defaults otherwise. A mismatch of the eigenvalues or a\n"+
-			"failed side makes the exit status 1.\n\nFlags:\n", benchD)
+			"process, on the same seeded data, and prints Markdown tables (see docs/BENCHMARKS.md):\n"+
+			"the wide sparse rows also against scipy's sparse route, the end-to-end rows as jobs\n"+
+			"through the webapp's HTTP API. Every method gets d = %d (%d on the wide rows) and its\n"+
+			"defaults otherwise. A mismatch of the eigenvalues or a failed side makes the exit status 1.\n\nFlags:\n", benchD, wideD)
 		fs.VisitAll(func(f *flag.Flag) {
 			if f.Name == childFlag || f.Name == generateFlag {
 				return
@@ -125,6 +143,8 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 		return c, fmt.Errorf("-scale must be in (0, 1], not %v", c.scale)
 	case !(c.tol > 0):
 		return c, fmt.Errorf("-tol must be positive, not %v", c.tol)
+	case !(c.sparseTol > 0):
+		return c, fmt.Errorf("-sparse-tol must be positive, not %v", c.sparseTol)
 	}
 	c.methods, c.sizes = splitList(methods), splitList(sizes)
 	return c, nil
@@ -159,15 +179,31 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 // dataSize is one shape of the benchmark's data.
 type dataSize struct {
-	name    string // as -sizes names it
-	n, d, q int    // rows, features (the eigen matrix is d×d), labels
+	name    string  // as -sizes names it
+	n, d, q int     // rows, features (the eigen matrix is d×d), labels
+	density float64 // share of non-zero features (sparse data), 0 for dense
 }
+
+// caseKind says which table a case belongs to.
+type caseKind int
+
+const (
+	// kindDense cases time analysis.Fit on dense features against numpy.
+	kindDense caseKind = iota
+	// kindWide cases time analysis.Fit on sparse features against numpy
+	// on the same data made dense and against scipy's sparse route.
+	kindWide
+	// kindE2E cases time a job through the webapp's HTTP API against
+	// numpy's algebra alone.
+	kindE2E
+)
 
 // benchCase is one row of the table: a work on a size.
 type benchCase struct {
 	work     string // a method id of package analysis, or workEigen
 	size     dataSize
 	multiDim bool // class variables instead of 0/1 labels (sdem)
+	kind     caseKind
 }
 
 // text describes the case's data for the size column.
@@ -178,8 +214,29 @@ func (c benchCase) text() string {
 		return fmt.Sprintf("%d×%d, top %d", s.d, s.d, eigenK)
 	case c.multiDim:
 		return fmt.Sprintf("%d×%d, %d×%d classes", s.n, s.d, classVars, classCount)
+	case c.kind == kindWide:
+		return fmt.Sprintf("%d×%d, %g%% dense, q = %d", s.n, s.d, 100*s.density, s.q)
 	}
 	return fmt.Sprintf("%d×%d, q = %d", s.n, s.d, s.q)
+}
+
+// targetD is the d the case's methods are given.
+func (c benchCase) targetD() int {
+	if c.kind == kindWide {
+		return wideD
+	}
+	return benchD
+}
+
+// top is how many leading eigenvalues the case's sides report and compare.
+func (c benchCase) top() int {
+	switch {
+	case c.work == workEigen:
+		return eigenK
+	case c.kind == kindWide:
+		return wideD
+	}
+	return agreeTop
 }
 
 // allCases lists every row of the table, in order, with every N
@@ -187,15 +244,35 @@ func (c benchCase) text() string {
 func allCases(scale float64) []benchCase {
 	rows := func(n int) int { return max(200, int(math.Round(float64(n)*scale))) }
 	big := dataSize{name: "100k", n: rows(100_000), d: 1_000, q: 100}
-	wide := dataSize{name: "20k", n: rows(20_000), d: 2_000, q: 100}
+	mid := dataSize{name: "20k", n: rows(20_000), d: 2_000, q: 100}
+	wide := dataSize{name: "wide", n: rows(20_000), d: 5_000, q: 400, density: 0.02}
+	stored := dataSize{name: "e2e", n: rows(50_000), d: 500, q: 20}
 	var cs []benchCase
 	for _, m := range []string{"mddmp", "sdem", "cplst", "pca", "mvmd", "mlsi", "cca", "mddmf"} {
 		cs = append(cs, benchCase{work: m, size: big, multiDim: m == "sdem"})
 	}
 	for _, m := range []string{"pca", "mddmp", "cplst", "mvmd"} {
-		cs = append(cs, benchCase{work: m, size: wide})
+		cs = append(cs, benchCase{work: m, size: mid})
 	}
-	return append(cs, benchCase{work: workEigen, size: dataSize{name: "eigen", d: 2_000}})
+	cs = append(cs, benchCase{work: workEigen, size: dataSize{name: "eigen", d: 2_000}})
+	for _, m := range []string{"pca", "mddmp", "cplst", "mvmd"} {
+		cs = append(cs, benchCase{work: m, size: wide, kind: kindWide})
+	}
+	for _, m := range []string{"pca", "mddmp"} {
+		cs = append(cs, benchCase{work: m, size: stored, kind: kindE2E})
+	}
+	return cs
+}
+
+// wideCase is the first wide row at scale, whose data the end-to-end rows
+// upload as the sparse CSV.
+func wideCase(scale float64) benchCase {
+	for _, c := range allCases(scale) {
+		if c.kind == kindWide {
+			return c
+		}
+	}
+	panic("benchcmp: allCases has no wide row")
 }
 
 // selectCases keeps the cases whose work is in methods and size in sizes
@@ -240,7 +317,7 @@ func uniq(s []string) []string {
 	return out
 }
 
-// bench runs the selected cases on both sides and writes the report to
+// bench runs the selected cases on every side and writes the report to
 // stdout (and -out). Progress goes to stderr. A failed side or a mismatch
 // of the eigenvalues is an error, after the report.
 func bench(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
@@ -254,47 +331,38 @@ func bench(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 	}
 	h := header{date: time.Now(), cpu: machineCPU(), cores: runtime.NumCPU(), maxProcs: runtime.GOMAXPROCS(0),
 		goVersion: runtime.Version(), gonum: gonumVersion(), d: benchD, reps: cfg.reps, warmupUnder: cfg.warmupUnder,
-		seed: cfg.seed, tol: cfg.tol, cacheDir: cfg.cacheDir}
-	if cfg.python != "" {
-		if _, err := os.Stat(cfg.script); err != nil {
-			return fmt.Errorf("the numpy reference script: %w (run from the repository's root, or give -script)", err)
+		seed: cfg.seed, tol: cfg.tol, sparseTol: cfg.sparseTol, cacheDir: cfg.cacheDir}
+	var fits, e2es []benchCase
+	for _, c := range cases {
+		if c.kind == kindE2E {
+			e2es = append(e2es, c)
+		} else {
+			fits = append(fits, c)
 		}
-		info, err := probeNumPy(ctx, cfg.python, cfg.script)
-		if err != nil {
+	}
+	wide := slices.ContainsFunc(cases, func(c benchCase) bool { return c.kind == kindWide })
+	if cfg.python != "" {
+		if err := probeReferences(ctx, cfg, wide, &h); err != nil {
 			return err
 		}
-		h.numpy = fmt.Sprintf("%s (Python %s, %s)", info.Numpy, info.Python, cfg.python)
-		h.blas = info.BLAS
 	}
 	h.loadBefore = machineLoad()
 	var rows []row
-	for i, c := range cases {
-		files, err := provideData(ctx, self, cfg.cacheDir, c, cfg.seed, stderr)
+	for i, c := range fits {
+		fmt.Fprintf(stderr, "[%d/%d] %s, %s: ", i+1, len(cases), c.work, c.text())
+		r, err := benchFit(ctx, cfg, self, c, stderr)
 		if err != nil {
-			return fmt.Errorf("%s, %s: %w", c.work, c.text(), err)
-		}
-		t := task{Work: c.work, X: files.X, Y: files.Y, A: files.A, Classes: files.Classes, D: benchD,
-			Reps: cfg.reps, WarmupUnder: cfg.warmupUnder.Seconds(), Top: agreeTop}
-		if c.work == workEigen {
-			t.K, t.Top = eigenK, eigenK
-		}
-		fmt.Fprintf(stderr, "[%d/%d] %s, %s: Go…", i+1, len(cases), c.work, c.text())
-		args, err := goChildArgs(t)
-		if err != nil {
-			return err
-		}
-		r := row{work: c.work, size: c.text(), goSide: runChild(ctx, self, args...)}
-		fmt.Fprintf(stderr, " %s s; numpy…", formatSeconds(sideMedian(r.goSide)))
-		if cfg.python != "" {
-			r.np = runChild(ctx, cfg.python, pythonArgs(cfg.script, t)...)
-		} else {
-			r.np.skipped = true
-		}
-		fmt.Fprintf(stderr, " %s s\n", formatSeconds(sideMedian(r.np)))
-		if err := ctx.Err(); err != nil {
 			return err
 		}
 		rows = append(rows, r)
+	}
+	if len(e2es) > 0 {
+		fmt.Fprintf(stderr, "[%d-%d/%d] end to end: ", len(fits)+1, len(cases), len(cases))
+		r, ups, err := benchE2E(ctx, cfg, self, e2es, wideCase(cfg.scale), stderr)
+		if err != nil {
+			return fmt.Errorf("the end-to-end rows: %w", err)
+		}
+		rows, h.uploads = append(rows, r...), ups
 	}
 	h.loadAfter = machineLoad()
 	h.parentKiB = selfPeakKiB()
@@ -314,11 +382,72 @@ func bench(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 			return fmt.Errorf("writing the report to %s: %w", cfg.out, err)
 		}
 	}
-	if p := problems(rows, cfg.tol); len(p) > 0 {
+	if p := problems(rows, h); len(p) > 0 {
 		for _, s := range p {
 			fmt.Fprintln(stderr, "benchcmp:", s)
 		}
 		return fmt.Errorf("%d problems (failed sides or eigenvalues that disagree); see the report", len(p))
 	}
 	return nil
+}
+
+// probeReferences asks the reference scripts which numpy, BLAS and (for
+// the wide rows) scipy they run on, for the header.
+func probeReferences(ctx context.Context, cfg config, wide bool, h *header) error {
+	if _, err := os.Stat(cfg.script); err != nil {
+		return fmt.Errorf("the numpy reference script: %w (run from the repository's root, or give -script)", err)
+	}
+	info, err := probeNumPy(ctx, cfg.python, cfg.script)
+	if err != nil {
+		return err
+	}
+	h.numpy = fmt.Sprintf("%s (Python %s, %s)", info.Numpy, info.Python, cfg.python)
+	h.blas = info.BLAS
+	if !wide {
+		return nil
+	}
+	sinfo, err := probeNumPy(ctx, cfg.python, scipyScript(cfg.script))
+	if err != nil {
+		return err
+	}
+	h.scipy = sinfo.SciPy
+	return nil
+}
+
+// scipyScript is the scipy reference, beside the numpy one.
+func scipyScript(numpyScript string) string {
+	return filepath.Join(filepath.Dir(numpyScript), "scipy_ref.py")
+}
+
+// benchFit runs one case of the fit tables: the Go child, numpy, and for a
+// wide case scipy's sparse route. It logs each side's median to log.
+func benchFit(ctx context.Context, cfg config, self string, c benchCase, log io.Writer) (row, error) {
+	files, err := provideData(ctx, self, cfg.cacheDir, c, cfg.seed, log)
+	if err != nil {
+		return row{}, fmt.Errorf("%s, %s: %w", c.work, c.text(), err)
+	}
+	t := task{Work: c.work, X: files.X, Y: files.Y, A: files.A, CSR: files.CSR, Classes: files.Classes, D: c.targetD(),
+		Reps: cfg.reps, WarmupUnder: cfg.warmupUnder.Seconds(), Top: c.top()}
+	if c.work == workEigen {
+		t.K = eigenK
+	}
+	args, err := goChildArgs(t)
+	if err != nil {
+		return row{}, err
+	}
+	fmt.Fprint(log, "Go…")
+	r := row{work: c.work, size: c.text(), kind: c.kind, goSide: runChild(ctx, self, args...)}
+	fmt.Fprintf(log, " %s s; numpy…", formatSeconds(sideMedian(r.goSide)))
+	r.np.skipped, r.sp.skipped = true, true
+	if cfg.python != "" {
+		r.np = runChild(ctx, cfg.python, pythonArgs(cfg.script, t)...)
+	}
+	fmt.Fprintf(log, " %s s", formatSeconds(sideMedian(r.np)))
+	if c.kind == kindWide && cfg.python != "" {
+		fmt.Fprint(log, "; scipy…")
+		r.sp = runChild(ctx, cfg.python, pythonArgs(scipyScript(cfg.script), t)...)
+		fmt.Fprintf(log, " %s s", formatSeconds(sideMedian(r.sp)))
+	}
+	fmt.Fprintln(log)
+	return r, ctx.Err()
 }

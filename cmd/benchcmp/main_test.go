@@ -16,7 +16,11 @@ func TestSelectCases(t *testing.T) {
 		wantErr        string
 	}{
 		{"everything", nil, nil, nil, ""},
-		{"one method at every size", []string{"pca"}, nil, []string{"pca/100k", "pca/20k"}, ""},
+		{"one method at every size", []string{"pca"}, nil, []string{"pca/100k", "pca/20k", "pca/wide", "pca/e2e"}, ""},
+		{"the wide rows", nil, []string{"wide"}, []string{"pca/wide", "mddmp/wide", "cplst/wide", "mvmd/wide"}, ""},
+		{"the end-to-end rows", nil, []string{"e2e"}, []string{"pca/e2e", "mddmp/e2e"}, ""},
+		{"one wide row", []string{"cplst"}, []string{"wide"}, []string{"cplst/wide"}, ""},
+		{"no such end-to-end row", []string{"cplst"}, []string{"e2e"}, nil, "no work"},
 		{"methods at one size", []string{"pca", "sdem"}, []string{"100k"}, []string{"sdem/100k", "pca/100k"}, ""},
 		{"the eigen case", []string{"eigen"}, nil, []string{"eigen/eigen"}, ""},
 		{"unknown method", []string{"lpp"}, nil, nil, `"lpp" is not benchmarked`},
@@ -53,12 +57,30 @@ func TestSelectCases(t *testing.T) {
 
 func TestAllCases(t *testing.T) {
 	cs := allCases(1)
-	if len(cs) != 13 {
-		t.Errorf("got %d cases, want 13 (8 at 100k, 4 at 20k, eigen)", len(cs))
+	if len(cs) != 19 {
+		t.Errorf("got %d cases, want 19 (8 at 100k, 4 at 20k, eigen, 4 wide, 2 end to end)", len(cs))
 	}
 	for _, c := range cs {
 		if (c.work == "sdem") != c.multiDim {
 			t.Errorf("%s: multiDim is %v", c.work, c.multiDim)
+		}
+		wantKind, wantD, wantTop := kindDense, benchD, agreeTop
+		switch c.size.name {
+		case "wide":
+			wantKind, wantD, wantTop = kindWide, 20, 20
+			if s := c.size; s.n != 20_000 || s.d != 5_000 || s.q != 400 || s.density != 0.02 {
+				t.Errorf("wide %s: got %+v, want 20000×5000 at 2%%, q = 400", c.work, s)
+			}
+		case "e2e":
+			wantKind = kindE2E
+			if s := c.size; s.n != 50_000 || s.d != 500 {
+				t.Errorf("e2e %s: got %+v, want 50000×500", c.work, s)
+			}
+		case "eigen":
+			wantTop = eigenK
+		}
+		if c.kind != wantKind || c.targetD() != wantD || c.top() != wantTop {
+			t.Errorf("%s/%s: got kind %d, d = %d, top %d; want %d, %d, %d", c.work, c.size.name, c.kind, c.targetD(), c.top(), wantKind, wantD, wantTop)
 		}
 	}
 	if got := allCases(0.05)[0].size.n; got != 5000 {
@@ -74,6 +96,7 @@ func TestParseConfig(t *testing.T) {
 		{[]string{"-reps", "0"}, "-reps must be at least 1"},
 		{[]string{"-scale", "2"}, "-scale must be in (0, 1]"},
 		{[]string{"-tol", "0"}, "-tol must be positive"},
+		{[]string{"-sparse-tol", "-1"}, "-sparse-tol must be positive"},
 		{[]string{"extra"}, "unexpected arguments"},
 	} {
 		if _, err := parseConfig(tc.args, io.Discard); err == nil || !strings.Contains(err.Error(), tc.wantErr) {
@@ -103,5 +126,11 @@ func TestPythonArgs(t *testing.T) {
 	got = pythonArgs("ref.py", task{Work: "eigen", A: "a.npy", K: 50, D: 10, Reps: 1, WarmupUnder: 0.5, Top: 50})
 	if !slices.Contains(got, "--a") || !slices.Contains(got, "--k") || slices.Contains(got, "--x") {
 		t.Errorf("eigen: got %q, want --a and --k and no --x", got)
+	}
+	got = pythonArgs("ref.py", task{Work: "pca", Y: "y.npy", CSR: &csrFiles{Indptr: "p.npy", Indices: "i.npy", Data: "d.npy", Cols: 5000}, D: 20, Reps: 1, Top: 20})
+	want = []string{"ref.py", "run", "--work", "pca", "--d", "20", "--reps", "1", "--warmup-under", "0", "--top", "20",
+		"--y", "y.npy", "--csr", "p.npy,i.npy,d.npy", "--cols", "5000"}
+	if !slices.Equal(got, want) {
+		t.Errorf("wide: got %q, want %q", got, want)
 	}
 }

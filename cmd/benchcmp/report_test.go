@@ -149,7 +149,7 @@ func TestWriteReport(t *testing.T) {
 			t.Errorf("the report lacks %q; got:\n%s", want, got)
 		}
 	}
-	if n := len(problems(reportRows(), h.tol)); n != 2 {
+	if n := len(problems(reportRows(), h)); n != 2 {
 		t.Errorf("problems: got %d, want 2 (the mismatch and the failure)", n)
 	}
 }
@@ -163,7 +163,7 @@ func TestWriteReportWithoutNumPy(t *testing.T) {
 	if !strings.Contains(b.String(), "- numpy: not run\n") {
 		t.Errorf("got:\n%s\nwant a line '- numpy: not run'", b.String())
 	}
-	if p := problems(rows, 1e-6); len(p) != 0 {
+	if p := problems(rows, header{tol: 1e-6, sparseTol: 1e-6}); len(p) != 0 {
 		t.Errorf("problems: got %q, want none (a side not run is not a problem)", p)
 	}
 }
@@ -181,5 +181,65 @@ func TestSysInfo(t *testing.T) {
 	}
 	if got := loadAverages("0.30\n"); got != "" {
 		t.Errorf("loadAverages of a short line: got %q, want \"\"", got)
+	}
+}
+
+// TestWriteReportWideAndE2E checks the wide rows' table (Go, numpy dense
+// and scipy sparse side by side, scipy's agreement to -sparse-tol) and the
+// end-to-end table (the job's phases, the uploads).
+func TestWriteReportWideAndE2E(t *testing.T) {
+	h := header{tol: 1e-6, sparseTol: 1e-8, d: 10, scipy: "1.10.1",
+		uploads: []uploadStats{{what: "dense CSV (50000×500, q = 20)", bytes: 240e6, times: []float64{1.5, 1.6, 1.7}, peakKiB: 700 * 1024},
+			{what: "sparse CSV (20000×5000, 2% dense, q = 400)", bytes: 250e6, times: []float64{2.5}, peakKiB: 900 * 1024}}}
+	rows := []row{
+		{work: "pca", size: "20000×5000, 2% dense, q = 400", kind: kindWide,
+			goSide: outcome{res: childResult{Times: []float64{4}, Eig: []float64{10, 5}}, peakKiB: 1000 * 1024},
+			np:     outcome{res: childResult{Times: []float64{16}, Eig: []float64{10, 5}}, peakKiB: 2000 * 1024},
+			sp:     outcome{res: childResult{Times: []float64{5}, Eig: []float64{10, 5 * (1 + 1e-9)}}, peakKiB: 600 * 1024}},
+		{work: "mddmp", size: "20000×5000, 2% dense, q = 400", kind: kindWide,
+			goSide: outcome{res: childResult{Times: []float64{1}, Eig: []float64{10}}, peakKiB: 1000 * 1024},
+			np:     outcome{res: childResult{Times: []float64{2}, Eig: []float64{10}}, peakKiB: 2000 * 1024},
+			sp:     outcome{res: childResult{Times: []float64{0.5}, Eig: []float64{10 * (1 + 1e-7)}}, peakKiB: 600 * 1024}},
+		{work: "mvmd", size: "20000×5000, 2% dense, q = 400", kind: kindWide,
+			goSide: outcome{res: childResult{Times: []float64{1}, Eig: []float64{10}}, peakKiB: 1000 * 1024},
+			np:     outcome{res: childResult{Times: []float64{2}, Eig: []float64{10}}, peakKiB: 2000 * 1024},
+			sp:     outcome{err: errors.New("exit status 1")}},
+		{work: "pca", size: "50000×500, q = 20", kind: kindE2E, phases: []phaseTime{{"start", 0.004}, {"load", 0.21}, {"fit", 0.1}, {"write", 0.12}},
+			goSide: outcome{res: childResult{Times: []float64{0.45, 0.43, 0.44}, Eig: []float64{3}}, peakKiB: 400 * 1024},
+			np:     outcome{res: childResult{Times: []float64{0.2}, Eig: []float64{3}}, peakKiB: 500 * 1024}},
+	}
+	var b strings.Builder
+	if err := writeReport(&b, h, rows); err != nil {
+		t.Fatal(err)
+	}
+	got := b.String()
+	for _, want := range []string{
+		"- scipy: 1.10.1\n",
+		"- parameters: d = 10 for every method (20 for the wide rows)",
+		"20 for the wide rows); a mismatch is 1e-06 or more, against scipy's iterative eigsh and svds (their default tolerance) 1e-08 or more\n",
+		"## Wide sparse rows\n",
+		"| work | size | Go median s | numpy dense median s | scipy sparse median s | Go/numpy | Go/scipy | Go peak MiB | numpy peak MiB | scipy peak MiB | agree numpy | agree scipy |\n",
+		"| pca | 20000×5000, 2% dense, q = 400 | 4.00 | 16.0 | 5.00 | 0.25 | 0.80 | 1000 | 2000 | 600 | 0 | 1e-09 |\n",
+		"| mddmp | 20000×5000, 2% dense, q = 400 | 1.00 | 2.00 | 0.500 | 0.50 | 2.00 | 1000 | 2000 | 600 | 0 | **MISMATCH 1.0e-07** |\n",
+		"| mvmd | 20000×5000, 2% dense, q = 400 | 1.00 | 2.00 | failed | 0.50 | — | 1000 | 2000 | failed | 0 | — |\n",
+		"## End to end\n",
+		"| upload (`POST /api/datasets`, to its answer) | MB | median s | MB/s | webapp peak MiB |\n|---|--:|--:|--:|--:|\n" +
+			"| dense CSV (50000×500, q = 20) | 240 | 1.60 | 150 | 700 |\n| sparse CSV (20000×5000, 2% dense, q = 400) | 250 | 2.50 | 100 | 900 |\n",
+		"| pca | 50000×500, q = 20 | 0.440 | 0.200 | 2.20 | start 0.0040, load 0.210, fit 0.100, write 0.120 | 400 | 500 | 0 |\n",
+		"- pca, 20000×5000, 2% dense, q = 400: Go 4.00; numpy dense 16.0; scipy sparse 5.00\n",
+		"- pca, 50000×500, q = 20, end to end: job 0.450, 0.430, 0.440; numpy 0.200\n",
+		"- upload of the dense CSV (50000×500, q = 20), 240 MB: 1.50, 1.60, 1.70\n",
+		"- mddmp, 20000×5000, 2% dense, q = 400: MISMATCH: eigenvalues differ by 1e-07 relative (tolerance 1e-08): Go [10], scipy [10.000001]\n",
+		"- mvmd, 20000×5000, 2% dense, q = 400: scipy failed: exit status 1\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the report lacks %q; got:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "| work | size | Go median s | numpy median s |") {
+		t.Errorf("got the dense table without dense rows:\n%s", got)
+	}
+	if n := len(problems(rows, h)); n != 2 {
+		t.Errorf("problems: got %d, want 2 (mddmp's scipy mismatch, mvmd's failed scipy)", n)
 	}
 }

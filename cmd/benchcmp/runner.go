@@ -48,7 +48,8 @@ func goChildArgs(t task) ([]string, error) {
 	return []string{"-" + childFlag, string(b)}, nil
 }
 
-// pythonArgs are the arguments of the numpy reference script for t.
+// pythonArgs are the arguments of a reference script (numpy's or scipy's)
+// for t.
 func pythonArgs(script string, t task) []string {
 	args := []string{script, "run", "--work", t.Work,
 		"--d", strconv.Itoa(t.D), "--reps", strconv.Itoa(t.Reps),
@@ -57,6 +58,9 @@ func pythonArgs(script string, t task) []string {
 		if f.v != "" {
 			args = append(args, f.flag, f.v)
 		}
+	}
+	if t.CSR != nil {
+		args = append(args, "--csr", strings.Join([]string{t.CSR.Indptr, t.CSR.Indices, t.CSR.Data}, ","), "--cols", strconv.Itoa(t.CSR.Cols))
 	}
 	if len(t.Classes) > 0 {
 		cs := make([]string, len(t.Classes))
@@ -71,14 +75,17 @@ func pythonArgs(script string, t task) []string {
 	return args
 }
 
-// numpyInfo is what the reference script's info command prints.
+// numpyInfo is what a reference script's info command prints; SciPy is
+// the scipy script's alone.
 type numpyInfo struct {
 	Numpy  string `json:"numpy"`
 	Python string `json:"python"`
 	BLAS   string `json:"blas"`
+	SciPy  string `json:"scipy,omitempty"`
 }
 
-// probeNumPy asks the reference script which numpy and BLAS it runs on.
+// probeNumPy asks a reference script which numpy and BLAS (and scipy) it
+// runs on.
 func probeNumPy(ctx context.Context, python, script string) (numpyInfo, error) {
 	var stderr bytes.Buffer
 	cmd := exec.CommandContext(ctx, python, script, "info")
@@ -86,7 +93,7 @@ func probeNumPy(ctx context.Context, python, script string) (numpyInfo, error) {
 	out, err := cmd.Output()
 	if err != nil {
 		return numpyInfo{}, fmt.Errorf("asking %s %s which numpy it has: %w%s "+
-			"(on Debian: apt-get install python3-numpy libopenblas0-pthread; or -python '' to run the Go side only)",
+			"(on Debian: apt-get install python3-numpy python3-scipy libopenblas0-pthread; or -python '' to run the Go side only)",
 			python, script, err, tail(stderr.String()))
 	}
 	var info numpyInfo

@@ -11,6 +11,12 @@ training rows projected on the first d of them (the codes, for cplst).
 
     python3 numpy_ref.py info
     python3 numpy_ref.py run --work pca --x X.npy --y Y.npy --d 10 --reps 3
+    python3 numpy_ref.py run --work pca --csr indptr.npy,indices.npy,data.npy --cols 5000 --y Y.npy --d 20
+
+With --csr (cmd/benchcmp's wide rows) the features are a CSR matrix's three
+arrays, as scipy names them; they are made dense at load, untimed, with
+numpy alone, and the same dense algebra runs on them. scipy_ref.py is the
+sparse route on the same files.
 
 `info` prints the numpy and BLAS in use as JSON. `run` loads the data
 (untimed), then runs the work until --reps runs are timed: a first run
@@ -167,6 +173,15 @@ def eigen(A, k):
     return w[:k], V[:, :k]
 
 
+def dense_from_csr(paths, cols):
+    """The dense N×cols matrix of a CSR matrix stored as three .npy files
+    (indptr, indices, data), with numpy alone."""
+    indptr, indices, data = (np.load(p) for p in paths.split(","))
+    X = np.zeros((len(indptr) - 1, cols))
+    X[np.repeat(np.arange(len(indptr) - 1), np.diff(indptr)), indices] = data
+    return X
+
+
 def time_runs(reps, warmup_under, run):
     """cmd/benchcmp's timeRuns: until reps runs are timed; a first run
     shorter than warmup_under seconds is an untimed warm-up."""
@@ -207,6 +222,8 @@ def main():
     r = sub.add_parser("run", help="time one work and print JSON")
     r.add_argument("--work", required=True, choices=sorted(METHODS) + ["eigen"])
     r.add_argument("--x", help="features, N×D .npy")
+    r.add_argument("--csr", help="features instead of --x: the CSR arrays indptr,indices,data (.npy, comma-separated)")
+    r.add_argument("--cols", type=int, help="with --csr: the number of features D")
     r.add_argument("--y", help="labels, N×q .npy: 0/1, or class indices with --classes")
     r.add_argument("--a", help="eigen: the symmetric matrix, .npy")
     r.add_argument("--classes", help="category counts of the class variables, comma-separated")
@@ -231,7 +248,8 @@ def main():
         def run():
             out["eig"], _ = eigen(A, args.k)
     else:
-        X, Y = np.load(args.x), np.load(args.y)
+        X = dense_from_csr(args.csr, args.cols) if args.csr else np.load(args.x)
+        Y = np.load(args.y)
         classes = [int(c) for c in args.classes.split(",")] if args.classes else None
         method = METHODS[args.work]
 
