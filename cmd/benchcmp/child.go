@@ -175,8 +175,7 @@ func goInput(t task) (analysis.Input, error) {
 // features m and the 0/1 labels y. It is the one place that says how the
 // Go side takes sparse data.
 func wideInput(m *sparse.CSR, y *mat.Dense) analysis.Input {
-	// TODO(issue 15): Input.Sparse once sparsefit lands
-	return analysis.Input{X: m.Dense(), Y: y}
+	return analysis.Input{Sparse: m, Y: y}
 }
 
 // seconds converts seconds to a duration.
