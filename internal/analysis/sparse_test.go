@@ -35,14 +35,14 @@ func sparseData(t *testing.T, file string) (dense, sp analysis.Input) {
 	if err != nil {
 		t.Fatalf("loading %s: %v", path, err)
 	}
-	dense = analysis.Input{X: ds.X, Y: ds.Y}
+	dense = analysis.Input{X: ds.Dense(), Y: ds.Y}
 	if ds.Kind == dataset.MultiDim {
 		for _, cats := range ds.Categories {
 			dense.Classes = append(dense.Classes, len(cats))
 		}
 	}
 	sp = dense
-	sp.X, sp.Sparse = nil, sparse.FromDense(ds.X)
+	sp.X, sp.Sparse = nil, sparse.FromDense(dense.X)
 	return dense, sp
 }
 
