@@ -8,6 +8,15 @@ import "context"
 // (N×N, Xcᵀ = QR) give P = QV, the same eigenvalues, and the D − N
 // eigenvalues it leaves out are exactly zero.
 func fitPCA(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
+	if k, ok := matrixFree(in, p); ok {
+		e, mean, ok, err := fitMatrixFree(ctx, in, k, nil, 1, 0, st.sub(0, 0.95, "covariance"))
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return newFeatureModel("pca", p, e, rankOf(e.values), "rank of XcᵀXc", mean, in.matrix())
+		}
+	}
 	s, err := featureStats(ctx, in, statsSpec{gram: true}, useRowSpace(in), st.sub(0, 0.7, "covariance"))
 	if err != nil {
 		return nil, err
