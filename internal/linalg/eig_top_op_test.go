@@ -28,7 +28,8 @@ func denseOp(a *mat.SymDense, count *int) SymOp {
 }
 
 // TestSymEigTopOp holds the operator form to SymEigTop's contract on the
-// same matrices: residuals within TopTol·‖A‖₂, orthonormal vectors, values
+// same matrices (but for multiplicities above its block at the k-th
+// position, where only the residuals are promised): residuals within TopTol·‖A‖₂, orthonormal vectors, values
 // within TopTol·‖A‖ of SymEig's and the same subspaces; and it checks which
 // route was taken: the iteration (fewer products than the order) where
 // the iteration does not apply, the formed matrix (n products). Matrices
@@ -71,6 +72,19 @@ func TestSymEigTopOp(t *testing.T) {
 					}
 					if tol := 8 * float64(n) * eps; orth > tol {
 						t.Errorf("‖VᵀV − I‖ = %.3g, want ≤ %.3g", orth, tol)
+					}
+					// An eigenvalue of multiplicity above the block at the
+					// k-th position may show fewer copies (documented): only
+					// the residuals and orthonormality are promised then.
+					mult := 0
+					for _, v := range full {
+						if math.Abs(v-full[k-1]) <= 1e-8*norm {
+							mult++
+						}
+					}
+					if mult > opBlock {
+						t.Logf("λ_k has multiplicity %d > %d: values and spans not compared", mult, opBlock)
+						return
 					}
 					if d, tol := maxDiff(values, full[:k]), (TopTol+2*float64(n)*eps)*norm; d > tol {
 						t.Errorf("values differ from SymEig's by %.3g, want ≤ %.3g", d, tol)
