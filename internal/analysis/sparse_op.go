@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"context"
+	"math"
 	"sync"
 
 	"gonum.org/v1/gonum/blas/blas64"
@@ -74,32 +75,62 @@ const (
 const opPhase = "eigen-decomposition (matrix-free)"
 
 // matrixFree reports whether a fit of a positive semi-definite D×D matrix
-// built from in's sparse features takes the matrix-free route (see above).
-// It checks everything but the cancellation (badColumns, after the means).
+// built from in's sparse features takes the matrix-free route (see above),
+// and the k pairs it computes. It checks everything but the cancellation
+// (badColumns, after the means).
 func matrixFree(in Input, p Params) (k int, ok bool) {
 	x := in.Sparse
 	if x == nil || useRowSpace(in) || in.route == routeGram {
 		return 0, false
 	}
-	n, d := x.Dims()
+	return freeRule(x.R, x.C, int64(x.NNZ()), p, in.route == routeFree)
+}
+
+// freeRule is matrixFree's rule on a shape: n rows, d features, nnz
+// entries (on the D×D path); forced skips the memory and cost conditions.
+func freeRule(n, d int, nnz int64, p Params, forced bool) (k int, ok bool) {
 	w := needOf(p)
 	k = min(w.k, d)
 	if w.all || w.thr > 0 || k < 1 || topMinSaving*k >= d || !linalg.TopIterates(d, k) {
 		return 0, false
 	}
-	if in.route == routeFree {
+	if forced {
 		return k, true
 	}
-	df := float64(d)
-	if 8*df*df <= float64(x.Bytes()) {
+	df, nz := float64(d), float64(nnz)
+	if 8*df*df <= float64(sparse.SparseBytes(n, nnz)) {
 		return 0, false
 	}
-	nnz := float64(x.NNZ())
-	perRow := nnz / float64(max(n, 1))
+	perRow := nz / float64(max(n, 1))
 	vectors := float64(opColumns * (k + 8))
-	opCost := vectors * 4 * nnz
-	gramCost := nnz*(perRow+1)/2 + vectors*2*df*df/opGemmSpeed
+	opCost := vectors * 4 * nz
+	gramCost := nz*(perRow+1)/2 + vectors*2*df*df/opGemmSpeed
 	return k, opCost <= opSlack*gramCost
+}
+
+// memFree follows fitMatrixFree on the ledger: the means and the
+// cancellation check (as sparseStats), the trace's two d-vectors, for mvmd
+// the blocks of XᵀL for its labels columns (a cursor a row and a block of
+// up to 2 MiB per worker, the labels' row pointers), then the iteration (linalg.SymEigTopOp): the
+// basis and its products (2·m·D for m = k + 4 + 96), the projection (m²),
+// the Ritz vectors at a restart (2·(k + 4)·D), the operator's two N×8
+// blocks and its per-worker sums ((workers − 1)·D·8) and the vectors
+// (D·k).
+func (l *memoryLedger) memFree(n, d, k, labels float64) {
+	l.burst((math.Ceil(n/4096) + 1) * d)
+	l.hold(d)
+	l.burst(3 * d)
+	l.burst(2 * d)
+	if labels > 0 {
+		l.hold(d)
+		l.burst(l.workers*(n+min(d*labels, (1<<21)/8)) + n + 1)
+		l.drop(d)
+	}
+	const b = 8
+	m := min(d, k+b/2+12*b)
+	l.hold(2*m*d + m*m + b*d + b*m + 2*n*b)
+	l.burst(2*(k+b/2)*d + (l.workers-1)*d*b + n + 1)
+	l.hold(d * k)
 }
 
 // covOp is the operator A·V = Xcᵀ(alpha·I + gamma·LcLcᵀ)Xc·V of the

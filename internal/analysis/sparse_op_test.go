@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"os"
@@ -126,4 +127,70 @@ func opSin(a, b *mat.Dense, k int) float64 {
 	r.Mul(qb, &m)
 	r.Sub(qa, &r)
 	return mat.Norm(&r, 2)
+}
+
+// TestEstimateMemoryFree holds EstimateMemory to the measured peak of pca
+// and mvmd on the matrix-free route (asserted taken, by the phase), as
+// TestEstimateMemorySparse does for the Gram route: measured ≤ estimate ≤
+// estimateSlack × measured + estimateFloor; and the estimate is below what
+// the D×D matrix alone would take.
+func TestEstimateMemoryFree(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures real fits")
+	}
+	for _, tc := range []struct {
+		id string
+		p  Params
+	}{
+		{"pca", Params{D: 2}},
+		{"mvmd", Params{D: 2, Beta: Float(0.5)}},
+	} {
+		t.Run(tc.id, func(t *testing.T) {
+			m, _ := Lookup(tc.id)
+			c := memCase{id: tc.id, p: tc.p, n: 4000, d: 1200, q: 10}
+			in, s := memInput(m, c, 1)
+			raw := in.X.RawMatrix()
+			for i, v := range raw.Data {
+				if (i*7919)%20 != 0 {
+					raw.Data[i] = 0
+				} else {
+					raw.Data[i] = v + 1
+				}
+			}
+			in.Sparse, in.X = sparse.FromDense(in.X), nil
+			s.NNZ = int64(in.Sparse.NNZ())
+			if _, ok := shapeFree(tc.p, s); !ok {
+				t.Fatalf("shapeFree(%+v, %+v) = false, want the matrix-free route", tc.p, s)
+			}
+			est, err := EstimateMemory(tc.id, tc.p, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var fitErr error
+			var phases []string
+			peak, _ := measurePeak(func() {
+				_, fitErr = Fit(context.Background(), tc.id, in, tc.p, func(_ float64, ph string) {
+					if len(phases) == 0 || phases[len(phases)-1] != ph {
+						phases = append(phases, ph)
+					}
+				})
+			})
+			if fitErr != nil {
+				t.Fatal(fitErr)
+			}
+			if !slices.Contains(phases, opPhase) {
+				t.Fatalf("phases %q, want %q among them", phases, opPhase)
+			}
+			if peak > est {
+				t.Errorf("measured peak %d bytes, above the estimate %d", peak, est)
+			}
+			if est > estimateSlack*peak+estimateFloor {
+				t.Errorf("estimate %d bytes, more than %d × the measured peak %d + %d", est, estimateSlack, peak, estimateFloor)
+			}
+			if dd := int64(8 * c.d * c.d); est >= dd {
+				t.Errorf("estimate %d bytes, want less than the D×D matrix's %d", est, dd)
+			}
+			t.Logf("estimate %d, peak %d, D×D %d", est, peak, 8*c.d*c.d)
+		})
+	}
 }
