@@ -112,10 +112,10 @@ func freeRule(n, d int, nnz int64, p Params, forced bool) (k int, ok bool) {
 // cancellation check (as sparseStats), the trace's two d-vectors, for mvmd
 // the blocks of XᵀL for its labels columns (a cursor a row and a block of
 // up to 2 MiB per worker, the labels' row pointers), then the iteration (linalg.SymEigTopOp): the
-// basis and its products (2·m·D for m = k + 4 + 96), the projection (m²),
-// the Ritz vectors at a restart (2·(k + 4)·D), the operator's two N×8
-// blocks and its per-worker sums ((workers − 1)·D·8) and the vectors
-// (D·k).
+// basis and its products (2·m·D for the m of each of its two block
+// shapes), the projections (m²), the Ritz vectors at a restart, the
+// operator's two N×b blocks and its per-worker sums ((workers − 1)·D·b)
+// and the vectors (D·k).
 func (l *memoryLedger) memFree(n, d, k, labels float64) {
 	l.burst((math.Ceil(n/4096) + 1) * d)
 	l.hold(d)
@@ -126,10 +126,14 @@ func (l *memoryLedger) memFree(n, d, k, labels float64) {
 		l.burst(l.workers*(n+min(d*labels, (1<<21)/8)) + n + 1)
 		l.drop(d)
 	}
-	const b = 8
-	m := min(d, k+b/2+12*b)
-	l.hold(2*m*d + m*m + b*d + b*m + 2*n*b)
-	l.burst(2*(k+b/2)*d + (l.workers-1)*d*b + n + 1)
+	// Both shapes SymEigTopOp may try, the first's buffers garbage while
+	// the second's are live: its block of 8 with 12 a cycle, SymEigTop's
+	// b = k + max(8, k/4) with 4.
+	b1, b2 := 8.0, k+max(8, math.Floor(k/4))
+	m1 := min(d, k+b1/2+12*b1)
+	m2 := min(d, k+math.Floor(b2/2)+4*b2)
+	l.hold(2*(m1+m2)*d + m1*m1 + m2*m2 + (b1+b2)*(d+m2) + 2*n*(b1+b2))
+	l.burst(2*(k+b2/2)*d + (l.workers-1)*d*b2 + n + 1)
 	l.hold(d * k)
 }
 

@@ -3,6 +3,7 @@ package analysis
 import (
 	"context"
 	"runtime"
+	"runtime/debug"
 	"runtime/metrics"
 	"sync"
 	"testing"
@@ -42,12 +43,16 @@ func peakHeap(f func()) float64 {
 
 // BenchmarkWideSparse is the wide benchmark: pca, mddmp, cplst and
 // mvmd (β = 0.5) at d = 20 on 20 000 × 5 000 sparse features at 2 %,
-// q = 400, each reporting its peak heap (MB, sampled; the collector's
-// garbage included) next to the sparse features' own size; pca and mvmd
+// q = 400, each reporting its peak heap (MB, sampled every millisecond at
+// GOGC = 10; what garbage is left included) next to the sparse features' own size; pca and mvmd
 // by the route Fit chooses (matrix-free) and by the Gram route. scipy's
 // figures on the same shape: testdata/wide_scipy.py.
 func BenchmarkWideSparse(b *testing.B) {
 	in := wideSparseInput(20000, 5000, 400, 0.02)
+	// Collect often, so that the sampled heap is close to the live one
+	// (at the default GOGC the 64 MB dense Y alone lets 60 MB of garbage
+	// wait).
+	defer debug.SetGCPercent(debug.SetGCPercent(10))
 	b.Logf("sparse features: %.1f MB; D·d: %.2f MB", float64(in.Sparse.Bytes())/1e6, 8*5000*20/1e6)
 	for _, tc := range []struct {
 		name, method string

@@ -35,11 +35,15 @@ type SymOp struct {
 //
 // It runs with blocks of b = 8 vectors and 12 blocks a cycle (opBlock)
 // where SymEigTop takes k + max(8, k/4) and 4: the products cost by the
-// vector, so a higher degree per restart wins. Hence one difference in
-// what it guarantees: an eigenvalue of multiplicity above 8 straddling the
-// k-th position may show fewer copies than it has (each pair returned
-// still passes the check). The iteration holds the basis and its
-// products, 2·(k + 4 + 96)·n values, and never the n×n matrix.
+// vector, so a higher degree per restart wins on a spectrum that converges
+// slowly; should that iteration give up, SymEigTop's block and cycle are
+// tried next (a cluster of more than 8 at the top can need them). Hence
+// one difference in what it guarantees: an eigenvalue of multiplicity
+// above 8 straddling the k-th position may show fewer copies than it has
+// when the first iteration converges (each pair returned still passes
+// the check). The iteration holds the basis and its products, 2·m·n
+// values for m = k + 4 + 96, or k + 1.5b + 4b with SymEigTop's block b,
+// and never the n×n matrix.
 //
 // When the iteration does not apply (!TopIterates(n, k)) or gives up (see
 // SymEigTop), the matrix is formed from op's products with blocks of the
@@ -68,12 +72,15 @@ func SymEigTopOp(ctx context.Context, op SymOp, k int) (values []float64, vector
 		cost = 2 * float64(n) * float64(n)
 	}
 	if TopIterates(n, k) {
-		vals, yt, err := lanczosTop(ctx, opRows(op), n, k, min(opBlock, topBlock(k)), opBlocksPerCycle, cost, float64(n)*cost)
-		if err != nil {
-			return nil, nil, err
-		}
-		if yt != nil {
-			return vals, columnsFromRows(yt, n, seq(k)), nil
+		// The small block first, then SymEigTop's own shape.
+		for _, shape := range [][2]int{{min(opBlock, topBlock(k)), opBlocksPerCycle}, {topBlock(k), topBlocksPerCycle}} {
+			vals, yt, err := lanczosTop(ctx, opRows(op), n, k, shape[0], shape[1], cost, float64(n)*cost)
+			if err != nil {
+				return nil, nil, err
+			}
+			if yt != nil {
+				return vals, columnsFromRows(yt, n, seq(k)), nil
+			}
 		}
 	}
 	full, err := formOp(ctx, op)
