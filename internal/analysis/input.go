@@ -34,7 +34,8 @@ type Input struct {
 	// names them by position ("feature 3").
 	FeatureNames []string
 
-	path pathChoice // tests force the D×D or the N×N path with it
+	path  pathChoice  // tests force the D×D or the N×N path with it
+	route routeChoice // tests force the matrix-free or the Gram route with it
 }
 
 // featureName names feature j (0-based) for a message.

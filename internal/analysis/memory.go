@@ -157,9 +157,10 @@ func (l *memoryLedger) stats(n, d float64, spec memSpec) {
 
 // sparseStats follows computeStatsSparse: the column sums (one d-vector
 // per block of 4096 rows) and means, the cancellation check (3 d-vectors),
-// then each product with its column index (12 bytes an entry, and the
-// cost of each column): the Gram matrices (d², no per-worker copy), the
-// weighted column sums, the D×c cross product, the c×c label Gram. The
+// then each product: the Gram matrices with their column index (12 bytes
+// an entry, and the cost of each column; d², no per-worker copy), the
+// weighted column sums, the D×c cross product (TMul: a cursor a row per
+// worker), the c×c label Gram. The
 // repair of features whose mean is large next to their spread adds N·b
 // for b of them, which the estimate does not know (none on sparse data).
 func (l *memoryLedger) sparseStats(n, d float64, spec memSpec) {
@@ -179,7 +180,7 @@ func (l *memoryLedger) sparseStats(n, d float64, spec memSpec) {
 	if spec.c > 0 {
 		c := spec.c
 		l.hold(c*d + c)
-		l.burst(index + n)
+		l.burst(l.workers*n + d + n + 1) // TMul: a cursor a row per worker, the blocks' costs, L's row pointers
 		if spec.labelGram {
 			l.burst(c * c)
 			l.hold(c * c)
@@ -301,6 +302,17 @@ func featureFit(id string, p Params, s Shape, rows bool, spec memSpec, solve fun
 	}
 	l.featureModel(n, d, min(chosenDim(id, p, s), r))
 	return l.peak
+}
+
+// shapeFree is matrixFree for a shape: sparse features (NNZ > 0) on the
+// D×D path. It cannot know the cancellation check, which would send a fit
+// back to the Gram route (features whose non-zeros nearly fill the column
+// with a common value: not text or bag-of-words data).
+func shapeFree(p Params, s Shape) (int, bool) {
+	if s.NNZ <= 0 || rowsFor(s) {
+		return 0, false
+	}
+	return freeRule(s.N, s.D, s.NNZ, p, false)
 }
 
 // rowsFor is useRowSpace for a shape.

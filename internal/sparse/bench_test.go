@@ -94,3 +94,19 @@ func BenchmarkMul(b *testing.B) {
 		})
 	}
 }
+
+func BenchmarkTMulDense(b *testing.B) {
+	for _, s := range benchSizes {
+		b.Run(fmt.Sprintf("%s,k=28", s.name), func(b *testing.B) {
+			x := wideCSR(s.r, s.c, s.density)
+			u := mat.NewDense(s.r, 28, nil)
+			out := mat.NewDense(s.c, 28, nil)
+			b.ResetTimer()
+			for b.Loop() {
+				if err := TMulDense(context.Background(), x, u.RawMatrix(), out.RawMatrix()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

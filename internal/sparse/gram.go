@@ -71,47 +71,6 @@ func Gram(ctx context.Context, x *CSR, weights []float64, c blas64.Symmetric, pr
 	return byCost(ctx, cum, work, fraction(cum, progress))
 }
 
-// TMul adds XᵀL to out (C×c), for x (N×C) and l (N×c), both sparse: the
-// cross product of the features with the labels (or any sparse matrix of
-// the same rows). Like Gram it walks x by columns, so each row of out is
-// written by one worker, contiguously, and entries are summed in ascending
-// row order. Work O(Σ_i nnz(x_i)·nnz(l_i)).
-func TMul(ctx context.Context, x, l *CSR, out blas64.General, progress func(frac float64) error) error {
-	switch {
-	case l.R != x.R:
-		return fmt.Errorf("sparse: XᵀL with %d rows in X and %d in L", x.R, l.R)
-	case out.Rows != x.C || out.Cols != l.C:
-		return fmt.Errorf("sparse: XᵀL (%d×%d) into a %d×%d matrix", x.C, l.C, out.Rows, out.Cols)
-	}
-	if x.NNZ() == 0 || l.NNZ() == 0 {
-		return ctx.Err()
-	}
-	ix := columnIndex(x)
-	cum := make([]int64, x.C+1)
-	for a := range x.C {
-		cost := int64(1)
-		for t := ix.Ptr[a]; t < ix.Ptr[a+1]; t++ {
-			i := ix.Row[t]
-			cost += 1 + l.Ptr[i+1] - l.Ptr[i]
-		}
-		cum[a+1] = cum[a] + cost
-	}
-	work := func(lo, hi int) {
-		for a := lo; a < hi; a++ {
-			row := out.Data[a*out.Stride : a*out.Stride+out.Cols]
-			for t := ix.Ptr[a]; t < ix.Ptr[a+1]; t++ {
-				va := x.Val[ix.Pos[t]]
-				ind, val := l.Row(int(ix.Row[t]))
-				val = val[:len(ind)]
-				for m, j := range ind {
-					row[j] += va * val[m]
-				}
-			}
-		}
-	}
-	return byCost(ctx, cum, work, fraction(cum, progress))
-}
-
 // fraction turns progress in items into progress as the fraction of the
 // cost done.
 func fraction(cum []int64, progress func(float64) error) func(int) error {

@@ -1,0 +1,196 @@
+package analysis
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"mldr/internal/dataset"
+	"mldr/internal/sparse"
+)
+
+// opData loads a shared multi-label data set with sparse features.
+func opData(t *testing.T, file string) Input {
+	t.Helper()
+	path := filepath.Join("../../../shared/datasets", filepath.FromSlash(file))
+	raw, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		if os.Getenv("MLDR_REQUIRE_SHARED") == "1" {
+			t.Fatalf("%s is missing (MLDR_REQUIRE_SHARED=1)", path)
+		}
+		t.Skipf("%s is missing: the matrix-free comparisons need the shared data sets", path)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := dataset.Load(strings.NewReader(string(raw)), dataset.Options{})
+	if err != nil {
+		t.Fatalf("loading %s: %v", path, err)
+	}
+	return Input{Sparse: sparse.FromDense(ds.X), Y: ds.Y}
+}
+
+// TestMatrixFreeMatchesGram fits pca and mvmd (β = 0.5, and β = 0, which
+// is pca's matrix) on medical and enron by the matrix-free route and by
+// the Gram route (both forced, on the D×D path) and requires the same
+// eigenvalues (1e-10 relative to the largest, and to their own for the
+// first d), the same subspaces and projected rows (1e-8), the same totals,
+// energies and ranks; the phases reported say which route each fit took,
+// so the comparison cannot pass by comparing a route with itself.
+func TestMatrixFreeMatchesGram(t *testing.T) {
+	for _, file := range []string{"medical/medical.csv", "enron/enron.csv"} {
+		in := opData(t, file)
+		in.path = pathFeatures
+		for _, tc := range []struct {
+			method string
+			p      Params
+		}{
+			{"pca", Params{D: 5}},
+			{"pca", Params{D: 20}},
+			{"mvmd", Params{D: 5, Beta: Float(0.5)}},
+			{"mvmd", Params{D: 10, Beta: Float(0)}},
+		} {
+			t.Run(fmt.Sprintf("%s/%s/d=%d", file, tc.method, tc.p.D), func(t *testing.T) {
+				fit := func(route routeChoice) (*Model, []string) {
+					in := in
+					in.route = route
+					var phases []string
+					m, err := Fit(t.Context(), tc.method, in, tc.p, func(_ float64, phase string) {
+						if len(phases) == 0 || phases[len(phases)-1] != phase {
+							phases = append(phases, phase)
+						}
+					})
+					if err != nil {
+						t.Fatalf("Fit(%s, route %d): %v", tc.method, route, err)
+					}
+					return m, phases
+				}
+				want, gramPhases := fit(routeGram)
+				got, freePhases := fit(routeFree)
+				if !slices.Contains(freePhases, opPhase) {
+					t.Fatalf("forced matrix-free fit reported phases %q, want %q among them", freePhases, opPhase)
+				}
+				if slices.Contains(gramPhases, opPhase) {
+					t.Fatalf("forced Gram fit reported phases %q, want no %q", gramPhases, opPhase)
+				}
+				if got.Dim != want.Dim || got.Rank != want.Rank || got.RankAtLeast != want.RankAtLeast || got.Order != want.Order {
+					t.Fatalf("got d = %d, rank %d (at least %v), order %d; want %d, %d (%v), %d",
+						got.Dim, got.Rank, got.RankAtLeast, got.Order, want.Dim, want.Rank, want.RankAtLeast, want.Order)
+				}
+				if got.Computed() >= got.Order {
+					t.Errorf("got %d of %d eigenvalues, want only the leading ones", got.Computed(), got.Order)
+				}
+				if d := math.Abs(got.Total - want.Total); d > 1e-10*want.Total {
+					t.Errorf("got total %v, want %v", got.Total, want.Total)
+				}
+				if d := math.Abs(got.Energy - want.Energy); d > 1e-10 {
+					t.Errorf("got energy %v, want %v", got.Energy, want.Energy)
+				}
+				if len(got.Eigenvalues) != len(want.Eigenvalues) {
+					t.Fatalf("got %d eigenvalues, want %d", len(got.Eigenvalues), len(want.Eigenvalues))
+				}
+				scale := math.Abs(want.Eigenvalues[0])
+				for i, w := range want.Eigenvalues {
+					tol := 1e-10 * scale
+					if i < got.Dim {
+						tol = min(tol, 1e-10*math.Abs(w)+1e-13*scale)
+					}
+					if g := got.Eigenvalues[i]; math.Abs(g-w) > tol {
+						t.Errorf("eigenvalue %d: got %.17g, want %.17g (difference %.3g, tolerance %.3g)", i+1, g, w, math.Abs(g-w), tol)
+					}
+				}
+				d := got.Dim
+				if s := opSin(got.Basis, want.Basis, d); s > 1e-8 {
+					t.Errorf("span of the %d directions: sin θ = %.3g, want ≤ 1e-8", d, s)
+				}
+				if s := opSin(got.Projected, want.Projected, d); s > 1e-8 {
+					t.Errorf("span of the projected rows: sin θ = %.3g, want ≤ 1e-8", s)
+				}
+			})
+		}
+	}
+}
+
+// opSin is the sine of the largest principal angle between the column
+// spans of the first k columns of a and b.
+func opSin(a, b *mat.Dense, k int) float64 {
+	qa, qb := tuOrthonormal(a, k), tuOrthonormal(b, k)
+	var m, r mat.Dense
+	m.Mul(qb.T(), qa)
+	r.Mul(qb, &m)
+	r.Sub(qa, &r)
+	return mat.Norm(&r, 2)
+}
+
+// TestEstimateMemoryFree holds EstimateMemory to the measured peak of pca
+// and mvmd on the matrix-free route (asserted taken, by the phase), as
+// TestEstimateMemorySparse does for the Gram route: measured ≤ estimate ≤
+// estimateSlack × measured + estimateFloor; and the estimate is below what
+// the D×D matrix alone would take.
+func TestEstimateMemoryFree(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures real fits")
+	}
+	for _, tc := range []struct {
+		id string
+		p  Params
+	}{
+		{"pca", Params{D: 2}},
+		{"mvmd", Params{D: 2, Beta: Float(0.5)}},
+	} {
+		t.Run(tc.id, func(t *testing.T) {
+			m, _ := Lookup(tc.id)
+			c := memCase{id: tc.id, p: tc.p, n: 4000, d: 1200, q: 10}
+			in, s := memInput(m, c, 1)
+			raw := in.X.RawMatrix()
+			for i, v := range raw.Data {
+				if (i*7919)%20 != 0 {
+					raw.Data[i] = 0
+				} else {
+					raw.Data[i] = v + 1
+				}
+			}
+			in.Sparse, in.X = sparse.FromDense(in.X), nil
+			s.NNZ = int64(in.Sparse.NNZ())
+			if _, ok := shapeFree(tc.p, s); !ok {
+				t.Fatalf("shapeFree(%+v, %+v) = false, want the matrix-free route", tc.p, s)
+			}
+			est, err := EstimateMemory(tc.id, tc.p, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var fitErr error
+			var phases []string
+			peak, _ := measurePeak(func() {
+				_, fitErr = Fit(context.Background(), tc.id, in, tc.p, func(_ float64, ph string) {
+					if len(phases) == 0 || phases[len(phases)-1] != ph {
+						phases = append(phases, ph)
+					}
+				})
+			})
+			if fitErr != nil {
+				t.Fatal(fitErr)
+			}
+			if !slices.Contains(phases, opPhase) {
+				t.Fatalf("phases %q, want %q among them", phases, opPhase)
+			}
+			if peak > est {
+				t.Errorf("measured peak %d bytes, above the estimate %d", peak, est)
+			}
+			if est > estimateSlack*peak+estimateFloor {
+				t.Errorf("estimate %d bytes, more than %d × the measured peak %d + %d", est, estimateSlack, peak, estimateFloor)
+			}
+			if dd := int64(8 * c.d * c.d); est >= dd {
+				t.Errorf("estimate %d bytes, want less than the D×D matrix's %d", est, dd)
+			}
+			t.Logf("estimate %d, peak %d, D×D %d", est, peak, 8*c.d*c.d)
+		})
+	}
+}
