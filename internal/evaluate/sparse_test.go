@@ -47,14 +47,14 @@ func TestRunSparseMatchesDense(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			dense := analysis.Input{X: ds.X, Y: ds.Y}
+			dense := analysis.Input{X: ds.Dense(), Y: ds.Y} // medical and enron load sparse: Dense is a copy
 			if ds.Kind == dataset.MultiDim {
 				for _, cats := range ds.Categories {
 					dense.Classes = append(dense.Classes, len(cats))
 				}
 			}
 			sp := dense
-			sp.X, sp.Sparse = nil, sparse.FromDense(ds.X)
+			sp.X, sp.Sparse = nil, sparse.FromDense(dense.X)
 			n, _ := ds.Y.Dims()
 			splits, err := KFold(n, 2, 1)
 			if err != nil {
