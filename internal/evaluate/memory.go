@@ -14,6 +14,15 @@ import (
 // copies, the classifier's work (ML-kNN's neighbour search blocks, ridge's matrices)
 // and the metric rows.
 //
+// With sparse features (s.NNZ > 0, the non-zero cells of every row) the
+// split's copies of the features are CSR (12 bytes a non-zero cell, 8 a
+// row), the fits see the training part's non-zero cells (at most s.NNZ),
+// ML-kNN and the k-NN vote on the original features search the sparse rows
+// (knn.SearchSparse: the reference rows' transpose and the blocks of
+// distances, no dense copy), and what works on dense features — ridge on
+// the original features, the label-space methods' regressors — adds a dense
+// copy of both parts, as Run makes it.
+//
 // Run handles one split at a time and, within it, one method at a time, so
 // the peak is the split's copies of its rows (training and test parts, N
 // rows in all) plus the largest of: the baseline's classifier on the D
@@ -51,14 +60,30 @@ func EstimateMemory(s analysis.Shape, testRows int, spec Spec) (int64, error) {
 	n, d, q := float64(s.N), float64(s.D), float64(s.Q)
 	nte := float64(testRows)
 	ntr := n - nte
-	train := s // the fits see the training rows (LabelOnes and LabelSets: at most all of them)
+	train := s // the fits see the training rows (LabelOnes, LabelSets and NNZ: at most all of them)
 	train.N = s.N - testRows
+	nnz := float64(s.NNZ) // 0: dense features
+	if nnz > 0 {
+		train.NNZ = int64(min(nnz, ntr*d))
+	}
+	dense := 0.0 // the dense copy of both parts' sparse features, for the work that needs them dense
+	if nnz > 0 {
+		dense = n * d
+	}
 	ones := ntr * q // the training rows' labels present, at most all
 	if s.LabelOnes > 0 {
 		ones = min(ones, float64(s.LabelOnes))
 	}
-	peak := 8 * classifierMem(o.Classifier, k, s.Classes, ntr, nte, d, q, ones) // the baseline, in bytes
-	dims := 0.0                                                                 // the grid's points over all methods, for the metric rows
+	var peak float64 // the baseline, in bytes
+	switch {
+	case nnz > 0 && o.Classifier == ClassifierRidge:
+		peak = 8 * (dense + classifierMem(o.Classifier, k, s.Classes, ntr, nte, d, q, ones))
+	case nnz > 0:
+		peak = 8 * sparseSearchMem(k, s.Classes, ntr, nte, d, q, ones, min(nnz, ntr*d))
+	default:
+		peak = 8 * classifierMem(o.Classifier, k, s.Classes, ntr, nte, d, q, ones)
+	}
+	dims := 0.0 // the grid's points over all methods, for the metric rows
 	for _, run := range spec.Methods {
 		m, ok := analysis.Lookup(run.ID)
 		if !ok {
@@ -90,7 +115,7 @@ func EstimateMemory(s analysis.Shape, testRows int, spec Spec) (int64, error) {
 		dims += max(1, float64(grid))
 		var after float64
 		if m.Space == analysis.LabelSpace {
-			after = labelSpaceMem(m.ID, ntr, nte, d, q, top)
+			after = dense + labelSpaceMem(m.ID, ntr, nte, d, q, top)
 		} else {
 			// Transform of both parts (P's copy, the projections), the
 			// columns cut for each d, the classifier on them.
@@ -102,7 +127,11 @@ func EstimateMemory(s analysis.Shape, testRows int, spec Spec) (int64, error) {
 	// The split's copies of its rows, the largest stage and, not yet
 	// reclaimed by the collector, the previous one's buffers (at most as
 	// large), the metric rows.
-	total := 8*(n*(d+q)+n) + 2*peak + rows
+	split := 8 * (n*(d+q) + n) // the split's rows: features, labels, row numbers
+	if nnz > 0 {
+		split = 12*nnz + 8*(n+2) + 8*(n*q+n)
+	}
+	total := split + 2*peak + rows
 	if spec.RowErrors {
 		total += RowErrorBytes * n * (1 + dims) // ori and every method's grid points
 	}
@@ -135,6 +164,16 @@ func classifierMem(classifier string, k int, classes []int, ntr, nte, f, q, ones
 	search := float64(max(knn.EstimateMemory(int(ntr), int(ntr), int(f), k, true),
 		knn.EstimateMemory(int(ntr), int(nte), int(f), k, false))) / 8
 	return search + 1.5*ntr*float64(k) + 2*q*float64(k+1) + 3*ntr + ones/2 + 2*nte*q + metrics
+}
+
+// sparseSearchMem is classifierMem for ML-kNN or the k-NN vote on sparse
+// features, refNNZ of them in the training rows: knn.SearchSparse holds
+// no copy of the features but the reference rows' transpose (12 bytes an
+// entry, 8 a column), their norms and the queries', and each worker's
+// block of distances, as knn.EstimateMemory with no feature columns.
+func sparseSearchMem(k int, classes []int, ntr, nte, f, q, ones, refNNZ float64) float64 {
+	dense := classifierMem(ClassifierMLkNN, k, classes, ntr, nte, 0, q, ones)
+	return dense + 1.5*refNNZ + f + 1
 }
 
 // labelSpaceMem is a label-space method's evaluation after its fit, in

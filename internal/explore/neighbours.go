@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"mldr/internal/dataset"
+	"mldr/internal/sparse"
 )
 
 // Neighbour is a row near another: its number, its distance and its
@@ -23,20 +24,44 @@ type Neighbour struct {
 // O(N·(d + k)).
 func (v *View) Nearest(from, k int, vec func(i int) []float64) []Neighbour {
 	a := vec(from)
+	return v.nearest(from, k, func(i int) (float64, bool) {
+		b := vec(i)
+		if b == nil {
+			return 0, false
+		}
+		s := 0.0
+		for j := range a {
+			t := a[j] - b[j]
+			s += t * t
+		}
+		return s, true
+	})
+}
+
+// NearestFeatures returns the k rows of the view nearest to row from (not
+// itself) in feature space, as Nearest does: from the sparse rows of a data
+// set stored sparse (sparse.Dist, the same squared distance to the last
+// bit as on the dense rows, so the same neighbours and ties), never a dense
+// copy. O(N·(D + k)) for dense rows, O(N·(nnz per row + k)) for sparse.
+func (v *View) NearestFeatures(from, k int, rows *FeatureRows) []Neighbour {
+	return v.nearest(from, k, func(i int) (float64, bool) { return rows.dist(from, i), true })
+}
+
+// nearest keeps the k rows of smallest squared distance dist(i) (false:
+// left out), ties to the earlier row.
+func (v *View) nearest(from, k int, dist func(i int) (float64, bool)) []Neighbour {
 	type cand struct {
 		i int
 		d float64
 	}
 	var best []cand
 	for i := range v.Rows() {
-		b := vec(i)
-		if i == from || b == nil {
+		if i == from {
 			continue
 		}
-		s := 0.0
-		for j := range a {
-			t := a[j] - b[j]
-			s += t * t
+		s, ok := dist(i)
+		if !ok {
+			continue
 		}
 		if len(best) == k && s >= best[k-1].d {
 			continue
@@ -59,9 +84,18 @@ func (v *View) Nearest(from, k int, vec func(i int) []float64) []Neighbour {
 	return out
 }
 
-// Features returns a function giving each row's features, from the job's
-// training data set and (with one) its test data set.
-func (v *View) Features(train, test *dataset.Dataset) (func(i int) []float64, error) {
+// FeatureRows reads the features of a view's rows from the job's training
+// data set and (with one) its test data set, each as it is held: dense
+// rows, or the sparse rows of a data set stored sparse.
+type FeatureRows struct {
+	v           *View
+	train, test *dataset.Dataset
+}
+
+// Features returns the features of the view's rows, from the job's
+// training data set and (with one) its test data set; an error when a row
+// of the view is not in them any more.
+func (v *View) Features(train, test *dataset.Dataset) (*FeatureRows, error) {
 	for i := range v.Rows() {
 		t, at := v.Source(i)
 		ds := train
@@ -72,13 +106,60 @@ func (v *View) Features(train, test *dataset.Dataset) (func(i int) []float64, er
 			return nil, fmt.Errorf("row %d of the projection is not in the data set any more", v.Number[i])
 		}
 	}
-	return func(i int) []float64 {
-		t, at := v.Source(i)
-		if t {
-			return test.X.RawRowView(at)
+	return &FeatureRows{v: v, train: train, test: test}, nil
+}
+
+// source is the data set and row that row i of the view comes from.
+func (f *FeatureRows) source(i int) (*dataset.Dataset, int) {
+	t, at := f.v.Source(i)
+	if t {
+		return f.test, at
+	}
+	return f.train, at
+}
+
+// At returns row i's value of feature j (0-based).
+func (f *FeatureRows) At(i, j int) float64 {
+	ds, at := f.source(i)
+	if ds.Sparse != nil {
+		return ds.Sparse.At(at, j)
+	}
+	return ds.X.At(at, j)
+}
+
+// dist is the squared Euclidean distance between rows a and b of the view,
+// summed in column order: sparse.Dist when both are sparse, the dense sum
+// when both are dense, and a sparse row against a dense one (a job with a
+// test set stored the other way) over every column.
+func (f *FeatureRows) dist(a, b int) float64 {
+	da, ra := f.source(a)
+	db, rb := f.source(b)
+	switch {
+	case da.Sparse != nil && db.Sparse != nil:
+		ai, av := da.Sparse.Row(ra)
+		bi, bv := db.Sparse.Row(rb)
+		return sparse.Dist(ai, av, bi, bv)
+	case da.Sparse == nil && db.Sparse == nil:
+		x, y := da.X.RawRowView(ra), db.X.RawRowView(rb)
+		s := 0.0
+		for j := range x {
+			t := x[j] - y[j]
+			s += t * t
 		}
-		return train.X.RawRowView(at)
-	}, nil
+		return s
+	}
+	s := 0.0
+	for j := range len(f.train.Features) {
+		var x, y float64
+		if da.Sparse != nil {
+			x, y = da.Sparse.At(ra, j), db.X.At(rb, j)
+		} else {
+			x, y = da.X.At(ra, j), db.Sparse.At(rb, j)
+		}
+		t := x - y
+		s += t * t
+	}
+	return s
 }
 
 // Feature returns each row's value of the feature name.
@@ -93,7 +174,7 @@ func (v *View) Feature(train, test *dataset.Dataset, name string) ([]float32, er
 	}
 	out := make([]float32, v.Rows())
 	for i := range out {
-		out[i] = float32(rows(i)[j])
+		out[i] = float32(rows.At(i, j))
 	}
 	return out, nil
 }

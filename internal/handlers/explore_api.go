@@ -291,9 +291,8 @@ func (h *handler) exploreData(em *exploreMethod) (train, test *dataset.Dataset, 
 		if test, err = h.store.LoadDataset(req.TestDataset); err != nil {
 			return nil, nil, err
 		}
-		test = test.WithDense() // bridge: explore reads X, not yet Sparse
 	}
-	return train.WithDense(), test, nil
+	return train, test, nil // dense or sparse, as stored: explore reads either
 }
 
 // selectionRequest is the body of POST /api/jobs/{id}/selection and
@@ -388,7 +387,7 @@ func (h *handler) apiRow(w http.ResponseWriter, r *http.Request) {
 			h.fail(w, r, err)
 			return
 		}
-		out.Original = em.view.Nearest(i, k, rows)
+		out.Original = em.view.NearestFeatures(i, k, rows)
 	} else {
 		out.Note = err.Error()
 	}

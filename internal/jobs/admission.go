@@ -12,6 +12,7 @@ import (
 	"mldr/internal/evaluate"
 	"mldr/internal/plots"
 	"mldr/internal/preprocess"
+	"mldr/internal/sparse"
 	"mldr/internal/store"
 )
 
@@ -95,18 +96,55 @@ type jobShape struct {
 	// ones and fitOnes bound the ones of the label matrix (multi-label
 	// data) of every row and of the fit rows; 0: unknown.
 	ones, fitOnes int
+	// With sparse features (the training set, or the test set, stored
+	// sparse: the job then holds every row sparse, see stackInputs),
+	// trainNNZ and testNNZ are the non-zero cells of each set and fitNNZ
+	// bounds those of the fit rows; trainSparse and testSparse say how
+	// each set is loaded. All are zero for dense data.
+	sparse                    bool
+	trainSparse, testSparse   bool
+	trainNNZ, testNNZ, fitNNZ int64
+}
+
+// nnz is the non-zero cells of every row, with sparse features.
+func (s jobShape) nnz() int64 { return s.trainNNZ + s.testNNZ }
+
+// nonZeros is what a record says of its non-zero feature cells; rows ×
+// features in a record made before it counted them.
+func nonZeros(rec store.DatasetRecord) int64 {
+	if rec.Summary.Storage == "" {
+		return int64(rec.Summary.Rows) * int64(rec.Summary.Features)
+	}
+	return rec.Summary.NonZeros
+}
+
+// featureBytes is what the features of r rows with nnz non-zero cells
+// hold: CSR with sparse features, else r × d float64s.
+func (s jobShape) featureBytes(sparseRows bool, r int, nnz int64) int64 {
+	if sparseRows {
+		return sparse.SparseBytes(r, nnz)
+	}
+	return 8 * int64(r) * int64(s.d)
 }
 
 func (s jobShape) all() int { return s.train + s.test }
 
 // fitShape is the shape the result models are fitted on.
 func (s jobShape) fitShape() analysis.Shape {
-	return analysis.Shape{N: s.fit, D: s.d, Q: s.q, Classes: s.classes, LabelSets: s.fitSets, LabelOnes: min(s.fitOnes, s.fit*s.q)}
+	sh := analysis.Shape{N: s.fit, D: s.d, Q: s.q, Classes: s.classes, LabelSets: s.fitSets, LabelOnes: min(s.fitOnes, s.fit*s.q)}
+	if s.sparse {
+		sh.NNZ = max(1, min(s.fitNNZ, int64(s.fit)*int64(s.d)))
+	}
+	return sh
 }
 
 // allShape is the shape of every row, as the evaluation sees it.
 func (s jobShape) allShape() analysis.Shape {
-	return analysis.Shape{N: s.all(), D: s.d, Q: s.q, Classes: s.classes, LabelSets: s.sets, LabelOnes: min(s.ones, s.all()*s.q)}
+	sh := analysis.Shape{N: s.all(), D: s.d, Q: s.q, Classes: s.classes, LabelSets: s.sets, LabelOnes: min(s.ones, s.all()*s.q)}
+	if s.sparse {
+		sh.NNZ = max(1, min(s.nnz(), int64(s.all())*int64(s.d)))
+	}
+	return sh
 }
 
 // labelSets is a record's count of distinct label sets, or when the record
@@ -163,11 +201,24 @@ func shapeOfJob(req Request, train, test store.DatasetRecord) jobShape {
 		sh.testPart = 0
 	}
 	sh.fitSets = min(labelSets(train), sh.fit) // the fit rows are the training set's
+	sh.trainSparse = train.Summary.Storage == dataset.StorageSparse
+	sh.testSparse = sh.test > 0 && test.Summary.Storage == dataset.StorageSparse
+	if sh.sparse = sh.trainSparse || sh.testSparse; sh.sparse {
+		sh.trainNNZ = nonZeros(train)
+		if sh.test > 0 {
+			sh.testNNZ = nonZeros(test)
+		}
+		// The fit rows hold at most the training set's non-zero cells:
+		// a holdout's may hold more than their share.
+		sh.fitNNZ = sh.trainNNZ
+	}
 	return sh
 }
 
 // withFeatures is s with d features.
 func (s jobShape) withFeatures(d int) jobShape {
+	scale := func(v int64) int64 { return v * int64(d) / int64(max(s.d, 1)) }
+	s.trainNNZ, s.testNNZ, s.fitNNZ = scale(s.trainNNZ), scale(s.testNNZ), scale(s.fitNNZ)
 	s.d = d
 	return s
 }
@@ -177,6 +228,8 @@ func (s jobShape) withFeatures(d int) jobShape {
 func (s jobShape) withRows(n int) jobShape {
 	scale := func(v int) int { return int(int64(v) * int64(n) / int64(max(s.train, 1))) }
 	s.test, s.fit, s.testPart = scale(s.test), scale(s.fit), scale(s.testPart)
+	scale64 := func(v int64) int64 { return v * int64(n) / int64(max(s.train, 1)) }
+	s.trainNNZ, s.testNNZ, s.fitNNZ = scale64(s.trainNNZ), scale64(s.testNNZ), scale64(s.fitNNZ)
 	s.train = n
 	s.sets, s.fitSets = min(s.sets, s.all()), min(s.fitSets, s.fit)
 	return s
@@ -207,15 +260,22 @@ func EstimateJob(req Request, train, test store.DatasetRecord) (Estimate, error)
 
 func estimateShape(req Request, sh jobShape, est estimators) (Estimate, error) {
 	all, dq := int64(sh.all()), int64(sh.d+sh.q)
+	q := int64(sh.q)
 	e := Estimate{Overhead: JobOverhead}
-	e.Data = 8 * dq * all // X and Y as loaded
+	// X and Y as loaded: X dense or sparse as each data set is stored.
+	e.Data = sh.featureBytes(sh.trainSparse, sh.train, sh.trainNNZ) + sh.featureBytes(sh.testSparse, sh.test, sh.testNNZ) + 8*q*all
 	records := int64(1)
 	if sh.test > 0 {
-		e.Data += 8 * dq * all // the stacked copy
+		e.Data += sh.featureBytes(sh.sparse, sh.all(), sh.nnz()) + 8*q*all // the stacked copy
+		if sh.sparse && !sh.testSparse {
+			e.Data += sh.featureBytes(true, sh.test, sh.testNNZ) // the dense test set's CSR, stacked
+		} else if sh.sparse && !sh.trainSparse {
+			e.Data += sh.featureBytes(true, sh.train, sh.trainNNZ)
+		}
 		records = 2
 	}
 	if sh.fit < sh.train && sh.test == 0 {
-		e.Data += 8 * dq * int64(sh.fit) // subset: the fit rows of a holdout
+		e.Data += sh.featureBytes(sh.sparse, sh.fit, sh.fitNNZ) + 8*q*int64(sh.fit) // subset: the fit rows of a holdout
 	}
 	e.Data += 2 * nameBytes * dq * records      // names and columns of each data set
 	e.Data += 24*all + 8*all*int64(sh.splits+1) // the parts and numbers of the rows, the fit rows and each split's rows
@@ -446,6 +506,10 @@ func admit(req Request, train, test store.DatasetRecord, limit int64, est estima
 	case base > limit:
 		f.field, f.subject, f.need = "dataset", "the data as loaded", base
 		f.what = fmt.Sprintf("%s rows × %s features and %s labels, with the copies the split makes", group(sh.all()), group(sh.d), group(sh.q))
+		if sh.sparse {
+			f.what = fmt.Sprintf("%s rows × %s features stored sparse as %s non-zero values, and %s labels, with the copies the split makes",
+				group(sh.all()), group(sh.d), group(int(sh.nnz())), group(sh.q))
+		}
 		sample()
 	case base+phase <= limit: // every method fits alone: the evaluation is what does not
 		f.field, f.need = "evaluate", base+evalPhase

@@ -229,7 +229,6 @@ func (x *Executor) plan(req Request) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	train = train.WithDense() // bridge: jobs read X, not yet Sparse
 	p := &plan{train: train, trainRec: rec, data: inputOf(train)}
 	n := train.Rows()
 	all := func(split string) {
@@ -246,13 +245,9 @@ func (x *Executor) plan(req Request) (*plan, error) {
 		if err != nil {
 			return nil, err
 		}
-		test = test.WithDense() // bridge: jobs read X, not yet Sparse
 		testRec, _ := x.store.Dataset(req.TestDataset)
 		p.test = test
-		var xs, ys mat.Dense
-		xs.Stack(train.X, test.X)
-		ys.Stack(train.Y, test.Y)
-		p.data = analysis.Input{X: &xs, Y: &ys, Classes: p.data.Classes, FeatureNames: p.data.FeatureNames}
+		p.data = stackInputs(p.data, inputOf(test))
 		p.splits = []evaluate.Split{evaluate.TrainTest(n, test.Rows())}
 		all(PartTrain)
 		for i := range test.Rows() {
@@ -373,9 +368,9 @@ func projectedRows(m *analysis.Model, p *plan) (*mat.Dense, error) {
 	if m.Basis == nil {
 		return m.Projected, nil
 	}
-	rows := p.fitInput().X
-	if m.Space == analysis.LabelSpace {
-		rows = p.fitInput().Y
+	var rows mat.Matrix = p.fitInput().Y
+	if m.Space != analysis.LabelSpace {
+		rows = featuresOf(p.fitInput()) // sparse rows stay sparse: X·P − 1μᵀP
 	}
 	return m.Transform(rows)
 }
@@ -542,8 +537,10 @@ func (m *Manifest) Transform(x *mat.Dense) (*mat.Dense, error) {
 	return analysis.Project(x, m.Means, p), nil
 }
 
+// inputOf is a data set as a method's input: its features as they are
+// held (X, or Sparse for a data set stored sparse; never a dense copy).
 func inputOf(ds *dataset.Dataset) analysis.Input {
-	in := analysis.Input{X: ds.X, Y: ds.Y, FeatureNames: ds.Features}
+	in := analysis.Input{X: ds.X, Sparse: ds.Sparse, Y: ds.Y, FeatureNames: ds.Features}
 	if ds.Kind == dataset.MultiDim {
 		for _, c := range ds.Categories {
 			in.Classes = append(in.Classes, len(c))
@@ -552,19 +549,30 @@ func inputOf(ds *dataset.Dataset) analysis.Input {
 	return in
 }
 
+// subset takes rows of an input: in itself when they are all of its rows
+// (in order, as the plan's fit rows then are), else a copy; sparse
+// features stay sparse.
 func subset(in analysis.Input, rows []int) analysis.Input {
-	n, _ := in.X.Dims()
+	n, _ := in.Y.Dims()
 	if len(rows) == n {
 		return in
 	}
-	_, d := in.X.Dims()
 	_, q := in.Y.Dims()
-	x, y := mat.NewDense(len(rows), d, nil), mat.NewDense(len(rows), q, nil)
+	y := mat.NewDense(len(rows), q, nil)
 	for i, r := range rows {
-		x.SetRow(i, in.X.RawRowView(r))
 		y.SetRow(i, in.Y.RawRowView(r))
 	}
-	return analysis.Input{X: x, Y: y, Classes: in.Classes, FeatureNames: in.FeatureNames}
+	out := analysis.Input{Y: y, Classes: in.Classes, FeatureNames: in.FeatureNames}
+	if in.Sparse != nil {
+		out.Sparse = in.Sparse.SelectRows(rows)
+		return out
+	}
+	_, d := in.X.Dims()
+	out.X = mat.NewDense(len(rows), d, nil)
+	for i, r := range rows {
+		out.X.SetRow(i, in.X.RawRowView(r))
+	}
+	return out
 }
 
 func seq(from, to int) []int {

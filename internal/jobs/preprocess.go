@@ -7,8 +7,10 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"mldr/internal/analysis"
+	"mldr/internal/dataset"
 	"mldr/internal/evaluate"
 	"mldr/internal/preprocess"
+	"mldr/internal/store"
 )
 
 // checkPreprocess refuses an unknown preprocessing (400, field
@@ -18,6 +20,46 @@ func (r *Request) checkPreprocess() error {
 		return reqErr(http.StatusBadRequest, "preprocess", "preprocess must be %s, not %q", joinOr(preprocess.Kinds()), r.Preprocess)
 	}
 	return nil
+}
+
+// checkSparsePreprocess refuses (422, field "preprocess") a preprocessing
+// other than none on a data set stored sparse (rec, the training or the
+// test set; field names it in the request). Standardize and minmax
+// subtract a value from every cell, which would make the features dense;
+// applying their scale alone would keep them sparse, but it gives the
+// same results only to methods and classifiers that are invariant to a
+// shift of the features, and cplst's ridge hat and the label-space
+// methods' regressor (ridge with its bias among the penalised weights)
+// are not (TestShiftChangesLabelSpace). evaluate.Run refuses it too.
+func (r *Request) checkSparsePreprocess(rec store.DatasetRecord) error {
+	s := rec.Summary
+	if r.Preprocess == "" || r.Preprocess == preprocess.None || s.Storage != dataset.StorageSparse {
+		return nil
+	}
+	return reqErr(http.StatusUnprocessableEntity, "preprocess", "data set %s is stored sparse (%s of its %s × %s feature cells are non-zero): %s",
+		rec.Name, percent(s.Density), group(s.Rows), group(s.Features), sparsePreprocessWhy(r.Preprocess))
+}
+
+// sparsePreprocessWhy says why a preprocessing is refused on sparse
+// features, and what to do.
+func sparsePreprocessWhy(kind string) string {
+	by := "mean"
+	if kind == preprocess.MinMax {
+		by = "minimum"
+	}
+	return fmt.Sprintf("preprocess %s would subtract each feature's %s from every cell and make the features dense, "+
+		"and its scale alone would change the results of cplst and of the label-space methods' regressor, which fit the features as given; "+
+		"run it with preprocess none (the methods centre the features themselves), or scale the features before you upload them", kind, by)
+}
+
+// percent writes a share as a percentage for a sentence: "2.0 %",
+// "0.035 %".
+func percent(share float64) string {
+	p := 100 * share
+	if p >= 0.1 || p == 0 {
+		return fmt.Sprintf("%.1f %%", p)
+	}
+	return fmt.Sprintf("%.2g %%", p)
 }
 
 // preprocessPlan fits the request's preprocessing on the fit rows and
@@ -34,6 +76,9 @@ func (p *plan) preprocessPlan(kind string) error {
 		p.scaler = &preprocess.Scaler{Kind: preprocess.None}
 		return nil
 	}
+	if p.data.Sparse != nil { // Validate refuses it; a request stored before it did
+		return fmt.Errorf("preprocess %s: %s", kind, sparsePreprocessWhy(kind))
+	}
 	sc, err := preprocess.Fit(subset(p.data, p.fitRows).X, kind, p.data.FeatureNames)
 	if err != nil {
 		return fmt.Errorf("preprocessing the features: %w", err)
@@ -46,7 +91,7 @@ func (p *plan) preprocessPlan(kind string) error {
 // fitInput is what the result models are fitted on and project: fitData,
 // or data when no preprocessing was planned.
 func (p *plan) fitInput() analysis.Input {
-	if p.fitData.X == nil {
+	if p.fitData.X == nil && p.fitData.Sparse == nil {
 		return p.data
 	}
 	return p.fitData

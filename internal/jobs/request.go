@@ -100,7 +100,8 @@ type DatasetLookup interface {
 // Limits bound what one job may ask for.
 type Limits struct {
 	// MaxCells bounds rows × features of the data a job reads (training and
-	// test set together); 0: no limit.
+	// test set together; for a data set stored sparse, its non-zero cells);
+	// 0: no limit.
 	MaxCells int64
 	// MaxPairwiseRows bounds the rows a method with pairwise structure
 	// (analysis.Method.MaxN > 0: lpp, kcplst) fits on. It can lower each
@@ -227,7 +228,10 @@ func (r *Request) Validate(ds DatasetLookup, lim Limits) error {
 	if err != nil {
 		return err
 	}
-	rows := train.Summary.Rows
+	if err := r.checkSparsePreprocess(train); err != nil {
+		return err
+	}
+	rows, values := train.Summary.Rows, cellsRead(train)
 	if r.TestDataset != "" {
 		test, err := lookup(ds, "test_dataset", r.TestDataset)
 		if err != nil {
@@ -236,12 +240,20 @@ func (r *Request) Validate(ds DatasetLookup, lim Limits) error {
 		if err := sameColumns(train, test); err != nil {
 			return err
 		}
+		if err := r.checkSparsePreprocess(test); err != nil {
+			return err
+		}
+		values += cellsRead(test)
 		if r.Split.Kind != SplitTestSet {
 			return reqErr(http.StatusBadRequest, "split", "with a test_dataset the split is that data set; leave split out")
 		}
 		rows += test.Summary.Rows
 	}
-	if cells := int64(rows) * int64(train.Summary.Features); lim.MaxCells > 0 && cells > lim.MaxCells {
+	if cells := int64(rows) * int64(train.Summary.Features); lim.MaxCells > 0 && values > lim.MaxCells {
+		if values < cells { // stored sparse: the values a job reads are the non-zero ones
+			return reqErr(http.StatusRequestEntityTooLarge, "dataset", "the data have %d rows × %d features, stored sparse as %d non-zero values; a job may read at most %d (the -max-cells limit)",
+				rows, train.Summary.Features, values, lim.MaxCells)
+		}
 		return reqErr(http.StatusRequestEntityTooLarge, "dataset", "the data have %d rows × %d features = %d values; a job may read at most %d (the -max-cells limit)",
 			rows, train.Summary.Features, cells, lim.MaxCells)
 	}
@@ -272,6 +284,15 @@ func (r *Request) Validate(ds DatasetLookup, lim Limits) error {
 		return err
 	}
 	return r.checkMemory(ds, lim)
+}
+
+// cellsRead is the feature values a job reads of a data set: rows ×
+// features, or for one stored sparse its non-zero cells.
+func cellsRead(rec store.DatasetRecord) int64 {
+	if rec.Summary.Storage == dataset.StorageSparse {
+		return rec.Summary.NonZeros
+	}
+	return int64(rec.Summary.Rows) * int64(rec.Summary.Features)
 }
 
 func lookup(ds DatasetLookup, field, id string) (store.DatasetRecord, error) {

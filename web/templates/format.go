@@ -128,3 +128,23 @@ func rankText(rank int, atLeast bool) string {
 	}
 	return itoa(rank)
 }
+
+// storageText says how a data set's features are stored and how many of
+// their cells are not zero: "stored sparse: 2.0 % of 100 000 000 cells are
+// non-zero"; "" for a record made before storage was recorded.
+func storageText(s dataset.Summary) string {
+	if s.Storage == "" {
+		return ""
+	}
+	cells := s.Rows * s.Features
+	share := "no"
+	if cells > 0 {
+		p := 100 * s.Density
+		share = fmt.Sprintf("%.1f %%", p)
+		if p < 0.1 && p > 0 {
+			share = fmt.Sprintf("%.2g %%", p)
+		}
+		share += " of " + group(cells)
+	}
+	return fmt.Sprintf("stored %s: %s cells are non-zero", s.Storage, share)
+}

@@ -1,0 +1,92 @@
+package evaluate
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"mldr/internal/analysis"
+	"mldr/internal/sparse"
+)
+
+// sparseRunData is runData with all but about density of the feature
+// cells set to 0, in CSR form (the labels still follow the first
+// features).
+func sparseRunData(seed uint64, n, d, q int, density float64) analysis.Input {
+	in := runData(seed, n, d, q, nil)
+	rng := rand.New(rand.NewPCG(seed, 9))
+	for i := range n {
+		row := in.X.RawRowView(i)
+		for j := range row {
+			if rng.Float64() >= density {
+				row[j] = 0
+			}
+		}
+	}
+	return analysis.Input{Sparse: sparse.FromDense(in.X), Y: in.Y}
+}
+
+// TestEstimateMemorySparse checks EstimateMemory with Shape.NNZ against
+// evaluations on sparse features, as TestEstimateMemory does on dense
+// ones: measured peak ≤ estimate ≤ 8 × measured + 3 MiB, and the estimate
+// below the one for the same shape counted dense (the split's copies and
+// the neighbour search's are CSR) unless a regressor makes the features
+// dense.
+func TestEstimateMemorySparse(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures real runs")
+	}
+	specs := []struct {
+		spec  Spec
+		below bool // the estimate is below the dense one
+	}{
+		{Spec{Methods: []MethodRun{{ID: "pca", Params: analysis.Params{D: 5}}, {ID: "mddmp"}}}, true},
+		{Spec{Methods: []MethodRun{{ID: "mvmd"}}, Grid: Grid{Dims: []int{2, 4, 8}}}, true},
+		{Spec{Methods: []MethodRun{{ID: "cplst"}}, Grid: Grid{Dims: []int{2, 4}}, Options: Options{Classifier: ClassifierRidge}}, false},
+		{Spec{Methods: []MethodRun{{ID: "pca", Params: analysis.Params{D: 4}}}, Options: Options{Classifier: ClassifierRidge}}, false},
+	}
+	for _, sh := range []struct {
+		n, d, q int
+		density float64
+	}{{400, 600, 5, 0.02}, {900, 200, 6, 0.05}} {
+		for si, c := range specs {
+			t.Run(fmt.Sprintf("N=%d,D=%d,q=%d,density=%v/spec%d", sh.n, sh.d, sh.q, sh.density, si), func(t *testing.T) {
+				in := sparseRunData(5, sh.n, sh.d, sh.q, sh.density)
+				splits, err := KFold(sh.n, 3, 1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				test := 0
+				for _, s := range splits {
+					test = max(test, len(s.Test))
+				}
+				shape := analysis.Shape{N: sh.n, D: sh.d, Q: sh.q, NNZ: int64(in.Sparse.NNZ())}
+				est, err := EstimateMemory(shape, test, c.spec)
+				if err != nil {
+					t.Fatal(err)
+				}
+				shape.NNZ = 0
+				dense, err := EstimateMemory(shape, test, c.spec)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var runErr error
+				peak, total := measurePeak(func() { _, runErr = Run(context.Background(), in, splits, c.spec, nil) })
+				if runErr != nil {
+					t.Fatalf("Run: %v", runErr)
+				}
+				if peak > est {
+					t.Errorf("measured peak %d bytes, above the estimate %d (total allocated %d)", peak, est, total)
+				}
+				if est > 8*peak+3<<20 {
+					t.Errorf("estimate %d bytes, more than 8 × the measured peak %d + 3 MiB", est, peak)
+				}
+				if c.below && est >= dense {
+					t.Errorf("estimate %d bytes on sparse features, not below %d counted dense", est, dense)
+				}
+				t.Logf("estimate %9d  dense %9d  peak %9d  total %9d  estimate/peak %.2f", est, dense, peak, total, float64(est)/float64(peak))
+			})
+		}
+	}
+}

@@ -1,0 +1,129 @@
+package jobs
+
+import (
+	"context"
+	"net/http"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"mldr/internal/analysis"
+	"mldr/internal/dataset"
+	"mldr/internal/store"
+)
+
+// measureHeapPeak is evaluate's measurePeak (analysis's measurement): the
+// largest heap-object bytes above the start, sampled continuously with the
+// collector at GOGC = 1.
+func measureHeapPeak(f func()) int64 {
+	runtime.GC()
+	old := debug.SetGCPercent(1)
+	defer debug.SetGCPercent(old)
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s)
+	base := int64(s[0].Value.Uint64())
+	var mu sync.Mutex
+	high := int64(0)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		one := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		for {
+			metrics.Read(one)
+			mu.Lock()
+			high = max(high, int64(one[0].Value.Uint64())-base)
+			mu.Unlock()
+			select {
+			case <-done:
+				return
+			default:
+				runtime.Gosched()
+			}
+		}
+	})
+	f()
+	runtime.GC()
+	metrics.Read(s)
+	close(done)
+	wg.Wait()
+	return max(high, int64(s[0].Value.Uint64())-base)
+}
+
+// TestAdmitSparse: a data set stored sparse is admitted under a memory
+// limit that the same data counted dense would exceed (413), and the job's
+// measured peak (loading, fitting, writing) stays under its estimate
+// without the runtime's overhead.
+func TestAdmitSparse(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a job on 12 000 × 400 data")
+	}
+	e := newExecEnv(t)
+	rec := e.importCSV("wide-sparse", sparseCSV(12000, 400, 5, 0.01, 4))
+	if rec.Summary.Storage != dataset.StorageSparse {
+		t.Fatalf("storage: got %q, want sparse", rec.Summary.Storage)
+	}
+	req := Request{Dataset: rec.ID, Methods: []string{"pca", "mddmp", "cplst"}, Params: analysis.Params{D: 5}, Split: &Split{Kind: SplitHoldout, TestFraction: 0.2}}
+	req.Normalize()
+	asDense := rec
+	asDense.Summary.Storage = dataset.StorageDense
+	sparseEst, err := EstimateJob(req, rec, store.DatasetRecord{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	denseEst, err := EstimateJob(req, asDense, store.DatasetRecord{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The smallest limit (in MiB) the sparse job is admitted under.
+	admitted := func(r store.DatasetRecord, mib int) bool {
+		f, err := admit(req, r, store.DatasetRecord{}, int64(mib)<<20, realEstimators(), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f == nil
+	}
+	lo, hi := 1, 1<<14
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if admitted(rec, mid) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	limit := int64(lo) << 20
+	if admitted(asDense, lo) {
+		t.Fatalf("counted dense (estimate %d) the job is admitted under %d too; want refused", denseEst.Peak, limit)
+	}
+	ds := fakeDatasets{rec.ID: asDense}
+	var re *RequestError
+	if err := req.Validate(ds, Limits{MaxJobMemory: limit}); err == nil || !asRequestError(err, &re) || re.Status != http.StatusRequestEntityTooLarge {
+		t.Errorf("counted dense under %d: got %v, want 413", limit, err)
+	}
+	if err := req.Validate(e.store, Limits{MaxJobMemory: limit}); err != nil {
+		t.Errorf("sparse under %d: got %v, want admitted", limit, err)
+	}
+	j := Job{ID: store.NewID(), Request: req, CreatedAt: time.Now()}
+	var runErr error
+	peak := measureHeapPeak(func() {
+		_, runErr = e.exec.Execute(context.Background(), j, func(float64, string, string) {})
+	})
+	if runErr != nil {
+		t.Fatal(runErr)
+	}
+	if bound := sparseEst.Peak - sparseEst.Overhead; peak > bound {
+		t.Errorf("measured peak %d bytes, above the estimate %d (without the %d of overhead)", peak, bound, sparseEst.Overhead)
+	}
+	t.Logf("limit %d MiB; estimate %d (data %d) sparse, %d (data %d) counted dense; measured peak %d",
+		lo, sparseEst.Peak, sparseEst.Data, denseEst.Peak, denseEst.Data, peak)
+}
+
+func asRequestError(err error, re **RequestError) bool {
+	r, ok := err.(*RequestError)
+	*re = r
+	return ok && strings.Contains(r.Msg, "-max-job-memory")
+}
