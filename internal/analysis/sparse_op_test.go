@@ -34,7 +34,10 @@ func opData(t *testing.T, file string) Input {
 	if err != nil {
 		t.Fatalf("loading %s: %v", path, err)
 	}
-	return Input{Sparse: sparse.FromDense(ds.X), Y: ds.Y}
+	if ds.Sparse == nil {
+		t.Fatalf("%s loaded dense; the loader stores it sparse", path)
+	}
+	return Input{Sparse: ds.Sparse, Y: ds.Y}
 }
 
 // TestMatrixFreeMatchesGram fits pca and mvmd (β = 0.5, and β = 0, which

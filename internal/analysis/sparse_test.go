@@ -88,6 +88,9 @@ func TestSparseMatchesDense(t *testing.T) {
 			for _, p := range params {
 				name := fmt.Sprintf("%s/%s/%s", f.name, m.ID, p.LabelKernel)
 				t.Run(name, func(t *testing.T) {
+					if raceEnabled && slowUnderRace[m.ID] {
+						t.Skip("takes minutes under the race detector; the build without it runs it")
+					}
 					want, err := analysis.Fit(t.Context(), m.ID, dense, p, nil)
 					if err != nil {
 						t.Fatalf("dense fit: %v", err)
@@ -122,6 +125,11 @@ func TestSparseMatchesDense(t *testing.T) {
 		}
 	}
 }
+
+// slowUnderRace are the methods whose sparse-against-dense comparison
+// takes 5–15 s without the race detector (pairwise graphs, one problem per
+// label, the quadratic label kernel's wide map).
+var slowUnderRace = map[string]bool{"ge-euclid-x": true, "lda": true, "lpp": true, "mddmp": true, "mlsi": true, "kcplst": true}
 
 // compareModels requires got (fitted on sparse X) to match want (dense).
 func compareModels(t *testing.T, got, want *analysis.Model, x *mat.Dense) {

@@ -1,0 +1,8 @@
+//go:build race
+
+package analysis_test
+
+// raceEnabled: the race detector slows numeric code 5–10 times; the
+// heaviest comparisons run in the build without it (.ci/run's openblas
+// pass runs this package without -race).
+const raceEnabled = true
