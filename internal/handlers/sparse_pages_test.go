@@ -25,8 +25,9 @@ func TestSparseDataset(t *testing.T) {
 	id := decode[struct{ ID string }](t, body).ID
 
 	resp, body = s.do("GET", "/datasets/"+id, "", nil)
-	want := "stored sparse: 10.0 % of 90 000 cells are non-zero"
-	if got := parseHTML(t, body).Find(`[data-testid="storage"]`).Text(); resp.StatusCode != http.StatusOK || got != want {
+	want := "sparse: 10.0 % of 90 000 cells are non-zero"
+	doc := parseHTML(t, body)
+	if got := doc.Find(`[data-testid="storage"]`).Text() + ": " + doc.Find(`[data-testid="storage-share"]`).Text(); resp.StatusCode != http.StatusOK || got != want {
 		t.Errorf("data set page: got %d, storage %q, want 200, %q", resp.StatusCode, got, want)
 	}
 

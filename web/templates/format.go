@@ -129,9 +129,9 @@ func rankText(rank int, atLeast bool) string {
 	return itoa(rank)
 }
 
-// storageText says how a data set's features are stored and how many of
-// their cells are not zero: "stored sparse: 2.0 % of 100 000 000 cells are
-// non-zero"; "" for a record made before storage was recorded.
+// storageText says how many of a data set's feature cells are not zero,
+// the caption under its storage ("sparse"): "2.0 % of 100 000 000 cells
+// are non-zero"; "" for a record made before storage was recorded.
 func storageText(s dataset.Summary) string {
 	if s.Storage == "" {
 		return ""
@@ -146,5 +146,5 @@ func storageText(s dataset.Summary) string {
 		}
 		share += " of " + group(cells)
 	}
-	return fmt.Sprintf("stored %s: %s cells are non-zero", s.Storage, share)
+	return share + " cells are non-zero"
 }
