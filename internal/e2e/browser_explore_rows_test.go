@@ -402,7 +402,9 @@ func TestBrowserExploreRows(t *testing.T) {
 	shot(t, ctx, "57-explore-density")
 	run(t, ctx, "zoom in", chromedp.Focus(chromedp.CSS(`[data-testid="scatter-pca"]`)), chromedp.KeyEvent("+"), chromedp.KeyEvent("+"), chromedp.KeyEvent("+"), chromedp.KeyEvent("+"), chromedp.KeyEvent(kb.ArrowLeft))
 	waitJS(t, ctx, "zoomed", `window.mldrExplore.views.pca.camera.distance < 0.45`, 5*time.Second)
-	time.Sleep(200 * time.Millisecond)
+	// The layer is recounted after the camera settles; on a busy machine
+	// that may take longer than a frame or two.
+	waitJS(t, ctx, "the density layer follows the zoom", `(() => { const d = window.mldrExplore.views.pca.density; return !!d && d.total === `+inView+`; })()`, 10*time.Second)
 	d1 := eval[map[string]float64](t, ctx, `window.mldrExplore.views.pca.density`)
 	if w := eval[float64](t, ctx, inView); d1["total"] != w || d1["total"] >= d0["total"] || d1["total"] == 0 {
 		t.Errorf("zoomed in, the density layer counts %v rows, want the %v in view (fewer than %v)", d1["total"], w, d0["total"])
