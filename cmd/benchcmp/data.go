@@ -231,8 +231,16 @@ func cached(path string, rows, cols int) (bool, error) {
 // writeNPYFile writes m to path as .npy (export.WriteNPY: NPY 1.0, '<f8',
 // C order), through a temporary file in the same directory renamed into
 // place.
-func writeNPYFile(path string, m mat.Matrix) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*.npy")
+func writeNPYFile(path string, m mat.Matrix) error {
+	return writeFileAtomic(path, func(w *bufio.Writer) error { return export.WriteNPY(w, m) })
+}
+
+// writeFileAtomic writes path through a temporary file in the same
+// directory, buffered, renamed into place once write has succeeded and the
+// file is closed; on an error the temporary file is removed. Errors say
+// "writing <path>".
+func writeFileAtomic(path string, write func(w *bufio.Writer) error) (err error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*"+filepath.Ext(path))
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
@@ -243,7 +251,7 @@ func writeNPYFile(path string, m mat.Matrix) (err error) {
 		}
 	}()
 	w := bufio.NewWriterSize(tmp, 1<<20)
-	if err := export.WriteNPY(w, m); err != nil {
+	if err := write(w); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	if err := w.Flush(); err != nil {

@@ -93,61 +93,43 @@ func writeDataCSV(path, xPath, yPath string) error {
 // file that the webapp reads: a header f1,…,fD,label:l1,…,label:lq, then
 // one line per row with each value in its shortest form (a sparse x's
 // zeros as 0). It writes a temporary file renamed into place.
-func writeCSV(path string, x, y mat.Matrix) (err error) {
+func writeCSV(path string, x, y mat.Matrix) error {
 	n, d := x.Dims()
 	ny, q := y.Dims()
 	if ny != n {
 		return fmt.Errorf("writing %s: %d rows of features and %d of labels", path, n, ny)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*.csv")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			_ = tmp.Close()
-			_ = os.Remove(tmp.Name())
-		}
-	}()
-	w := bufio.NewWriterSize(tmp, 1<<20)
-	line := make([]byte, 0, 16*(d+q))
-	for j := range d {
-		line = append(line, 'f')
-		line = strconv.AppendInt(line, int64(j+1), 10)
-		line = append(line, ',')
-	}
-	for j := range q {
-		line = append(line, "label:l"...)
-		line = strconv.AppendInt(line, int64(j+1), 10)
-		line = append(line, ',')
-	}
-	line[len(line)-1] = '\n'
-	if _, err := w.Write(line); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	for i := range n {
-		line = line[:0]
+	return writeFileAtomic(path, func(w *bufio.Writer) error {
+		line := make([]byte, 0, 16*(d+q))
 		for j := range d {
-			line = strconv.AppendFloat(line, x.At(i, j), 'g', -1, 64)
+			line = append(line, 'f')
+			line = strconv.AppendInt(line, int64(j+1), 10)
 			line = append(line, ',')
 		}
 		for j := range q {
-			line = strconv.AppendFloat(line, y.At(i, j), 'g', -1, 64)
+			line = append(line, "label:l"...)
+			line = strconv.AppendInt(line, int64(j+1), 10)
 			line = append(line, ',')
 		}
 		line[len(line)-1] = '\n'
 		if _, err := w.Write(line); err != nil {
-			return fmt.Errorf("writing %s: %w", path, err)
+			return err
 		}
-	}
-	if err := w.Flush(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
+		for i := range n {
+			line = line[:0]
+			for j := range d {
+				line = strconv.AppendFloat(line, x.At(i, j), 'g', -1, 64)
+				line = append(line, ',')
+			}
+			for j := range q {
+				line = strconv.AppendFloat(line, y.At(i, j), 'g', -1, 64)
+				line = append(line, ',')
+			}
+			line[len(line)-1] = '\n'
+			if _, err := w.Write(line); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }

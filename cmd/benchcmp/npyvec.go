@@ -9,7 +9,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 )
@@ -49,35 +48,14 @@ func npyVectorHeader(descr string, n int) []byte {
 // writeVectorNPY writes v to path as a one-dimensional .npy file (NPY 1.0,
 // little-endian, the dtype of T), through a temporary file in the same
 // directory renamed into place.
-func writeVectorNPY[T npyElem](path string, v []T) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*.npy")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			_ = tmp.Close()
-			_ = os.Remove(tmp.Name())
-		}
-	}()
+func writeVectorNPY[T npyElem](path string, v []T) error {
 	descr, _ := npyDescr[T]()
-	w := bufio.NewWriterSize(tmp, 1<<20)
-	if _, err := w.Write(npyVectorHeader(descr, len(v))); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := binary.Write(w, binary.LittleEndian, v); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := w.Flush(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
+	return writeFileAtomic(path, func(w *bufio.Writer) error {
+		if _, err := w.Write(npyVectorHeader(descr, len(v))); err != nil {
+			return err
+		}
+		return binary.Write(w, binary.LittleEndian, v)
+	})
 }
 
 // npyVectorShape matches the header of a one-dimensional C-order array.

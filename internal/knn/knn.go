@@ -75,17 +75,8 @@ func Search(ctx context.Context, ref, query *mat.Dense, k int, self bool, progre
 func searchRows(ctx context.Context, ref, query *mat.Dense, k int, self bool, progress func(float64), rows int) (*Neighbours, error) {
 	r, d := ref.Dims()
 	q, dq := query.Dims()
-	avail := r
-	if self {
-		avail--
-	}
-	switch {
-	case dq != d:
-		return nil, fmt.Errorf("knn: the queries have %d columns, the reference rows %d", dq, d)
-	case k < 1:
-		return nil, fmt.Errorf("knn: k must be at least 1, not %d", k)
-	case k > avail:
-		return nil, fmt.Errorf("knn: k = %d neighbours needs more than %d reference rows", k, avail)
+	if err := checkSearch(r, d, dq, k, self); err != nil {
+		return nil, err
 	}
 	mean := make([]float64, d)
 	rr := ref.RawMatrix()
@@ -283,4 +274,23 @@ func push(h []float64, v float64, k int) []float64 {
 		p = c
 	}
 	return h
+}
+
+// checkSearch refuses a search of k neighbours among r reference rows of d
+// columns for queries of dq columns (self: a query is among the reference
+// rows and never its own neighbour).
+func checkSearch(r, d, dq, k int, self bool) error {
+	avail := r
+	if self {
+		avail--
+	}
+	switch {
+	case dq != d:
+		return fmt.Errorf("knn: the queries have %d columns, the reference rows %d", dq, d)
+	case k < 1:
+		return fmt.Errorf("knn: k must be at least 1, not %d", k)
+	case k > avail:
+		return fmt.Errorf("knn: k = %d neighbours needs more than %d reference rows", k, avail)
+	}
+	return nil
 }

@@ -24,17 +24,8 @@ import (
 func SearchSparse(ctx context.Context, ref, query *sparse.CSR, k int, self bool, progress func(float64)) (*Neighbours, error) {
 	r, d := ref.Dims()
 	q, dq := query.Dims()
-	avail := r
-	if self {
-		avail--
-	}
-	switch {
-	case dq != d:
-		return nil, fmt.Errorf("knn: the queries have %d columns, the reference rows %d", dq, d)
-	case k < 1:
-		return nil, fmt.Errorf("knn: k must be at least 1, not %d", k)
-	case k > avail:
-		return nil, fmt.Errorf("knn: k = %d neighbours needs more than %d reference rows", k, avail)
+	if err := checkSearch(r, d, dq, k, self); err != nil {
+		return nil, err
 	}
 	s := &sparseSearch{ref: ref, query: query, refT: ref.Transpose(), refNorm: ref.RowSqNorms(), qNorm: query.RowSqNorms(), self: self,
 		// Each dot product and norm errs by at most about
