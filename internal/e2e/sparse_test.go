@@ -71,7 +71,7 @@ func TestSparseJobsBinary(t *testing.T) {
 		t.Fatalf("medical: got %+v, want 978 rows × 1449 features stored sparse", d)
 	}
 	page := jtGet(ctx, t, a.url+"/datasets/"+d.ID)
-	if want := "stored sparse: "; page.Status != http.StatusOK || !strings.Contains(string(page.Body), want) {
+	if want := `<span data-testid="storage">sparse</span>`; page.Status != http.StatusOK || !strings.Contains(string(page.Body), want) {
 		t.Errorf("the data set's page: got %d, want 200 saying %q", page.Status, want)
 	}
 
