@@ -33,3 +33,19 @@ func (s stage) checkpoint(ctx context.Context, f float64) error {
 	s.at(f)
 	return ctx.Err()
 }
+
+// shares splits the part of s from from to from+width among passes by
+// their costs: part(i) is pass i's stage, in the order the passes run
+// (each call takes the next share). A total cost of 0 counts as 1.
+func (s stage) shares(from, width float64, costs []float64) (part func(i int) stage) {
+	total := 0.0
+	for _, c := range costs {
+		total += c
+	}
+	total = max(total, 1)
+	return func(i int) stage {
+		f0 := from
+		from += width * costs[i] / total
+		return s.sub(f0, from, s.name)
+	}
+}

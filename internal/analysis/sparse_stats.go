@@ -78,13 +78,7 @@ func computeStatsSparse(ctx context.Context, x *sparse.CSR, spec statsSpec, st s
 	if spec.labels != nil {
 		costs[2] = nnz * float64(len(spec.labels.idx)+1) / float64(max(n, 1))
 	}
-	total := max(costs[0]+costs[1]+costs[2], 1)
-	from := 0.05
-	part := func(i int) stage {
-		f0 := from
-		from += 0.9 * costs[i] / total
-		return st.sub(f0, from, st.name)
-	}
+	part := st.shares(0.05, 0.9, costs[:])
 	gram := func(weights []float64, part stage) (*mat.SymDense, error) {
 		g := mat.NewSymDense(d, nil)
 		if err := sparse.Gram(ctx, x, weights, g.RawSymmetric(), func(f float64) error { return part.checkpoint(ctx, f) }); err != nil {

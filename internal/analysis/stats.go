@@ -68,13 +68,7 @@ func computeStats(ctx context.Context, x *mat.Dense, spec statsSpec, st stage) (
 	if spec.labels != nil {
 		costs[2] = 1
 	}
-	total := costs[0] + costs[1] + costs[2]
-	from := 0.1
-	part := func(i int) stage {
-		f0 := from
-		from += 0.9 * costs[i] / total
-		return st.sub(f0, from, st.name)
-	}
+	part := st.shares(0.1, 0.9, costs[:])
 	gram := func(weights []float64, part stage) (*mat.SymDense, error) {
 		g := mat.NewSymDense(d, nil)
 		err := linalg.Gram(ctx, raw, s.mean, weights, g.RawSymmetric(), func(done int) error {
