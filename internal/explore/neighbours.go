@@ -148,13 +148,16 @@ func (f *FeatureRows) dist(a, b int) float64 {
 		}
 		return s
 	}
-	s := 0.0
-	for j := range len(f.train.Features) {
-		var x, y float64
-		if da.Sparse != nil {
-			x, y = da.Sparse.At(ra, j), db.X.At(rb, j)
-		} else {
-			x, y = da.X.At(ra, j), db.Sparse.At(rb, j)
+	if da.Sparse == nil { // the sparse row first
+		da, ra, db, rb = db, rb, da, ra
+	}
+	ind, val := da.Sparse.Row(ra)
+	s, k := 0.0, 0
+	for j, y := range db.X.RawRowView(rb) {
+		x := 0.0
+		if k < len(ind) && int(ind[k]) == j {
+			x = val[k]
+			k++
 		}
 		t := x - y
 		s += t * t
