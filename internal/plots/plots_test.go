@@ -500,11 +500,15 @@ func TestSpectrumPartial(t *testing.T) {
 		in    SpectrumInput
 		note  string
 		share float64 // of λ1
+		axis  string  // the y-axis label
+		kept  string  // the d note
 	}{
 		{"partial", SpectrumInput{Eigenvalues: []float64{40, 30, 20, 3.1}, Order: 5000, Total: 100, D: 3},
-			"4 of " + GroupDigits(5000) + " eigenvalues computed; they hold 93.1% of the trace", 0.4},
-		{"all", SpectrumInput{Eigenvalues: []float64{40, 30, 20, 10}, Order: 4, Total: 100, D: 3}, "", 0.4},
-		{"no total", SpectrumInput{Eigenvalues: []float64{3, 1}}, "", 0.75},
+			"4 of " + GroupDigits(5000) + " eigenvalues computed; they hold 93.1% of the trace", 0.4,
+			"share of the trace", "d = 3 keeps 0.900 of the trace"},
+		{"all", SpectrumInput{Eigenvalues: []float64{40, 30, 20, 10}, Order: 4, Total: 100, D: 3}, "", 0.4,
+			"share of the eigenvalue sum", "d = 3 keeps 0.900 of the sum"},
+		{"no total", SpectrumInput{Eigenvalues: []float64{3, 1}}, "", 0.75, "share of the eigenvalue sum", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fig, err := Spectrum(tc.in)
@@ -518,6 +522,16 @@ func TestSpectrumPartial(t *testing.T) {
 			has := strings.Contains(m.Note, "eigenvalues computed")
 			if tc.note == "" && has || tc.note != "" && (!strings.Contains(m.Note, tc.note) || !strings.Contains(fig.subtitle, tc.note)) {
 				t.Errorf("got note %q, subtitle %q; want %q in both", m.Note, fig.subtitle, tc.note)
+			}
+			if !strings.Contains(m.Note, tc.kept) {
+				t.Errorf("got note %q, want %q in it", m.Note, tc.kept)
+			}
+			svg, err := fig.InlineSVG()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(svg, ">"+tc.axis+"<") {
+				t.Errorf("the y axis does not read %q", tc.axis)
 			}
 		})
 	}

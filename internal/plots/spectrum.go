@@ -62,7 +62,7 @@ type SpectrumInput struct {
 //
 // When only the leading eigenvalues were computed (Order > len), the shares
 // are of Total and the subtitle says so: "20 of 5,000 eigenvalues computed;
-// they hold 93.1% of the trace".
+// they hold 93.1% of the trace", and the axis reads "share of the trace".
 //
 // No eigenvalues, a NaN or infinite one, none positive, D outside
 // [0, len(Eigenvalues)], Thr outside [0, 1], a negative MaxComponents, a
@@ -157,6 +157,12 @@ func Spectrum(in SpectrumInput) (*Figure, error) {
 		}
 	}
 
+	// The shares are of the eigenvalue sum, or of the trace when only the
+	// leading eigenvalues were computed: the axis and the notes say which.
+	of, kept := "the eigenvalue sum", "the sum"
+	if in.Order > n {
+		of, kept = "the trace", "the trace"
+	}
 	var notes []string
 	if in.Order > n {
 		notes = append(notes, fmt.Sprintf("%s of %s eigenvalues computed; they hold %s of the trace",
@@ -169,7 +175,7 @@ func Spectrum(in SpectrumInput) (*Figure, error) {
 		notes = append(notes, plural(nNeg, "negative eigenvalue", "negative eigenvalues")+" counted as 0")
 	}
 	if in.D > 0 {
-		notes = append(notes, fmt.Sprintf("d = %d keeps %s of the sum", in.D, strconv.FormatFloat(cum[in.D-1], 'f', 3, 64)))
+		notes = append(notes, fmt.Sprintf("d = %d keeps %s of %s", in.D, strconv.FormatFloat(cum[in.D-1], 'f', 3, 64), kept))
 	}
 	note := strings.Join(notes, "; ")
 	title := in.Title
@@ -181,7 +187,7 @@ func Spectrum(in SpectrumInput) (*Figure, error) {
 	build := func() *scene {
 		p := newPlot()
 		p.X.Label.Text = "component"
-		const ylabel = "share of the eigenvalue sum"
+		ylabel := "share of " + of
 		p.Y.Label.Text = ylabel
 		p.X.Min, p.X.Max = 0.4, float64(k)+0.6
 		p.X.Tick.Marker = intTicks{}
