@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/crc32"
+	"runtime"
+	"sync"
 	"unsafe"
 
 	"gonum.org/v1/gonum/mat"
@@ -112,34 +114,84 @@ func viewDense(b []byte, check Check) (*Dataset, bool, error) {
 
 // checkDense makes the checks of CheckAll (sum set) or CheckValues on the
 // dense file b, whose X and Y are xs and ys after off bytes of magic and
-// header: one pass, a chunk at a time summed and then checked.
+// header: one pass (onePass), each chunk summed and then checked.
 func (d *Dataset) checkDense(b []byte, off int, xs, ys []float64, sum bool) error {
-	crc := uint32(0)
-	if sum {
-		crc = crc32.Update(0, castagnoli, b[:off])
-	}
 	nl := len(d.Labels)
-	for _, part := range []struct {
-		vals  []float64
-		check func(v []float64, from int) error
-	}{
-		{xs, checkFinite},
-		{ys, func(v []float64, from int) error { return d.checkLabels(v, from, nl) }},
-	} {
-		for from := 0; from < len(part.vals); from += viewChunk / 8 {
-			v := part.vals[from:min(from+viewChunk/8, len(part.vals))]
-			if sum {
-				crc = crc32.Update(crc, castagnoli, floatBytes(v))
-			}
-			if err := part.check(v, from); err != nil {
-				return corrupt("%v", err)
+	nx := len(xs)
+	all := floatsAt(b, off, len(xs)+len(ys)) // X then Y, as in the file
+	check := func(lo, hi int) error {
+		lo, hi = lo/8, hi/8 // values, not bytes
+		if lo < nx {
+			if err := checkFinite(all[lo:min(hi, nx)]); err != nil {
+				return err
 			}
 		}
+		if hi > nx {
+			from := max(lo, nx)
+			return d.checkLabels(all[from:hi], from-nx, nl)
+		}
+		return nil
 	}
-	if sum && binary.LittleEndian.Uint32(b[len(b)-4:]) != crc {
+	crc, err := onePass(b[off:len(b)-4], sum, check)
+	if err != nil {
+		return corrupt("%v", err)
+	}
+	if sum && binary.LittleEndian.Uint32(b[len(b)-4:]) != crc32Combine(crc32.Checksum(b[:off], castagnoli), crc, int64(len(b)-4-off)) {
 		return corrupt("checksum mismatch")
 	}
 	return nil
+}
+
+// onePassPart is the fewest bytes onePass gives a goroutine.
+const onePassPart = 4 << 20
+
+// onePass goes once over b, a chunk of viewChunk bytes at a time, adding
+// each to the CRC-32C (sum set) and then, while it is in the cache,
+// calling check (nil: none) with its start and end in b. Parts of at
+// least onePassPart bytes go to GOMAXPROCS goroutines, whose checksums are
+// combined. It returns the checksum of b (0 without sum) or the first
+// part's error.
+func onePass(b []byte, sum bool, check func(lo, hi int) error) (uint32, error) {
+	parts := max(1, min(runtime.GOMAXPROCS(0), len(b)/onePassPart))
+	per := (len(b)/parts + viewChunk - 1) / viewChunk * viewChunk
+	crcs := make([]uint32, parts)
+	errs := make([]error, parts)
+	var wg sync.WaitGroup
+	for i := range parts {
+		lo, hi := min(i*per, len(b)), min((i+1)*per, len(b))
+		if i == parts-1 {
+			hi = len(b)
+		}
+		wg.Go(func() {
+			crc := uint32(0)
+			for c := lo; c < hi; c += viewChunk {
+				e := min(c+viewChunk, hi)
+				if sum {
+					crc = crc32.Update(crc, castagnoli, b[c:e])
+				}
+				if check != nil {
+					if err := check(c, e); err != nil {
+						errs[i] = err
+						return
+					}
+				}
+			}
+			crcs[i] = crc
+		})
+	}
+	wg.Wait()
+	crc := uint32(0)
+	for i := range parts {
+		if errs[i] != nil {
+			return 0, errs[i]
+		}
+		lo, hi := min(i*per, len(b)), min((i+1)*per, len(b))
+		if i == parts-1 {
+			hi = len(b)
+		}
+		crc = crc32Combine(crc, crcs[i], int64(hi-lo))
+	}
+	return crc, nil
 }
 
 // checkKind makes the checks of Validate that do not read the values: a
@@ -158,7 +210,7 @@ func (d *Dataset) checkKind() error {
 }
 
 // checkFinite is Validate's check of X on the values v.
-func checkFinite(v []float64, _ int) error {
+func checkFinite(v []float64) error {
 	for _, x := range v {
 		if x-x != 0 { // NaN or ±Inf
 			return fmt.Errorf("dataset: X holds %v", x)
@@ -220,10 +272,7 @@ func viewSparse(b []byte, check Check) (*Dataset, bool, error) {
 		return nil, false, corrupt("the padding after the column indices is not zero")
 	}
 	if check == CheckAll {
-		crc := uint32(0)
-		for from := 0; from < len(b)-4; from += viewChunk {
-			crc = crc32.Update(crc, castagnoli, b[from:min(from+viewChunk, len(b)-4)])
-		}
+		crc, _ := onePass(b[:len(b)-4], true, nil)
 		if binary.LittleEndian.Uint32(b[len(b)-4:]) != crc {
 			return nil, false, corrupt("checksum mismatch")
 		}
