@@ -205,7 +205,9 @@ func TestViewBinaryCorrupt(t *testing.T) {
 	dense := stored(t, viewCSV(3000, 6, 0, false), dataset.StorageDense)
 	multi := stored(t, viewCSV(2000, 5, 0, true), dataset.StorageDense)
 	sp := stored(t, viewCSV(2000, 40, 13, false), dataset.StorageSparse) // 6 153 entries
-	lastX := func(b []byte) int { return len(b) - 4 - 8*3000*3 - 8 }     // the last value of X in dense
+	big := stored(t, viewCSV(60000, 20, 0, false), dataset.StorageDense) // 11 MB: the pass in parts
+	lastBigX := len(big) - 4 - 8*60000*3 - 8
+	lastX := func(b []byte) int { return len(b) - 4 - 8*3000*3 - 8 } // the last value of X in dense
 	set := func(b []byte, at int, v float64) []byte {
 		b = slices.Clone(b)
 		binary.LittleEndian.PutUint64(b[at:], math.Float64bits(v))
@@ -236,6 +238,9 @@ func TestViewBinaryCorrupt(t *testing.T) {
 		{"sparse: a value bit flipped", flip(sp, len(sp)-4-8*3*2000-3, 0x01), true, false, false},
 		{"sparse: a column out of range, checksum matching", withCRC(flip(sp, arraysAt(sp)+8*2000+1, 0x70)), true, true, false},
 		{"sparse: the padding not zero, checksum matching", withCRC(flip(sp, len(sp)-4-8*3*2000-8*spNNZ(t, sp)-1, 0x01)), true, true, true},
+		{"large: a low bit of X flipped in the last part", flip(big, lastBigX, 0x01), true, false, false},
+		{"large: NaN in X in the last part, checksum matching", set(big, lastBigX, math.NaN()), true, true, false},
+		{"large: a label 2 in the first row of Y, checksum matching", set(big, arraysAt(big)+8*60000*20, 2), true, true, false},
 		{"old dense: a low bit of X flipped", flip(unpadded(t, dense), len(dense)-4-8*9000-9, 0x01), true, false, false},
 	} {
 		for _, lv := range []struct {
