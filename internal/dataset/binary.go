@@ -23,7 +23,10 @@ import (
 //	Y        rows×labels float64, row-major
 //	crc      uint32   CRC-32C of everything before it
 //
-// All numbers are little-endian.
+// All numbers are little-endian. WriteBinary pads the header's JSON with
+// spaces so that X starts at a multiple of 8 bytes (16 + hlen is one), and
+// a file can be used in place (ViewBinary); files written before that are
+// the same format, and whether they can be is seen from hlen.
 var binaryMagic = []byte("MLDRDS\x00\x01")
 
 type binaryHeader struct {
@@ -56,6 +59,7 @@ func WriteBinary(w io.Writer, d *Dataset) error {
 	if err != nil {
 		return fmt.Errorf("encoding the data set header: %w", err)
 	}
+	h = padHeader(h)
 	bw.Write(binaryMagic)
 	bw.Write(binary.LittleEndian.AppendUint64(nil, uint64(len(h))))
 	bw.Write(h)
@@ -68,6 +72,16 @@ func WriteBinary(w io.Writer, d *Dataset) error {
 		return fmt.Errorf("writing the data set: %w", err)
 	}
 	return nil
+}
+
+// padHeader appends spaces to the JSON header h (JSON allows them) until
+// the 16 bytes of magic and length and h end at a multiple of 8 bytes, so
+// that the arrays after it are aligned for float64 and int64.
+func padHeader(h []byte) []byte {
+	for (16+len(h))%8 != 0 {
+		h = append(h, ' ')
+	}
+	return h
 }
 
 // writeFloats writes m's values, row by row, little-endian: on a
@@ -129,24 +143,16 @@ func readBinary(r io.Reader, size int64, verify bool) (*Dataset, error) {
 	if _, err := io.ReadFull(tr, hb); err != nil {
 		return nil, corrupt("reading the header: %v", err)
 	}
-	var h binaryHeader
-	if err := json.Unmarshal(hb, &h); err != nil {
-		return nil, corrupt("decoding the header: %v", err)
+	h, err := decodeDenseHeader(hb, size)
+	if err != nil {
+		return nil, err
 	}
 	nf, nl := len(h.Features), len(h.Labels)
-	want := int64(len(fixed)) + int64(hlen) + 8*int64(h.Rows)*int64(nf+nl) + 4
-	// The product may overflow for a damaged header: bound Rows first.
-	tooMany := nf+nl > 0 && int64(h.Rows) > size/(8*int64(nf+nl))
-	if h.Rows < 0 || tooMany || want != size {
-		return nil, corrupt("the header describes %d×(%d+%d) values, which does not match the file size %d", h.Rows, nf, nl, size)
-	}
-	d := &Dataset{Name: h.Name, Features: h.Features, Labels: h.Labels, Kind: h.Kind, Categories: h.Categories, Warnings: h.Warnings,
-		Columns: h.Columns, LabelColumns: h.LabelCols}
+	d := h.dataset()
 	var sum hash.Hash32
 	if verify {
 		sum = crc
 	}
-	var err error
 	if d.X, err = readFloats(br, sum, h.Rows, nf); err != nil {
 		return nil, err
 	}
@@ -164,6 +170,30 @@ func readBinary(r io.Reader, size int64, verify bool) (*Dataset, error) {
 		return nil, corrupt("%v", err)
 	}
 	return d, nil
+}
+
+// decodeDenseHeader decodes the dense form's JSON header hb and checks
+// that the values it describes, with the 16 bytes before it and the 4
+// after them, make size bytes.
+func decodeDenseHeader(hb []byte, size int64) (binaryHeader, error) {
+	var h binaryHeader
+	if err := json.Unmarshal(hb, &h); err != nil {
+		return h, corrupt("decoding the header: %v", err)
+	}
+	nf, nl := len(h.Features), len(h.Labels)
+	want := int64(len(binaryMagic)+8) + int64(len(hb)) + 8*int64(h.Rows)*int64(nf+nl) + 4
+	// The product may overflow for a damaged header: bound Rows first.
+	tooMany := nf+nl > 0 && int64(h.Rows) > size/(8*int64(nf+nl))
+	if h.Rows < 0 || tooMany || want != size {
+		return h, corrupt("the header describes %d×(%d+%d) values, which does not match the file size %d", h.Rows, nf, nl, size)
+	}
+	return h, nil
+}
+
+// dataset is the data set h describes, without its matrices.
+func (h *binaryHeader) dataset() *Dataset {
+	return &Dataset{Name: h.Name, Features: h.Features, Labels: h.Labels, Kind: h.Kind, Categories: h.Categories, Warnings: h.Warnings,
+		Columns: h.Columns, LabelColumns: h.LabelCols}
 }
 
 // littleEndian is whether this machine stores a float64 as the binary

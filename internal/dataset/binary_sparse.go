@@ -14,20 +14,28 @@ import (
 	"mldr/internal/sparse"
 )
 
-// The binary form of a sparse data set, as stored on disk:
+// The binary form of a sparse data set, as stored on disk (version 2):
 //
-//	magic    8 bytes  "MLDRSP\x00\x01"
-//	hlen     uint64   length of the header
-//	header   hlen bytes of JSON (sparseHeader: the dense form's and "nnz")
+//	magic    8 bytes  "MLDRSP\x00\x02"
+//	hlen     uint64   length of the header, 16 + hlen a multiple of 8
+//	header   hlen bytes of JSON (sparseHeader: the dense form's and "nnz"),
+//	         padded with spaces
 //	Ptr      rows+1 int64, the CSR row pointers
 //	Ind      nnz int32, the column of each entry
+//	pad      4 zero bytes when nnz is odd, so that Val is aligned
 //	Val      nnz float64, the value of each entry
 //	Y        rows×labels float64, row-major
 //	crc      uint32   CRC-32C of everything before it
 //
-// All numbers are little-endian. WriteBinary writes it for a data set
-// whose Sparse is set; ReadBinary tells the two forms apart by the magic.
-var sparseMagic = []byte("MLDRSP\x00\x01")
+// All numbers are little-endian; every array starts at a multiple of 8
+// bytes, so that a file can be used in place (ViewBinary). Version 1
+// ("MLDRSP\x00\x01", written before) has no padding of either kind; it is
+// still read. WriteBinary writes version 2 for a data set whose Sparse is
+// set; ReadBinary tells the forms apart by the magic.
+var (
+	sparseMagic   = []byte("MLDRSP\x00\x02")
+	sparseMagicV1 = []byte("MLDRSP\x00\x01")
+)
 
 // sparseHeader is the sparse form's header: the dense form's fields and
 // the number of stored entries.
@@ -36,12 +44,16 @@ type sparseHeader struct {
 	NNZ int64 `json:"nnz"`
 }
 
-// isSparseBinary reports whether br starts with the sparse form's magic,
-// without consuming it.
+// isSparseBinary reports whether br starts with the magic of a version of
+// the sparse form, without consuming it.
 func isSparseBinary(br *bufio.Reader) bool {
 	m, _ := br.Peek(len(sparseMagic))
-	return string(m) == string(sparseMagic)
+	return string(m) == string(sparseMagic) || string(m) == string(sparseMagicV1)
 }
+
+// sparsePad is the number of zero bytes version 2 of the sparse form puts
+// after nnz int32 column indices.
+func sparsePad(nnz int64) int64 { return 4 * (nnz % 2) }
 
 // writeBinarySparse writes d, already validated, in the sparse form.
 func writeBinarySparse(w io.Writer, d *Dataset) error {
@@ -53,12 +65,14 @@ func writeBinarySparse(w io.Writer, d *Dataset) error {
 	if err != nil {
 		return fmt.Errorf("encoding the data set header: %w", err)
 	}
+	h = padHeader(h)
 	bw.Write(sparseMagic)
 	bw.Write(binary.LittleEndian.AppendUint64(nil, uint64(len(h))))
 	bw.Write(h)
 	buf := make([]byte, 0, 1<<16)
 	buf = putWords(bw, buf, m.Ptr, 8, func(b []byte, v int64) []byte { return binary.LittleEndian.AppendUint64(b, uint64(v)) })
 	buf = putWords(bw, buf, m.Ind, 4, func(b []byte, v int32) []byte { return binary.LittleEndian.AppendUint32(b, uint32(v)) })
+	bw.Write(make([]byte, sparsePad(int64(len(m.Ind)))))
 	buf = putWords(bw, buf, m.Val, 8, appendFloat)
 	raw := d.Y.RawMatrix()
 	for i := range raw.Rows {
@@ -101,6 +115,7 @@ func readBinarySparse(br *bufio.Reader, size int64) (*Dataset, error) {
 	if _, err := io.ReadFull(tr, fixed); err != nil {
 		return nil, corrupt("reading the header: %v", err)
 	}
+	v2 := string(fixed[:len(sparseMagic)]) == string(sparseMagic)
 	hlen := binary.LittleEndian.Uint64(fixed[len(sparseMagic):])
 	if hlen > uint64(size) {
 		return nil, corrupt("header length %d exceeds the file size %d", hlen, size)
@@ -119,7 +134,11 @@ func readBinarySparse(br *bufio.Reader, size int64) (*Dataset, error) {
 		return nil, corrupt("the header describes %d rows, %d entries and %d labels, which do not fit the file size %d", h.Rows, h.NNZ, nl, size)
 	}
 	rows, nnz := int64(h.Rows), h.NNZ
-	want := int64(len(fixed)) + int64(hlen) + 8*(rows+1) + 12*nnz + 8*rows*int64(nl) + 4
+	var pad int64
+	if v2 {
+		pad = sparsePad(nnz)
+	}
+	want := int64(len(fixed)) + int64(hlen) + 8*(rows+1) + 12*nnz + pad + 8*rows*int64(nl) + 4
 	if want != size {
 		return nil, corrupt("the header describes %d rows, %d entries and %d labels, which does not match the file size %d", h.Rows, h.NNZ, nl, size)
 	}
@@ -130,6 +149,13 @@ func readBinarySparse(br *bufio.Reader, size int64) (*Dataset, error) {
 	}
 	if m.Ind, err = readWords(tr, int(nnz), 4, func(b []byte) int32 { return int32(binary.LittleEndian.Uint32(b)) }); err != nil {
 		return nil, err
+	}
+	var zeros [4]byte
+	if _, err := io.ReadFull(tr, zeros[:pad]); err != nil {
+		return nil, corrupt("reading values: %v", err)
+	}
+	if zeros != [4]byte{} {
+		return nil, corrupt("the padding after the column indices is not zero")
 	}
 	if m.Val, err = readWords(tr, int(nnz), 8, readFloat); err != nil {
 		return nil, err

@@ -200,8 +200,8 @@ func sparseBinary(t *testing.T) ([]byte, *dataset.Dataset) {
 // layout.
 func TestSparseBinaryRoundTrip(t *testing.T) {
 	good, ds := sparseBinary(t)
-	if !bytes.HasPrefix(good, []byte("MLDRSP\x00\x01")) {
-		t.Fatalf("got magic %q, want MLDRSP\\x00\\x01", good[:8])
+	if !bytes.HasPrefix(good, []byte("MLDRSP\x00\x02")) {
+		t.Fatalf("got magic %q, want MLDRSP\\x00\\x02", good[:8])
 	}
 	back, err := dataset.ReadBinary(bytes.NewReader(good), int64(len(good)))
 	if err != nil {

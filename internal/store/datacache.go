@@ -23,6 +23,18 @@ const maxDataVerified = 4096
 
 // dataFiles remembers, for Files, the data files whose checksum matched
 // and, within a budget, the data sets read from them.
+//
+// With MapData, a data set the cache will keep is mapped rather than read
+// (its matrices are the mapping's memory, see dataset.ViewBinary). The rule
+// for unmapping: a mapping is unmapped only at a point where no data set
+// the files returned is in use, which is when KeepData is called (a worker
+// calls it as a job starts, after the last one ended) and nowhere else. A
+// mapping whose data set leaves the cache at any other moment (evicted for
+// room by another load, replaced because its file changed, or not kept at
+// all) is retired: it stays mapped, still counted, until the next KeepData.
+// So a slice of a mapped matrix that a job still holds never points into
+// unmapped memory; between jobs nothing holds one (the decompositions a
+// worker keeps are copies).
 type dataFiles struct {
 	mu      sync.Mutex
 	ok      map[string]fileIdentity // path → the file whose checksum matched
@@ -31,13 +43,19 @@ type dataFiles struct {
 	allowed map[string]bool         // paths it may hold (KeepData)
 	order   *list.List              // of *dataEntry, most recently used first
 	entries map[string]*list.Element
+
+	mapOn    bool        // MapData: map the data sets the cache will keep
+	onMapped func(int64) // hears the bytes mapped, when they change
+	mapped   int64       // bytes mapped: of entries and retired mappings
+	retired  [][]byte    // mappings no entry holds, unmapped at the next keep
 }
 
 type dataEntry struct {
-	path  string
-	id    fileIdentity
-	ds    *dataset.Dataset
-	bytes int64
+	path    string
+	id      fileIdentity
+	ds      *dataset.Dataset
+	bytes   int64
+	mapping []byte // the file's mapping the matrices are in, or nil
 }
 
 func newDataFiles() *dataFiles {
@@ -72,10 +90,33 @@ func (d *dataFiles) cached(p string, id fileIdentity) *dataset.Dataset {
 	return &c
 }
 
+// mapsFor reports whether a data file at p of size bytes is to be mapped:
+// MapData is on, and the cache will keep it.
+func (d *dataFiles) mapsFor(p string, size int64) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.mapOn && d.allowed[p] && size <= d.budget
+}
+
+// addMapped counts n more bytes mapped (n < 0: fewer).
+func (d *dataFiles) addMapped(n int64) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.count(n)
+}
+
+func (d *dataFiles) count(n int64) {
+	d.mapped += n
+	if n != 0 && d.onMapped != nil {
+		d.onMapped(d.mapped)
+	}
+}
+
 // loaded records that the file at p read cleanly as ds, and keeps ds when
 // the budget and KeepData allow, dropping the least recently used others
-// to make room.
-func (d *dataFiles) loaded(p string, id fileIdentity, ds *dataset.Dataset) {
+// to make room. mapping is the memory ds's matrices are in (nil: their
+// own); if ds is not kept it is retired, never unmapped here.
+func (d *dataFiles) loaded(p string, id fileIdentity, ds *dataset.Dataset, mapping []byte) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if len(d.ok) >= maxDataVerified {
@@ -86,14 +127,20 @@ func (d *dataFiles) loaded(p string, id fileIdentity, ds *dataset.Dataset) {
 		d.drop(el)
 	}
 	n := matrixBytes(ds)
+	if mapping != nil {
+		n = int64(len(mapping))
+	}
 	if !d.allowed[p] || n > d.budget {
+		if mapping != nil {
+			d.retired = append(d.retired, mapping)
+		}
 		return
 	}
 	for d.bytes+n > d.budget {
 		d.drop(d.order.Back())
 	}
 	c := *ds
-	d.entries[p] = d.order.PushFront(&dataEntry{path: p, id: id, ds: &c, bytes: n})
+	d.entries[p] = d.order.PushFront(&dataEntry{path: p, id: id, ds: &c, bytes: n, mapping: mapping})
 	d.bytes += n
 }
 
@@ -106,7 +153,16 @@ func (d *dataFiles) setBudget(n int64) {
 	}
 }
 
-// keep allows the paths of keep only, dropping the others.
+// setMap turns mapping on, with the hook that hears the bytes mapped.
+func (d *dataFiles) setMap(onMapped func(int64)) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.mapOn, d.onMapped = canMap, onMapped
+}
+
+// keep allows the paths of keep only, dropping the others, and then
+// unmaps the retired mappings: the caller says that no data set it was
+// given is in use (see dataFiles).
 func (d *dataFiles) keep(keep map[string]bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -118,17 +174,29 @@ func (d *dataFiles) keep(keep map[string]bool) {
 		}
 		el = next
 	}
+	for _, m := range d.retired {
+		_ = unmapFile(m) // fails only for memory that is not a mapping
+		d.count(-int64(len(m)))
+	}
+	d.retired = nil
 }
 
+// drop takes el out of the cache, retiring its mapping.
 func (d *dataFiles) drop(el *list.Element) {
 	e := d.order.Remove(el).(*dataEntry)
 	delete(d.entries, e.path)
 	d.bytes -= e.bytes
+	if e.mapping != nil {
+		d.retired = append(d.retired, e.mapping)
+	}
 }
 
 // matrixBytes is what a data set's matrices take.
 func matrixBytes(ds *dataset.Dataset) int64 {
 	var n int64
+	if m := ds.Sparse; m != nil {
+		n += 8*int64(len(m.Ptr)) + 4*int64(len(m.Ind)) + 8*int64(len(m.Val))
+	}
 	if ds.X != nil {
 		n += 8 * int64(len(ds.X.RawMatrix().Data))
 	}

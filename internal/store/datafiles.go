@@ -59,16 +59,50 @@ func (f *Files) LoadRecord(rec DatasetRecord) (*dataset.Dataset, error) {
 	if ds := f.data.cached(p, id); ds != nil {
 		return ds, nil
 	}
+	verified := f.data.verified(p, id)
+	if f.data.mapsFor(p, st.Size()) {
+		if ds, mapped, err := f.loadMapped(rec, p, id, file, st.Size(), verified); mapped {
+			return ds, err
+		}
+	}
 	read := dataset.ReadBinary
-	if f.data.verified(p, id) {
+	if verified {
 		read = dataset.ReadBinaryVerified
 	}
 	ds, err := read(file, st.Size())
 	if err != nil {
 		return nil, fmt.Errorf("reading data set %s: %w", rec.ID, err)
 	}
-	f.data.loaded(p, id, ds)
+	f.data.loaded(p, id, ds, nil)
 	return ds, nil
+}
+
+// loadMapped maps the data file at p, open as file, and views the data
+// set in it (dataset.ViewBinary: the checksum and the values checked in
+// one pass, or the values only when verified). mapped is false when the
+// file could not be mapped: then it is to be read. A file read by a copy (an
+// old layout) or refused is unmapped at once; nothing refers to it.
+func (f *Files) loadMapped(rec DatasetRecord, p string, id fileIdentity, file File, size int64, verified bool) (ds *dataset.Dataset, mapped bool, err error) {
+	b, err := mapFile(file, size)
+	if err != nil {
+		return nil, false, nil
+	}
+	f.data.addMapped(int64(len(b)))
+	check := dataset.CheckAll
+	if verified {
+		check = dataset.CheckValues
+	}
+	ds, inPlace, err := dataset.ViewBinary(b, check)
+	if !inPlace {
+		_ = unmapFile(b) // fails only for memory that is not a mapping
+		f.data.addMapped(-int64(len(b)))
+		b = nil
+	}
+	if err != nil {
+		return nil, true, fmt.Errorf("reading data set %s: %w", rec.ID, err)
+	}
+	f.data.loaded(p, id, ds, b)
+	return ds, true, nil
 }
 
 // CacheData makes the files keep the data sets they load, at most
@@ -77,12 +111,29 @@ func (f *Files) LoadRecord(rec DatasetRecord) (*dataset.Dataset, error) {
 // process, whose jobs often read the data set the last one read, sets it.
 func (f *Files) CacheData(maxBytes int64) { f.data.setBudget(maxBytes) }
 
+// MapData makes the files map the data files whose data sets CacheData
+// will keep, instead of reading them (Linux; elsewhere, and for a file
+// that cannot be mapped, they are read): the matrices are then the
+// mapping's memory, private and copy-on-write, so that a stray write never
+// reaches the file. A mapping is unmapped only by KeepData, the one point
+// at which the caller says no data set is in use. onMapped (nil: none)
+// hears the bytes mapped whenever they change: a worker lowers its
+// garbage collector's limit by them, since the mappings count in its
+// memory as its heap does.
+func (f *Files) MapData(onMapped func(bytes int64)) { f.data.setMap(onMapped) }
+
 // KeepData says which data sets the cache of CacheData may hold from now
 // on: the data files of recs (none: nil). The others are dropped at once.
 // A worker calls it as each job starts with the job's data sets, so that
 // what it keeps is what the job holds anyway, and with none for a job
 // that reads data sets one after the other (a study), which should hold
 // one at a time.
+//
+// With MapData, KeepData is where mappings are unmapped: those of the data
+// sets it drops and those dropped since the last call (see MapData). So
+// the caller must no longer use any data set these files returned before
+// (a worker calls it between jobs; the next load of a data set still kept
+// returns it again); KeepData(nil) unmaps every mapping.
 func (f *Files) KeepData(recs []DatasetRecord) {
 	keep := make(map[string]bool, len(recs))
 	for _, rec := range recs {

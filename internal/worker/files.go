@@ -3,6 +3,7 @@ package worker
 import (
 	"context"
 	"fmt"
+	"runtime/debug"
 	"sync"
 
 	"mldr/internal/dataset"
@@ -20,10 +21,20 @@ import (
 // that the next job on them reads nothing: as each job starts, those it
 // does not read are dropped, so a job holds no more than its own data, as
 // admission counts them. A study, which reads its data sets one after the
-// other, keeps none.
+// other, keeps none. The data sets it keeps are mapped from their files
+// (store.Files.MapData), and mappings are unmapped only as the next job
+// starts (store.Files.KeepData), when the last job has ended and nothing
+// refers to them.
 func Executor(files *store.Files, version string, memoryLimit int64) Run {
 	rs := &recordStore{Files: files}
 	files.CacheData(DataCacheBudget(memoryLimit))
+	if memoryLimit > 0 {
+		// The data sets the cache keeps are mapped, not in the heap: the
+		// garbage collector's limit leaves room for them.
+		files.MapData(func(mapped int64) { debug.SetMemoryLimit(gcLimit(memoryLimit, mapped)) })
+	} else {
+		files.MapData(nil)
+	}
 	x := jobs.NewExecutorCache(rs, version, jobs.CacheBudget(memoryLimit))
 	return func(ctx context.Context, job jobs.Job, recs map[string]store.DatasetRecord, report jobs.Report) ([]string, error) {
 		rs.set(recs)
@@ -36,6 +47,14 @@ func Executor(files *store.Files, version string, memoryLimit int64) Run {
 		files.KeepData(keep)
 		return x.Execute(ctx, job, report)
 	}
+}
+
+// gcLimit is the garbage collector's soft limit in a worker whose memory
+// limit is limit (> 0) while mapped bytes of data files are mapped: ⅞ of
+// the limit, less the mappings (they count in the resident memory the
+// pool watches, as the heap does), and at least an eighth of the limit.
+func gcLimit(limit, mapped int64) int64 {
+	return max(limit-limit/8-mapped, limit/8)
 }
 
 // DataCacheBudget is the most a worker whose memory limit is limit (0:
