@@ -31,14 +31,11 @@
 package store
 
 import (
-	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
 	"sync"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // Config configures Open.
@@ -53,14 +50,18 @@ type Config struct {
 	// real one. Tests pass one that fails chosen operations (package
 	// faultfs). The metadata file is bbolt's and does not go through it.
 	FS FS
+	// Meta is the metadata store; nil means bbolt in Dir (meta.db), as
+	// always. A shared one (PostgreSQL, package pgmeta) puts the store in
+	// shared mode: see Open. The Store closes it (Open too, when it fails).
+	Meta Meta
 }
 
 // Store is the data directory. Its methods are safe for concurrent use.
 type Store struct {
 	Files
-	db  *bolt.DB
-	log *slog.Logger
-	now func() time.Time
+	meta Meta
+	log  *slog.Logger
+	now  func() time.Time
 
 	mu       sync.Mutex        // serialises changes that touch files and metadata together
 	relabel  sync.Mutex        // one relabel at a time: each writes the next data file
@@ -68,8 +69,6 @@ type Store struct {
 	problems map[string]string // id → problem found by Open (stored files missing)
 	verified *verifiedFiles    // result files whose checksums matched
 }
-
-var bucketDatasets = []byte("datasets")
 
 // Open opens (or creates) the data directory and recovers from any crash:
 // staging files are removed, files that have no metadata are removed, and
@@ -90,26 +89,17 @@ func Open(cfg Config) (*Store, error) {
 			return nil, fmt.Errorf("creating the data directory: %w", err)
 		}
 	}
-	db, err := bolt.Open(s.path("meta.db"), 0o600, &bolt.Options{Timeout: 2 * time.Second})
-	if errors.Is(err, bolt.ErrTimeout) {
-		return nil, fmt.Errorf("the data directory %s is in use by another process (meta.db is locked)", s.dir)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("opening %s: %w", s.path("meta.db"), err)
-	}
-	s.db = db
-	err = db.Update(func(tx *bolt.Tx) error {
-		if _, err := tx.CreateBucketIfNotExists(bucketDatasets); err != nil {
-			return err
+	meta := cfg.Meta
+	if meta == nil {
+		m, err := openBolt(s.path("meta.db"), s.dir)
+		if err != nil {
+			return nil, err
 		}
-		_, err := tx.CreateBucketIfNotExists(bucketJobs)
-		return err
-	})
-	if err == nil {
-		err = s.recover()
+		meta = m
 	}
-	if err != nil {
-		db.Close()
+	s.meta = meta
+	if err := s.recover(); err != nil {
+		meta.Close()
 		return nil, err
 	}
 	return s, nil
@@ -117,7 +107,7 @@ func Open(cfg Config) (*Store, error) {
 
 // Close closes the metadata store.
 func (s *Store) Close() error {
-	if err := s.db.Close(); err != nil {
+	if err := s.meta.Close(); err != nil {
 		return fmt.Errorf("closing the metadata store: %w", err)
 	}
 	return nil
