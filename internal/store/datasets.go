@@ -94,7 +94,7 @@ type Staged struct {
 
 // Stage starts receiving an upload.
 func (s *Store) Stage() (*Staged, error) {
-	dir, err := s.fs.MkdirTemp(s.path("tmp"), "upload-")
+	dir, err := s.fs.MkdirTemp(s.StagingDir(), "upload-")
 	if err != nil {
 		return nil, fmt.Errorf("creating a staging directory: %w", err)
 	}

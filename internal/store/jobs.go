@@ -78,7 +78,7 @@ func (f *Files) StageJobResults(id string) (*StagedResults, error) {
 	if !ValidID(id) {
 		return nil, fmt.Errorf("job %q: %w", id, ErrNotFound)
 	}
-	dir, err := f.fs.MkdirTemp(f.path("tmp"), "results-"+id+"-")
+	dir, err := f.fs.MkdirTemp(f.StagingDir(), "results-"+id+"-")
 	if err != nil {
 		return nil, fmt.Errorf("storing the results of job %s: creating a staging directory: %w", id, err)
 	}
