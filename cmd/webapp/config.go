@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"mldr/internal/auth"
+	"mldr/internal/pgmeta"
 	"mldr/internal/store"
 	"mldr/internal/worker"
 )
@@ -45,6 +46,10 @@ type config struct {
 	minUploadRate int64
 	// Server timeouts.
 	headerTimeout, readTimeout, writeTimeout, idleTimeout time.Duration
+	// database is the PostgreSQL URL of the shared mode's metadata; ""
+	// for the embedded store (bbolt in the data directory). databaseWhere
+	// names it without its password, for the log.
+	database, databaseWhere string
 }
 
 // Defaults of the server timeouts. Uploads of up to a gibibyte need
@@ -86,6 +91,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&c.token, "token", getenv("MLDR_TOKEN"), "access token every request needs, at least 16 characters; without one the server listens on loopback only (env MLDR_TOKEN; prefer the environment or -token-file: arguments are visible to other users)")
 	fs.StringVar(&tokenFile, "token-file", getenv("MLDR_TOKEN_FILE"), "file whose first line is the access token (env MLDR_TOKEN_FILE)")
 	fs.StringVar(&trustedProxy, "trusted-proxy", getenv("MLDR_TRUSTED_PROXY"), "reverse proxies, IP addresses or CIDR prefixes separated by commas, e.g. 127.0.0.1,10.0.0.0/8: a request from one of them is counted and logged as coming from the right-most address of X-Forwarded-For that is not itself a trusted proxy; from anyone else X-Forwarded-For is ignored (env MLDR_TRUSTED_PROXY)")
+	fs.StringVar(&c.database, "database", getenv("MLDR_DATABASE"), "PostgreSQL URL, postgres://user@host:port/name, for the metadata (data sets, jobs, selections) instead of the embedded store in the data directory; one server per database for now (env MLDR_DATABASE; prefer the environment, PGPASSWORD or ~/.pgpass for the password: arguments are visible to other users)")
 	fs.DurationVar(&c.headerTimeout, "header-timeout", envDuration(getenv, "MLDR_HEADER_TIMEOUT", defaultHeaderTimeout), "time to read a request's headers (env MLDR_HEADER_TIMEOUT)")
 	fs.DurationVar(&c.readTimeout, "read-timeout", envDuration(getenv, "MLDR_READ_TIMEOUT", defaultReadTimeout), "time to read a whole request, upload included (env MLDR_READ_TIMEOUT)")
 	fs.DurationVar(&c.writeTimeout, "write-timeout", envDuration(getenv, "MLDR_WRITE_TIMEOUT", defaultWriteTimeout), "time to write an answer; event streams are exempt (env MLDR_WRITE_TIMEOUT)")
@@ -114,6 +120,13 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	}
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected argument %q (flags start with -; see -help)", fs.Arg(0))
+	}
+	if c.database != "" {
+		where, err := pgmeta.Where(c.database)
+		if err != nil {
+			return c, fmt.Errorf("-database: %w", err)
+		}
+		c.databaseWhere = where
 	}
 	proxies, err := auth.ParseProxies(trustedProxy)
 	if err != nil {

@@ -5,7 +5,9 @@
 //	go run ./cmd/webapp [-addr 127.0.0.1:8080] [-data-dir ./uploads] [-max-upload 1GiB]
 //
 // Every flag may also come from the environment: MLDR_ADDR, MLDR_DATA_DIR,
-// MLDR_MAX_UPLOAD, MLDR_LOG_FORMAT. A flag wins over the environment.
+// MLDR_MAX_UPLOAD, MLDR_LOG_FORMAT, MLDR_DATABASE (-database, the
+// PostgreSQL URL of the shared mode's metadata). A flag wins over the
+// environment.
 package main
 
 import (
@@ -28,6 +30,7 @@ import (
 	"mldr/internal/handlers"
 	"mldr/internal/jobs"
 	"mldr/internal/linalg"
+	"mldr/internal/pgmeta"
 	"mldr/internal/store"
 	"mldr/internal/worker"
 )
@@ -55,17 +58,22 @@ func main() {
 func runWorker(ctx context.Context, args []string, getenv func(string) string) error {
 	fs := flag.NewFlagSet("webapp worker", flag.ContinueOnError)
 	dir := fs.String("data-dir", "", "the server's data directory")
+	staging := fs.String("staging-dir", "", "the server's staging directory (default: tmp/ in the data directory)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *dir == "" {
 		return errors.New("no -data-dir: a worker is started by the server, not by hand")
 	}
+	files := store.OpenFiles(*dir, nil)
+	if *staging != "" {
+		files = store.OpenFilesStaging(*dir, *staging, nil)
+	}
 	limit, err := worker.MemoryLimit(getenv)
 	if err != nil {
 		return err
 	}
-	return worker.Main(ctx, getenv, testHooks(worker.Executor(store.OpenFiles(*dir, nil), version(), limit), getenv))
+	return worker.Main(ctx, getenv, testHooks(worker.Executor(files, version(), limit), getenv))
 }
 
 // Shutdown: requests in flight get shutdownTimeout, running jobs
@@ -95,7 +103,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		}
 		access = "access token required (bearer for the API, login form for the pages)"
 	}
-	st, err := store.Open(store.Config{Dir: cfg.dataDir, Logger: log})
+	st, metadata, err := openStore(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
@@ -140,7 +148,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	dir, _ := filepath.Abs(cfg.dataDir)
 	log.Info("MLDR Explorer is running", "url", "http://"+ln.Addr().String()+"/", "data_dir", dir,
-		"max_upload", store.FormatBytes(cfg.maxUpload), "workers", cfg.workers, "max_job_memory", jobMemory(cfg.maxJobMemory), "access", access, "linear_algebra", linalg.Backend, "version", version())
+		"max_upload", store.FormatBytes(cfg.maxUpload), "workers", cfg.workers, "max_job_memory", jobMemory(cfg.maxJobMemory), "metadata", metadata, "access", access, "linear_algebra", linalg.Backend, "version", version())
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	if ready != nil {
@@ -164,6 +172,32 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	return nil
 }
 
+// openStore opens the data directory with its metadata store: the
+// embedded one (bbolt, meta.db in the directory), or with -database the
+// PostgreSQL database, migrated and claimed for this process alone (jobs
+// run in this process's runner, so a second server on the database would
+// run them twice). It returns the store and what the start log says of
+// the metadata.
+func openStore(ctx context.Context, cfg config, log *slog.Logger) (*store.Store, string, error) {
+	if cfg.database == "" {
+		st, err := store.Open(store.Config{Dir: cfg.dataDir, Logger: log})
+		return st, "embedded (bbolt, meta.db in the data directory)", err
+	}
+	meta, err := pgmeta.Open(ctx, pgmeta.Config{URL: cfg.database, Logger: log})
+	if err != nil {
+		return nil, "", err
+	}
+	if err := meta.Claim(ctx); err != nil {
+		meta.Close()
+		return nil, "", err
+	}
+	st, err := store.Open(store.Config{Dir: cfg.dataDir, Logger: log, Meta: meta})
+	if err != nil {
+		return nil, "", err // Open closed meta
+	}
+	return st, "PostgreSQL at " + meta.Where(), nil
+}
+
 // startWorkers starts the worker processes that run the jobs: this same
 // binary, in worker mode, on the data directory.
 func startWorkers(cfg config, st *store.Store, log *slog.Logger) (*worker.Pool, error) {
@@ -175,8 +209,12 @@ func startWorkers(cfg config, st *store.Store, log *slog.Logger) (*worker.Pool, 
 	if err != nil {
 		return nil, fmt.Errorf("starting the job workers: %w", err)
 	}
+	staging, err := filepath.Abs(st.StagingDir())
+	if err != nil {
+		return nil, fmt.Errorf("starting the job workers: %w", err)
+	}
 	pool, err := worker.NewPool(worker.Config{
-		Command:     func() *exec.Cmd { return exec.Command(self, "-data-dir", dir) },
+		Command:     func() *exec.Cmd { return exec.Command(self, "-data-dir", dir, "-staging-dir", staging) },
 		Workers:     int(cfg.workers),
 		MemoryLimit: cfg.maxJobMemory,
 		Datasets:    st,

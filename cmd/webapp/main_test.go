@@ -11,11 +11,13 @@ import (
 	"testing"
 	"time"
 
+	"mldr/internal/pgtest"
 	"mldr/internal/worker"
 )
 
 // TestMain lets the server that tests start in this process start this
-// test binary as its workers: a worker runs runWorker, as main does.
+// test binary as its workers: a worker runs runWorker, as main does. The
+// tests themselves get a throwaway PostgreSQL (pgtest).
 func TestMain(m *testing.M) {
 	if worker.IsWorker(os.Getenv) {
 		if err := runWorker(context.Background(), os.Args[1:], os.Getenv); err != nil {
@@ -24,7 +26,7 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	pgtest.Main(m)
 }
 
 func TestParseBytes(t *testing.T) {

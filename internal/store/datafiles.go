@@ -15,6 +15,7 @@ import (
 // embeds it. Its methods are safe for concurrent use.
 type Files struct {
 	dir  string
+	tmp  string // the staging directory; "" means <dir>/tmp
 	fs   FS
 	data *dataFiles // data files verified, and data sets kept between loads
 }
@@ -26,6 +27,25 @@ func OpenFiles(dir string, fsys FS) *Files {
 		fsys = OSFS{}
 	}
 	return &Files{dir: dir, fs: fsys, data: newDataFiles()}
+}
+
+// OpenFilesStaging is OpenFiles with staging in the directory staging,
+// which is the serving process's StagingDir (a worker process stages its
+// results there, so that in shared mode its work counts as its server's).
+func OpenFilesStaging(dir, staging string, fsys FS) *Files {
+	f := OpenFiles(dir, fsys)
+	f.tmp = staging
+	return f
+}
+
+// StagingDir is where uploads and results wait before they are moved
+// into place: tmp/ under the data directory, or in shared mode this
+// process's own directory under it, tmp/<host>-<pid>-<random>.
+func (f *Files) StagingDir() string {
+	if f.tmp != "" {
+		return f.tmp
+	}
+	return f.path("tmp")
 }
 
 // LoadRecord reads the matrices of the data set rec describes. A file

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,8 +13,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 
 	"mldr/internal/dataset"
 )
@@ -97,7 +94,7 @@ type Staged struct {
 
 // Stage starts receiving an upload.
 func (s *Store) Stage() (*Staged, error) {
-	dir, err := s.fs.MkdirTemp(s.path("tmp"), "upload-")
+	dir, err := s.fs.MkdirTemp(s.StagingDir(), "upload-")
 	if err != nil {
 		return nil, fmt.Errorf("creating a staging directory: %w", err)
 	}
@@ -222,7 +219,7 @@ func (s *Store) CreateDataset(ctx context.Context, st *Staged, name string, opts
 		s.fs.RemoveAll(final)
 		return DatasetRecord{}, fmt.Errorf("moving the data set into place: %w", err)
 	}
-	if err := s.put(rec); err != nil {
+	if err := s.put(context.WithoutCancel(ctx), rec); err != nil {
 		s.fs.RemoveAll(final)
 		return DatasetRecord{}, err
 	}
@@ -306,17 +303,7 @@ func displayName(name, file string) string {
 
 // Datasets lists every stored data set, newest first.
 func (s *Store) Datasets() ([]DatasetRecord, error) {
-	var out []DatasetRecord
-	err := s.db.View(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketDatasets).ForEach(func(k, v []byte) error {
-			var r DatasetRecord
-			if err := json.Unmarshal(v, &r); err != nil {
-				return fmt.Errorf("decoding data set %s: %w", k, err)
-			}
-			out = append(out, r)
-			return nil
-		})
-	})
+	out, err := s.meta.Datasets(context.Background())
 	if err != nil {
 		return nil, fmt.Errorf("listing data sets: %w", err)
 	}
@@ -328,18 +315,10 @@ func (s *Store) Datasets() ([]DatasetRecord, error) {
 
 // Dataset returns one record, or ErrNotFound.
 func (s *Store) Dataset(id string) (DatasetRecord, error) {
-	var r DatasetRecord
 	if !ValidID(id) {
-		return r, fmt.Errorf("data set %q: %w", id, ErrNotFound)
+		return DatasetRecord{}, fmt.Errorf("data set %q: %w", id, ErrNotFound)
 	}
-	err := s.db.View(func(tx *bolt.Tx) error {
-		v := tx.Bucket(bucketDatasets).Get([]byte(id))
-		if v == nil {
-			return fmt.Errorf("data set %s: %w", id, ErrNotFound)
-		}
-		return json.Unmarshal(v, &r)
-	})
-	return r, err
+	return s.meta.Dataset(context.Background(), id)
 }
 
 // LoadDataset reads a stored data set's matrices.
@@ -392,21 +371,10 @@ func (s *Store) Relabel(ctx context.Context, id string, labels []string, kind da
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	err = s.db.Update(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucketDatasets)
-		var cur DatasetRecord
-		v := b.Get([]byte(id))
-		if v == nil {
-			return fmt.Errorf("data set %s: %w", id, ErrNotFound)
-		}
-		if err := json.Unmarshal(v, &cur); err != nil {
-			return err
-		}
-		if cur.Gen != rec.Gen {
-			return fmt.Errorf("data set %s changed while it was being relabelled: %w", id, ErrConflict)
-		}
-		return putRecord(b, id, next)
-	})
+	err = s.meta.UpdateDataset(context.WithoutCancel(ctx), id, rec.Gen, next)
+	if errors.Is(err, ErrConflict) {
+		err = fmt.Errorf("data set %s changed while it was being relabelled: %w", id, ErrConflict)
+	}
 	if err != nil {
 		s.fs.Remove(dataPath)
 		return rec, err
@@ -424,10 +392,7 @@ func (s *Store) DeleteDataset(id string) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	err := s.db.Update(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketDatasets).Delete([]byte(id))
-	})
-	if err != nil {
+	if err := s.meta.DeleteDataset(context.Background(), id); err != nil {
 		return fmt.Errorf("deleting data set %s: %w", id, err)
 	}
 	delete(s.problems, id)
@@ -438,21 +403,8 @@ func (s *Store) DeleteDataset(id string) error {
 	return nil
 }
 
-func (s *Store) put(rec DatasetRecord) error {
+func (s *Store) put(ctx context.Context, rec DatasetRecord) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.db.Update(func(tx *bolt.Tx) error {
-		return putRecord(tx.Bucket(bucketDatasets), rec.ID, rec)
-	})
-}
-
-func putRecord(b *bolt.Bucket, id string, v any) error {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Errorf("encoding record %s: %w", id, err)
-	}
-	if err := b.Put([]byte(id), data); err != nil {
-		return fmt.Errorf("storing record %s: %w", id, err)
-	}
-	return nil
+	return s.meta.PutDataset(ctx, rec)
 }

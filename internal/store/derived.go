@@ -92,7 +92,7 @@ func (s *Store) DeriveJobResult(id, rel string, derive func(io.Writer) error) er
 // it was; renamed says whether the rename was made (then only the sync of
 // the directory failed).
 func (s *Store) writeInPlace(path string, write func(io.Writer) error) (sum FileSum, renamed bool, err error) {
-	f, err := s.fs.CreateTemp(s.path("tmp"), "derived-*")
+	f, err := s.fs.CreateTemp(s.StagingDir(), "derived-*")
 	if err != nil {
 		return sum, false, fmt.Errorf("creating a temporary file: %w", err)
 	}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"bufio"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -12,30 +13,23 @@ import (
 	"slices"
 	"strings"
 	"sync"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // Jobs are kept as opaque JSON records (the job runner owns their schema)
-// in their own bucket, and their result files under jobs/<id>/. A job's
-// results are written to a staging directory (StageJobResults,
+// in the metadata store (Meta), and their result files under jobs/<id>/. A
+// job's results are written to a staging directory (StageJobResults,
 // StagedResults.WriteFile), made durable and renamed into place with their
 // checksums (CommitJobResults) before the runner records the job as
 // succeeded, so a result directory is only ever served once complete; Open
 // removes result directories that no job record names. Readers check a
 // file against its checksum first (VerifyJobResult).
 
-var bucketJobs = []byte("jobs")
-
-// SaveJob writes a job record in one transaction (fsync on commit).
+// SaveJob writes a job record in one transaction (durable on commit).
 func (s *Store) SaveJob(id string, data []byte) error {
 	if !ValidID(id) {
 		return fmt.Errorf("job %q: %w", id, ErrNotFound)
 	}
-	err := s.db.Update(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketJobs).Put([]byte(id), data)
-	})
-	if err != nil {
+	if err := s.meta.SaveJob(context.Background(), id, data); err != nil {
 		return fmt.Errorf("storing job %s: %w", id, err)
 	}
 	return nil
@@ -43,13 +37,7 @@ func (s *Store) SaveJob(id string, data []byte) error {
 
 // LoadJobs returns every job record by id.
 func (s *Store) LoadJobs() (map[string][]byte, error) {
-	out := map[string][]byte{}
-	err := s.db.View(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketJobs).ForEach(func(k, v []byte) error {
-			out[string(k)] = append([]byte(nil), v...)
-			return nil
-		})
-	})
+	out, err := s.meta.Jobs(context.Background())
 	if err != nil {
 		return nil, fmt.Errorf("reading jobs: %w", err)
 	}
@@ -62,13 +50,7 @@ func (s *Store) DeleteJob(id string) error {
 	if !ValidID(id) {
 		return fmt.Errorf("job %q: %w", id, ErrNotFound)
 	}
-	err := s.db.Update(func(tx *bolt.Tx) error {
-		if err := deleteSelections(tx, id); err != nil {
-			return err
-		}
-		return tx.Bucket(bucketJobs).Delete([]byte(id))
-	})
-	if err != nil {
+	if err := s.meta.DeleteJob(context.Background(), id); err != nil {
 		return fmt.Errorf("deleting job %s: %w", id, err)
 	}
 	return s.RemoveJobResults(id)
@@ -96,7 +78,7 @@ func (f *Files) StageJobResults(id string) (*StagedResults, error) {
 	if !ValidID(id) {
 		return nil, fmt.Errorf("job %q: %w", id, ErrNotFound)
 	}
-	dir, err := f.fs.MkdirTemp(f.path("tmp"), "results-"+id+"-")
+	dir, err := f.fs.MkdirTemp(f.StagingDir(), "results-"+id+"-")
 	if err != nil {
 		return nil, fmt.Errorf("storing the results of job %s: creating a staging directory: %w", id, err)
 	}

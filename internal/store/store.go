@@ -5,15 +5,21 @@
 // Layout of the data directory:
 //
 //	meta.db                  bbolt: one bucket per record kind, JSON values
+//	                         (embedded mode; in shared mode the records are
+//	                         in PostgreSQL and database-id names the database)
 //	datasets/<id>/source     the file as uploaded
 //	datasets/<id>/labels.xml the Mulan label file, if one came with it
 //	datasets/<id>/data-<n>.bin  the parsed data set (dataset.WriteBinary)
 //	jobs/<id>/               a succeeded job's result files
 //	jobs/<id>/checksums.json their sizes and SHA-256, checked before a read
 //	tmp/                     staging for uploads and results in progress
+//	                         (shared mode: tmp/<host>-<pid>-<random>/ per process)
 //
-// Files are written first and made durable (fsync, rename, fsync of the
-// directory), then the metadata is committed in one bbolt transaction; a
+// The metadata are behind an interface, Meta (Config.Meta): bbolt in the
+// directory by default, PostgreSQL (package pgmeta) in the shared mode,
+// where several processes use one data directory (see shared.go for its
+// rules). Files are written first and made durable (fsync, rename, fsync
+// of the directory), then the metadata is committed in one transaction; a
 // delete removes the metadata first. So after a crash at any moment, Open
 // finds at worst files without metadata, and removes them.
 //
@@ -31,14 +37,12 @@
 package store
 
 import (
-	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"sync"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // Config configures Open.
@@ -53,14 +57,27 @@ type Config struct {
 	// real one. Tests pass one that fails chosen operations (package
 	// faultfs). The metadata file is bbolt's and does not go through it.
 	FS FS
+	// Meta is the metadata store; nil means bbolt in Dir (meta.db), as
+	// always. A shared one (PostgreSQL, package pgmeta) puts the store in
+	// shared mode: see Open. The Store closes it (Open too, when it fails).
+	Meta Meta
+	// Host and PID name this process in shared mode (its staging
+	// directory is tmp/<Host>-<PID>-<random>); "" and 0 mean the machine's
+	// host name and this process's id. Tests that open two Stores in one
+	// process give them different ones.
+	Host string
+	PID  int
 }
 
 // Store is the data directory. Its methods are safe for concurrent use.
 type Store struct {
 	Files
-	db  *bolt.DB
-	log *slog.Logger
-	now func() time.Time
+	meta Meta
+	log  *slog.Logger
+	now  func() time.Time
+
+	host string // this process's host name and pid, in shared mode
+	pid  int
 
 	mu       sync.Mutex        // serialises changes that touch files and metadata together
 	relabel  sync.Mutex        // one relabel at a time: each writes the next data file
@@ -68,8 +85,6 @@ type Store struct {
 	problems map[string]string // id → problem found by Open (stored files missing)
 	verified *verifiedFiles    // result files whose checksums matched
 }
-
-var bucketDatasets = []byte("datasets")
 
 // Open opens (or creates) the data directory and recovers from any crash:
 // staging files are removed, files that have no metadata are removed, and
@@ -90,34 +105,67 @@ func Open(cfg Config) (*Store, error) {
 			return nil, fmt.Errorf("creating the data directory: %w", err)
 		}
 	}
-	db, err := bolt.Open(s.path("meta.db"), 0o600, &bolt.Options{Timeout: 2 * time.Second})
-	if errors.Is(err, bolt.ErrTimeout) {
-		return nil, fmt.Errorf("the data directory %s is in use by another process (meta.db is locked)", s.dir)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("opening %s: %w", s.path("meta.db"), err)
-	}
-	s.db = db
-	err = db.Update(func(tx *bolt.Tx) error {
-		if _, err := tx.CreateBucketIfNotExists(bucketDatasets); err != nil {
-			return err
+	meta := cfg.Meta
+	if meta == nil {
+		// Before bbolt makes meta.db: a shared directory stays free of it.
+		if err := s.refuseShared(); err != nil {
+			return nil, err
 		}
-		_, err := tx.CreateBucketIfNotExists(bucketJobs)
-		return err
-	})
-	if err == nil {
-		err = s.recover()
+		m, err := openBolt(s.path("meta.db"), s.dir)
+		if err != nil {
+			return nil, err
+		}
+		meta = m
 	}
-	if err != nil {
-		db.Close()
+	s.meta = meta
+	if err := s.start(cfg); err != nil {
+		meta.Close()
 		return nil, err
 	}
 	return s, nil
 }
 
-// Close closes the metadata store.
+// start binds the directory to its metadata, recovers, and in shared mode
+// makes this process's staging directory.
+func (s *Store) start(cfg Config) error {
+	if err := s.bindDirectory(); err != nil {
+		return err
+	}
+	if s.shared() {
+		s.host, s.pid = cfg.Host, cfg.PID
+		if s.host == "" {
+			h, err := os.Hostname()
+			if err != nil {
+				return fmt.Errorf("naming this process's staging directory: %w", err)
+			}
+			s.host = h
+		}
+		if s.pid == 0 {
+			s.pid = os.Getpid()
+		}
+	}
+	if err := s.recover(); err != nil {
+		return err
+	}
+	if s.shared() {
+		dir, err := s.fs.MkdirTemp(s.path("tmp"), stagingName(s.host, s.pid))
+		if err != nil {
+			return fmt.Errorf("creating this process's staging directory: %w", err)
+		}
+		s.tmp = dir
+	}
+	return nil
+}
+
+// Close closes the metadata store. In shared mode it first removes this
+// process's staging directory.
 func (s *Store) Close() error {
-	if err := s.db.Close(); err != nil {
+	if s.tmp != "" {
+		if err := s.fs.RemoveAll(s.tmp); err != nil {
+			s.log.Warn("removing this process's staging directory", "path", s.tmp, "err", err)
+		}
+	}
+	if err := s.meta.Close(); err != nil {
 		return fmt.Errorf("closing the metadata store: %w", err)
 	}
 	return nil
@@ -136,8 +184,18 @@ func (s *Store) recover() error {
 	if err != nil {
 		return fmt.Errorf("reading the staging directory: %w", err)
 	}
+	now := time.Now()
 	for _, e := range staged {
-		s.log.Info("recovery: removing an unfinished upload", "path", e.Name())
+		if s.shared() {
+			why, stale := s.staleStaging(e, now)
+			if !stale {
+				s.log.Info("recovery: keeping another process's staging directory", "path", e.Name())
+				continue
+			}
+			s.log.Info("recovery: removing a staging directory", "path", e.Name(), "because", why)
+		} else {
+			s.log.Info("recovery: removing an unfinished upload", "path", e.Name())
+		}
 		if err := s.fs.RemoveAll(s.path("tmp", e.Name())); err != nil {
 			return fmt.Errorf("removing an unfinished upload: %w", err)
 		}
@@ -156,6 +214,10 @@ func (s *Store) recover() error {
 	}
 	for _, e := range dirs {
 		rec, ok := known[e.Name()]
+		if !ok && s.shared() && !s.orphanOld(s.path("datasets", e.Name()), now) {
+			s.log.Info("recovery: keeping the files of a data set without a record, as another process may be committing it", "id", e.Name())
+			continue
+		}
 		if !ok {
 			s.log.Info("recovery: removing files of a data set that was never committed", "id", e.Name())
 			if err := s.fs.RemoveAll(s.path("datasets", e.Name())); err != nil {
@@ -163,7 +225,7 @@ func (s *Store) recover() error {
 			}
 			continue
 		}
-		if err := s.removeStaleDataFiles(rec); err != nil {
+		if err := s.removeStaleDataFiles(rec, now); err != nil {
 			return err
 		}
 	}
@@ -177,6 +239,10 @@ func (s *Store) recover() error {
 	}
 	for _, e := range resultDirs {
 		if _, ok := jobs[e.Name()]; !ok {
+			if s.shared() && !s.orphanOld(s.path("jobs", e.Name()), now) {
+				s.log.Info("recovery: keeping the results of a job without a record, as another process may be committing it", "id", e.Name())
+				continue
+			}
 			s.log.Info("recovery: removing results of a job that no longer exists", "id", e.Name())
 			if err := s.fs.RemoveAll(s.path("jobs", e.Name())); err != nil {
 				return fmt.Errorf("removing orphaned results: %w", err)
@@ -193,7 +259,7 @@ func (s *Store) recover() error {
 }
 
 // removeStaleDataFiles removes data files a crashed relabel left behind.
-func (s *Store) removeStaleDataFiles(rec DatasetRecord) error {
+func (s *Store) removeStaleDataFiles(rec DatasetRecord, now time.Time) error {
 	files, err := s.fs.ReadDir(s.path("datasets", rec.ID))
 	if err != nil {
 		return fmt.Errorf("reading data set %s: %w", rec.ID, err)
@@ -202,6 +268,9 @@ func (s *Store) removeStaleDataFiles(rec DatasetRecord) error {
 		n := f.Name()
 		if n == rec.DataFile || n == sourceFile || n == xmlFile || n == foldsFile {
 			continue
+		}
+		if s.shared() && !s.orphanOld(s.path("datasets", rec.ID, n), now) {
+			continue // another process's relabel may be about to commit it
 		}
 		s.log.Info("recovery: removing a stale file", "id", rec.ID, "file", n)
 		if err := s.fs.Remove(s.path("datasets", rec.ID, n)); err != nil {
