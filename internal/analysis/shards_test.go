@@ -2,6 +2,7 @@ package analysis_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -592,4 +593,22 @@ func FuzzReadPartial(f *testing.F) {
 			t.Errorf("wrote %d bytes, read them back and wrote %d that differ", once.Len(), twice.Len())
 		}
 	})
+}
+
+// TestShardsCanceled: a canceled context stops ShardStats and
+// FitFromPartial with its error.
+func TestShardsCanceled(t *testing.T) {
+	ds := topWide()
+	part := mergedStats(t, "pca", analysis.Params{}, shards(ds.in, shardCut{"2", even(2), dense}))
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := analysis.ShardStats(ctx, "pca", analysis.Params{}, ds.in, nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("ShardStats: got %v, want context.Canceled", err)
+	}
+	if _, err := analysis.FitFromPartial(ctx, "pca", analysis.Params{D: 2}, part, nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("FitFromPartial: got %v, want context.Canceled", err)
+	}
+	if _, err := analysis.ProjectShard(ctx, &analysis.Model{}, ds.in); !errors.Is(err, context.Canceled) {
+		t.Errorf("ProjectShard: got %v, want context.Canceled", err)
+	}
 }
