@@ -334,10 +334,20 @@ func TestShardsMergeOrder(t *testing.T) {
 
 // TestShardsOneStatisticsManyMethods fits every method cca's statistics
 // contain from them (XcᵀXc, XcᵀY and YcᵀYc of binary labels) and requires
-// each method's in-memory fit.
+// each method's in-memory fit, and the statistics unchanged after.
 func TestShardsOneStatisticsManyMethods(t *testing.T) {
 	ds := topWide()
 	part := mergedStats(t, "cca", analysis.Params{}, shards(ds.in, shardCut{"4-dense", even(4), dense}))
+	var before bytes.Buffer
+	if _, err := part.WriteTo(&before); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { // no fit changes the statistics it is served
+		var after bytes.Buffer
+		if _, err := part.WriteTo(&after); err != nil || !bytes.Equal(after.Bytes(), before.Bytes()) {
+			t.Errorf("the statistics changed while fitted from (%v)", err)
+		}
+	}()
 	for _, id := range []string{"pca", "mddmp", "mddmf", "mvmd", "mlsi", "cca", "lda", "plst", "cplst", "occa"} {
 		t.Run(id, func(t *testing.T) {
 			m, _ := analysis.Lookup(id)
