@@ -36,6 +36,9 @@ type Input struct {
 
 	path  pathChoice  // tests force the D×D or the N×N path with it
 	route routeChoice // tests force the matrix-free or the Gram route with it
+	// shard, when set, is where the statistics come from: the fits of
+	// ShardStats and FitFromPartial (shards.go) hand their statsSpec to it.
+	shard *shardHook
 }
 
 // featureName names feature j (0-based) for a message.
@@ -135,7 +138,11 @@ func columnMaxAbs(x blas64.General) []float64 {
 
 // validate checks shapes and values: at least 2 rows, finite features,
 // labels of the declared kind.
-func (in Input) validate() error {
+func (in Input) validate() error { return in.validateRows(2) }
+
+// validateRows is validate with at least minRows rows (a shard may hold
+// one).
+func (in Input) validateRows(minRows int) error {
 	if (in.X == nil) == (in.Sparse == nil) || in.Y == nil {
 		if in.X != nil {
 			return invalid("", "the features are given both dense and sparse; give one")
@@ -147,8 +154,8 @@ func (in Input) validate() error {
 	switch {
 	case n != ny:
 		return invalid("", "the features have %d rows but the labels %d", n, ny)
-	case n < 2:
-		return unservable("", 0, "a reduction needs at least 2 rows, not %d", n)
+	case n < minRows:
+		return unservable("", 0, "a reduction needs at least %d rows, not %d", minRows, n)
 	case d < 1 || q < 1:
 		return invalid("", "a reduction needs at least one feature and one label")
 	case in.Classes != nil && len(in.Classes) != q:

@@ -143,15 +143,8 @@ func Fit(ctx context.Context, id string, in Input, p Params, progress Progress) 
 	if err := in.checkScale(); err != nil {
 		return nil, err
 	}
-	switch {
-	case in.MultiDim() && !m.MultiDim:
-		alt := ""
-		if m.ID == "mddmp" || m.ID == "mddmf" {
-			alt = "; sdem is MDDM for multi-dimensional data"
-		}
-		return nil, unservable("method", 0, "%s needs multi-label data, and these are multi-dimensional%s", m.ID, alt)
-	case !in.MultiDim() && !m.MultiLabel:
-		return nil, unservable("method", 0, "%s needs multi-dimensional data (class variables), and these are multi-label", m.ID)
+	if err := m.checkKind(in.MultiDim()); err != nil {
+		return nil, err
 	}
 	if n, _ := in.dims(); m.MaxN > 0 && n > m.MaxN {
 		return nil, unservable("method", m.MaxN, "%s accepts at most %d rows because %s; these data have %d. "+
@@ -175,4 +168,19 @@ func Fit(ctx context.Context, id string, in Input, p Params, progress Progress) 
 		progress(1, "done")
 	}
 	return model, nil
+}
+
+// checkKind refuses labels of a kind the method does not take.
+func (m Method) checkKind(multiDim bool) error {
+	switch {
+	case multiDim && !m.MultiDim:
+		alt := ""
+		if m.ID == "mddmp" || m.ID == "mddmf" {
+			alt = "; sdem is MDDM for multi-dimensional data"
+		}
+		return unservable("method", 0, "%s needs multi-label data, and these are multi-dimensional%s", m.ID, alt)
+	case !multiDim && !m.MultiLabel:
+		return unservable("method", 0, "%s needs multi-dimensional data (class variables), and these are multi-label", m.ID)
+	}
+	return nil
 }

@@ -101,6 +101,9 @@ func computeStats(ctx context.Context, x *mat.Dense, spec statsSpec, st stage) (
 // basis Q of its row space (s.d = N), s.space maps their vectors back, and
 // s.mean still holds the D column means of X.
 func featureStats(ctx context.Context, in Input, spec statsSpec, rows bool, st stage) (*stats, error) {
+	if in.shard != nil {
+		return in.shard.stats(ctx, in, spec, st)
+	}
 	_, d := in.dims()
 	if !rows {
 		s, err := statsOf(ctx, in, spec, st)
@@ -178,6 +181,9 @@ func (s *stats) needRidge(eps float64, param, what string) error {
 
 // statsOf is computeStats on in's features, dense or sparse.
 func statsOf(ctx context.Context, in Input, spec statsSpec, st stage) (*stats, error) {
+	if in.shard != nil {
+		return in.shard.stats(ctx, in, spec, st)
+	}
 	if in.Sparse != nil {
 		return computeStatsSparse(ctx, in.Sparse, spec, st)
 	}
