@@ -72,6 +72,23 @@ func measurePeak(f func()) (peak, total int64) {
 	return max(high, int64(s[0].Value.Uint64())-base), int64(s[1].Value.Uint64()) - alloc0
 }
 
+// measurePeakFor is measurePeak for a check against the estimate est: a
+// sampled peak can miss a short fit's matrices altogether when the machine
+// is busy (the sampler is not scheduled while the fit runs), which would
+// make est look too pessimistic, so a peak that low is measured again, up
+// to three times in all, and the largest is kept. A peak above est needs
+// no second look: sampling only ever misses bytes.
+func measurePeakFor(est int64, f func()) (peak, total int64) {
+	for range 3 {
+		p, t := measurePeak(f)
+		peak, total = max(peak, p), max(total, t)
+		if est <= estimateSlack*peak+estimateFloor {
+			break
+		}
+	}
+	return peak, total
+}
+
 // memCase is one fit of the estimate test.
 type memCase struct {
 	id      string
@@ -116,7 +133,7 @@ func checkEstimate(t *testing.T, c memCase, seed uint64) (est, peak, total int64
 		t.Fatalf("EstimateMemory(%s, %+v): %v", c.id, s, err)
 	}
 	var fitErr error
-	peak, total = measurePeak(func() { _, fitErr = Fit(context.Background(), c.id, in, c.p, nil) })
+	peak, total = measurePeakFor(est, func() { _, fitErr = Fit(context.Background(), c.id, in, c.p, nil) })
 	if fitErr != nil {
 		return est, peak, total, false
 	}

@@ -37,7 +37,7 @@ func TestEstimateShardMemory(t *testing.T) {
 				}
 				var part *Partial
 				var fitErr error
-				peak, total := measurePeak(func() { part, fitErr = ShardStats(context.Background(), c.id, c.p, in, nil) })
+				peak, total := measurePeakFor(est, func() { part, fitErr = ShardStats(context.Background(), c.id, c.p, in, nil) })
 				if fitErr != nil {
 					t.Fatalf("ShardStats: %v", fitErr)
 				}

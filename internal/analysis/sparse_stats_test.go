@@ -214,7 +214,7 @@ func TestEstimateMemorySparse(t *testing.T) {
 				t.Fatal(err)
 			}
 			var fitErr error
-			peak, _ := measurePeak(func() { _, fitErr = Fit(context.Background(), c.id, in, c.p, nil) })
+			peak, _ := measurePeakFor(est, func() { _, fitErr = Fit(context.Background(), c.id, in, c.p, nil) })
 			if fitErr != nil {
 				continue // a shape the method refuses (its rank): nothing to measure
 			}
