@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"context"
+	"errors"
 	"math"
 
 	"gonum.org/v1/gonum/blas"
@@ -201,11 +202,31 @@ func fixSigns(v *mat.Dense) {
 func cholesky(b mat.Symmetric, param, what string) (*mat.TriDense, error) {
 	var ch mat.Cholesky
 	if !ch.Factorize(b) {
-		return nil, unservable(param, 0, "%s is not positive definite on these data; give a larger %s", what, param)
+		return nil, notDefinite(param, what)
 	}
 	var l mat.TriDense
 	ch.LTo(&l)
 	return &l, nil
+}
+
+// notDefinite is the error of a right-hand matrix what that is not positive
+// definite; param is the parameter that makes it definite.
+func notDefinite(param, what string) error {
+	return unservable(param, 0, "%s is not positive definite on these data; give a larger %s", what, param)
+}
+
+// choleskyError maps an error of linalg.Cholesky: the context's own error
+// when it was cancelled, notDefinite for a matrix that is not positive
+// definite, else err.
+func choleskyError(ctx context.Context, err error, param, what string) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	var nd *linalg.NotPositiveDefiniteError
+	if errors.As(err, &nd) {
+		return notDefinite(param, what)
+	}
+	return err
 }
 
 // genEig solves the symmetric-definite problem A p = λ B p with B = LLᵀ:
