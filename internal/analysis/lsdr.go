@@ -183,7 +183,10 @@ type ridgeHat struct {
 // ε·‖X_{:a}‖·‖X_{:b}‖ as a direct XᵀX would, and the pass over the rows is
 // shared with the cross product. With XᵀX + λI = LLᵀ (Cholesky, O(D³)) and
 // F = L⁻¹XᵀZ (O(D²q)), ZᵀĤZ = FᵀF (O(Dq²)); no inverse is formed. The whole
-// costs O(N·D² + D³ + D²q). With fewer rows than features it takes the
+// costs O(N·D² + D³ + D²q). XᵀX + λI is formed in the Gram's own buffer and
+// factored there (linalg.Cholesky, L = Uᵀ), F overwrites the cross product
+// (linalg.SolveUpperT), and FᵀF is linalg.Gram: one D×D matrix is alive,
+// and the D³/3 and D²q flops run on the packed kernel on every core. With fewer rows than features it takes the
 // N×N path (rowspace.go), O(D·N² + N³ + N²q), the exact equivalent of the
 // push-through identity (XᵀX + λI)⁻¹Xᵀ = Xᵀ(XXᵀ + λI)⁻¹.
 func computeRidgeHat(ctx context.Context, in Input, lambda float64, st stage) (*ridgeHat, error) {
