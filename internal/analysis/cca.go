@@ -86,7 +86,7 @@ func fitCCA(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	e, err := lowRankGenEig(ctx, b, l)
+	e, err := lowRankGenEig(ctx, b, l, p)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"context"
+	"errors"
 	"math"
 
 	"gonum.org/v1/gonum/blas"
@@ -201,11 +202,31 @@ func fixSigns(v *mat.Dense) {
 func cholesky(b mat.Symmetric, param, what string) (*mat.TriDense, error) {
 	var ch mat.Cholesky
 	if !ch.Factorize(b) {
-		return nil, unservable(param, 0, "%s is not positive definite on these data; give a larger %s", what, param)
+		return nil, notDefinite(param, what)
 	}
 	var l mat.TriDense
 	ch.LTo(&l)
 	return &l, nil
+}
+
+// notDefinite is the error of a right-hand matrix what that is not positive
+// definite; param is the parameter that makes it definite.
+func notDefinite(param, what string) error {
+	return unservable(param, 0, "%s is not positive definite on these data; give a larger %s", what, param)
+}
+
+// choleskyError maps an error of linalg.Cholesky: the context's own error
+// when it was cancelled, notDefinite for a matrix that is not positive
+// definite, else err.
+func choleskyError(ctx context.Context, err error, param, what string) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	var nd *linalg.NotPositiveDefiniteError
+	if errors.As(err, &nd) {
+		return notDefinite(param, what)
+	}
+	return err
 }
 
 // genEig solves the symmetric-definite problem A p = λ B p with B = LLᵀ:
@@ -236,17 +257,33 @@ func backTransform(l *mat.TriDense, u *mat.Dense) {
 	fixSigns(u)
 }
 
-// lowRankEig decomposes S = FFᵀ (F is D×r) without forming S when r ≤ D:
-// the left singular vectors of F are the eigenvectors of S and the squared
-// singular values its eigenvalues. It returns the min(D, r) leading pairs;
-// the other D − r eigenvalues of S are zero.
-func lowRankEig(ctx context.Context, f *mat.Dense) (eigenResult, error) {
+// lowRankEig decomposes S = FFᵀ (F is D×r) for a fit with parameters p,
+// without forming S when r ≤ D: the left singular vectors of F are the
+// eigenvectors of S and the squared singular values its eigenvalues.
+//
+// When p needs only the k leading pairs (needOf: d or MaxDim known, and
+// k + 1 < r/2) it takes the route through the r×r Gram (lowRankTop): a
+// partial spectrum of k pairs, order r and total ‖F‖²_F. Otherwise, or
+// when that route's check refuses, the thin SVD of F (lowRankSVD) gives
+// the min(D, r) leading pairs; the other D − r eigenvalues of S are zero.
+// With r > D it decomposes the D×D matrix S itself.
+func lowRankEig(ctx context.Context, f *mat.Dense, p Params) (eigenResult, error) {
 	d, r := f.Dims()
 	if r > d {
 		s := mat.NewSymDense(d, nil)
 		s.SymOuterK(1, f)
 		return symEig(ctx, s)
 	}
+	e, ok, err := lowRankTop(ctx, f, p)
+	if err != nil || ok {
+		return e, err
+	}
+	return lowRankSVD(f)
+}
+
+// lowRankSVD is lowRankEig by gonum's thin SVD of F (D×r, r ≤ D): every
+// one of the r pairs, accurate to ε·σ₁ in the singular values.
+func lowRankSVD(f *mat.Dense) (eigenResult, error) {
 	var svd mat.SVD
 	if !svd.Factorize(f, mat.SVDThinU) {
 		return eigenResult{}, invalid("", "the singular value decomposition did not converge")
@@ -262,13 +299,104 @@ func lowRankEig(ctx context.Context, f *mat.Dense) (eigenResult, error) {
 	return eigenResult{values: vals, vectors: &u}, nil
 }
 
-// lowRankGenEig solves FFᵀ p = λ B p with B = LLᵀ: the left singular
-// vectors U of L⁻¹F give P = L⁻ᵀU (PᵀBP = I), the squared singular values
-// the eigenvalues.
-func lowRankGenEig(ctx context.Context, f *mat.Dense, l *mat.TriDense) (eigenResult, error) {
+// The tolerances of lowRankTop's check, ten times inside what the route
+// must give (eigenvalues to 1e-10 relative, subspaces to 1e-8 in sin θ).
+const (
+	lowRankValTol = 1e-11
+	lowRankSubTol = 1e-9
+)
+
+// lowRankTop is lowRankEig's route for the k leading pairs of FFᵀ (F is
+// D×r, r ≤ D) through the r×r Gram G = FᵀF (linalg.Gram, D·r² multiply-adds
+// at the packed kernel's speed, against gonum's thin SVD at several times
+// that count and a fraction of the speed): the k + 1 leading eigenpairs
+// (λᵢ, vᵢ) of G by linalg.SymEigTop, then U = F·V_k·Σ⁻¹ (σᵢ = √λᵢ) for the
+// k only, signs fixed. The result is a partial spectrum: k values, order
+// r, total the trace of G, ‖F‖²_F.
+//
+// Squaring F squares its condition number: G holds the small σᵢ only to
+// about ε·σ₁², where the SVD holds them to ε·σ₁. So the route checks its
+// own answer, a posteriori, against F itself: the residuals
+// rᵢ = Fᵀuᵢ − σᵢvᵢ (Fvᵢ = σᵢuᵢ holds by construction) bound the error of
+// each σᵢ by ‖rᵢ‖, so of λᵢ by about 2σᵢ‖rᵢ‖, and the sine of the angle
+// between span(U) and the leading k left singular vectors by
+// ‖R‖_F/(σ_k − σ_{k+1}) (Wedin's theorem), and they measure everything the
+// route rounded: forming G, the eigen-solver, the product. It refuses
+// (ok false; lowRankEig then takes the SVD) unless 2‖rᵢ‖ ≤ lowRankValTol·σᵢ
+// for every i ≤ k and ‖R‖_F ≤ lowRankSubTol·(σ_k − σ_{k+1}): an
+// ill-conditioned F (σ_k ≪ σ₁), or a cluster at the k-th value, takes the
+// SVD. It also refuses when p needs every pair or chooses d by thr (the
+// whole spectrum, whose small values the Gram cannot give to 1e-10
+// relative), or when k + 1 ≥ r/2 (the SVD costs little more).
+func lowRankTop(ctx context.Context, f *mat.Dense, p Params) (eigenResult, bool, error) {
+	d, r := f.Dims()
+	w := needOf(p)
+	k := min(w.k, r)
+	if w.all || w.thr > 0 || k < 1 || topMinSaving*(k+1) >= r {
+		return eigenResult{}, false, nil
+	}
+	g := mat.NewSymDense(r, nil)
+	if err := linalg.Gram(ctx, f.RawMatrix(), nil, nil, g.RawSymmetric(), nil); err != nil {
+		return eigenResult{}, false, err
+	}
+	vals, v, err := linalg.SymEigTop(ctx, g, k+1)
+	if err != nil {
+		if ctx.Err() != nil {
+			return eigenResult{}, false, ctx.Err()
+		}
+		return eigenResult{}, false, nil // the SVD decides
+	}
+	if vals[k-1] <= 0 {
+		return eigenResult{}, false, nil // rank below k: the SVD gives the zero pairs
+	}
+	vk := mat.DenseCopyOf(v.Slice(0, r, 0, k))
+	u := mat.NewDense(d, k, nil)
+	if err := linalg.Mul(f.RawMatrix(), vk.RawMatrix(), u.RawMatrix()); err != nil {
+		return eigenResult{}, false, err
+	}
+	sigma := make([]float64, k)
+	for j := range k {
+		sigma[j] = math.Sqrt(vals[j])
+	}
+	ur := u.RawMatrix()
+	for i := range d {
+		row := ur.Data[i*ur.Stride : i*ur.Stride+k]
+		for j := range row {
+			row[j] /= sigma[j]
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return eigenResult{}, false, err
+	}
+	var ftu mat.Dense
+	ftu.Mul(f.T(), u)
+	sumSq := 0.0
+	for j := range k {
+		res := 0.0
+		for i := range r {
+			x := ftu.At(i, j) - sigma[j]*vk.At(i, j)
+			res += x * x
+		}
+		if 2*math.Sqrt(res) > lowRankValTol*sigma[j] {
+			return eigenResult{}, false, nil
+		}
+		sumSq += res
+	}
+	if gap := sigma[k-1] - math.Sqrt(max(vals[k], 0)); math.Sqrt(sumSq) > lowRankSubTol*gap {
+		return eigenResult{}, false, nil
+	}
+	fixSigns(u)
+	return eigenResult{values: vals[:k:k], vectors: u, order: r, total: trace(g)}, true, nil
+}
+
+// lowRankGenEig solves FFᵀ p = λ B p with B = LLᵀ for a fit with
+// parameters p: the left singular vectors U of L⁻¹F give P = L⁻ᵀU
+// (PᵀBP = I), the squared singular values the eigenvalues (lowRankEig,
+// whose partial spectrum it keeps).
+func lowRankGenEig(ctx context.Context, f *mat.Dense, l *mat.TriDense, p Params) (eigenResult, error) {
 	g := mat.DenseCopyOf(f)
 	blas64.Trsm(blas.Left, blas.NoTrans, 1, l.RawTriangular(), g.RawMatrix())
-	e, err := lowRankEig(ctx, g)
+	e, err := lowRankEig(ctx, g, p)
 	if err != nil {
 		return e, err
 	}

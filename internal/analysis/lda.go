@@ -329,7 +329,7 @@ func discriminant(ctx context.Context, f *mat.Dense, sw *mat.SymDense, ridge *fl
 	if err != nil {
 		return eigenResult{}, 0, 0, err
 	}
-	e, err := lowRankGenEig(ctx, f, l)
+	e, err := lowRankGenEig(ctx, f, l, Params{MaxDim: MaxDimAll}) // every pair: the limit is c − 1
 	if err != nil {
 		return eigenResult{}, 0, 0, err
 	}

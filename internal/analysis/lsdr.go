@@ -9,6 +9,8 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
+
+	"mldr/internal/linalg"
 )
 
 // Label-space dimension reduction (seed 001: Chen & Lin, NIPS 2012).
@@ -181,7 +183,10 @@ type ridgeHat struct {
 // ε·‖X_{:a}‖·‖X_{:b}‖ as a direct XᵀX would, and the pass over the rows is
 // shared with the cross product. With XᵀX + λI = LLᵀ (Cholesky, O(D³)) and
 // F = L⁻¹XᵀZ (O(D²q)), ZᵀĤZ = FᵀF (O(Dq²)); no inverse is formed. The whole
-// costs O(N·D² + D³ + D²q). With fewer rows than features it takes the
+// costs O(N·D² + D³ + D²q). XᵀX + λI is formed in the Gram's own buffer and
+// factored there (linalg.Cholesky, L = Uᵀ), F overwrites the cross product
+// (linalg.SolveUpperT), and FᵀF is linalg.Gram: one D×D matrix is alive,
+// and the D³/3 and D²q flops run on the packed kernel on every core. With fewer rows than features it takes the
 // N×N path (rowspace.go), O(D·N² + N³ + N²q), the exact equivalent of the
 // push-through identity (XᵀX + λI)⁻¹Xᵀ = Xᵀ(XXᵀ + λI)⁻¹.
 func computeRidgeHat(ctx context.Context, in Input, lambda float64, st stage) (*ridgeHat, error) {
@@ -215,18 +220,36 @@ func computeRidgeHat(ctx context.Context, in Input, lambda float64, st stage) (*
 	if err := st.checkpoint(ctx, 0.8); err != nil {
 		return nil, err
 	}
-	g := mat.NewSymDense(s.d, nil)
-	g.SymRankOne(s.gram, float64(s.n), mat.NewVecDense(s.d, s.mean))
-	addDiag(g, lambda)
-	l, err := cholesky(g, ParamLambda, "XᵀX + λI")
-	if err != nil {
+	// XᵀX + λI = XcᵀXc + N·μμᵀ + λI, formed and factored (UᵀU, upper) in
+	// the statistics' own D×D buffer: the only D×D matrix alive.
+	g := s.gram.RawSymmetric()
+	nf := float64(s.n)
+	for i := range s.d {
+		row := g.Data[i*g.Stride : i*g.Stride+s.d]
+		mi := nf * s.mean[i]
+		for j := i; j < s.d; j++ {
+			row[j] += mi * s.mean[j]
+		}
+		row[i] += lambda
+	}
+	s.gram = nil
+	if err := linalg.Cholesky(ctx, g); err != nil {
+		return nil, choleskyError(ctx, err, ParamLambda, "XᵀX + λI")
+	}
+	if err := st.checkpoint(ctx, 0.95); err != nil {
 		return nil, err
 	}
-	f := mat.NewDense(s.d, ones.cols, nil)
-	f.Scale(2, s.cross)
-	blas64.Trsm(blas.Left, blas.NoTrans, 1, l.RawTriangular(), f.RawMatrix())
+	// F = L⁻¹XᵀZ = U⁻ᵀ(2·XcᵀY), in the cross product's buffer; ZᵀĤZ = FᵀF.
+	f := s.cross
+	f.Scale(2, f)
+	u := blas64.Triangular{N: g.N, Stride: g.Stride, Data: g.Data, Uplo: blas.Upper, Diag: blas.NonUnit}
+	if err := linalg.SolveUpperT(ctx, u, f.RawMatrix()); err != nil {
+		return nil, err
+	}
 	zhz := mat.NewSymDense(ones.cols, nil)
-	blas64.Syrk(blas.Trans, 1, f.RawMatrix(), 0, zhz.RawSymmetric())
+	if err := linalg.Gram(ctx, f.RawMatrix(), nil, nil, zhz.RawSymmetric(), nil); err != nil {
+		return nil, err
+	}
 	ztz := mat.NewSymDense(ones.cols, nil)
 	ztz.ScaleSym(4, s.labelGram)
 	return &ridgeHat{labels: newLabelSide(ones, s.labelMean), ztz: ztz, zhz: zhz}, nil
@@ -556,8 +579,10 @@ func memPLST(p Params, s Shape) float64 {
 
 // ridgeHatMem follows computeRidgeHat: the statistics of X (D×D, D×q, q×q)
 // or on the N×N path the D×N reflectors and the statistics of the rows of
-// X in its row space (N×N, N×q), XᵀX + λI and its factor, F (D×q or N×q),
-// ZᵀĤZ and ZᵀZ.
+// X in its row space (N×N, N×q); XᵀX + λI is formed and factored in the
+// Gram's buffer and F in the cross product's, so only linalg.Cholesky's
+// and SolveUpperT's packed panels (two of 256 rows) come on top; then
+// ZᵀĤZ (with linalg.Gram's accumulators) and ZᵀZ.
 func ridgeHatMem(l *memoryLedger, s Shape) {
 	n, d, q := float64(s.N), float64(s.D), float64(s.Q)
 	l.sparseFor(s, rowsFor(s))
@@ -568,9 +593,10 @@ func ridgeHatMem(l *memoryLedger, s Shape) {
 		l.rowSpace(n, d)
 	}
 	l.stats(n, k, memSpec{gram: true, c: q, labelGram: true})
-	l.hold(k * k)
-	l.chol(k)
-	l.hold(k*q + 2*q*q)
+	l.burst(2 * 256 * (k + 8))
+	q8 := math.Ceil(q/8) * 8
+	l.hold(2 * q * q)
+	l.burst(l.gang(k, 128) * (q8*q8 + 128*q8))
 }
 
 // memCPLST: the ridge hat matrix (ridgeHatMem), the q×q decomposition, the

@@ -77,7 +77,7 @@ func fitMDDMp(ctx context.Context, in Input, p Params, st stage) (*Model, error)
 		f = new(mat.Dense)
 		f.Mul(s.cross, rbf.root)
 	}
-	e, err := lowRankEig(ctx, f)
+	e, err := lowRankEig(ctx, f, p)
 	if err != nil {
 		return nil, err
 	}
@@ -219,7 +219,7 @@ func fitMDDMf(ctx context.Context, in Input, p Params, st stage) (*Model, error)
 	if err != nil {
 		return nil, err
 	}
-	e, err := lowRankGenEig(ctx, s.cross, l)
+	e, err := lowRankGenEig(ctx, s.cross, l, p)
 	if err != nil {
 		return nil, err
 	}

@@ -44,7 +44,7 @@ func fitMVMD(ctx context.Context, in Input, p Params, st stage) (*Model, error) 
 	var b mat.Dense
 	b.Scale(2, s.cross) // ±1 coding
 	if beta == 1 {
-		e, err := lowRankEig(ctx, &b)
+		e, err := lowRankEig(ctx, &b, p)
 		if err != nil {
 			return nil, err
 		}

@@ -18,7 +18,7 @@ func fitSDeM(ctx context.Context, in Input, p Params, st stage) (*Model, error) 
 	if err := st.checkpoint(ctx, 0.8); err != nil {
 		return nil, err
 	}
-	e, err := lowRankEig(ctx, s.cross)
+	e, err := lowRankEig(ctx, s.cross, p)
 	if err != nil {
 		return nil, err
 	}

@@ -69,13 +69,21 @@ func BenchmarkSparseStats(b *testing.B) {
 	}
 }
 
-// BenchmarkSparseFit is the whole fit of mddmp (no D×D eigenproblem: the
-// thin SVD of the 5 000 × 400 XcᵀY) at d = 20 on the same data.
+// BenchmarkSparseFit is the whole fit at d = 20 on the same data of the
+// methods whose eigenproblem is not D×D: mddmp (the top pairs of the
+// 5 000 × 400 XcᵀY through its 400 × 400 Gram) and cplst (the 5 000 × 5 000
+// XᵀX + λI factored by linalg.Cholesky, the 400 × 400 ZᵀĤZ).
+//
+//	go test -run '^$' -bench SparseFit -benchtime 3x ./internal/analysis/
 func BenchmarkSparseFit(b *testing.B) {
 	in := wideSparseInput(20000, 5000, 400, 0.02)
-	for b.Loop() {
-		if _, err := Fit(context.Background(), "mddmp", in, Params{D: 20}, nil); err != nil {
-			b.Fatal(err)
-		}
+	for _, id := range []string{"mddmp", "cplst"} {
+		b.Run(id, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := Fit(context.Background(), id, in, Params{D: 20}, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
