@@ -222,6 +222,7 @@ func computeRidgeHat(ctx context.Context, in Input, lambda float64, st stage) (*
 	}
 	// XᵀX + λI = XcᵀXc + N·μμᵀ + λI, formed and factored (UᵀU, upper) in
 	// the statistics' own D×D buffer: the only D×D matrix alive.
+	s.ownGramAndCross()
 	g := s.gram.RawSymmetric()
 	nf := float64(s.n)
 	for i := range s.d {

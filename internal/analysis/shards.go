@@ -338,7 +338,7 @@ func (p *Partial) serve(method, kind string, spec statsSpec) (*stats, error) {
 	for j, v := range p.mean {
 		mean[j] = v + p.meanLo[j]
 	}
-	s := &stats{n: p.n, d: p.spec.Features, dim: p.spec.Features, mean: mean, gram: p.gram}
+	s := &stats{n: p.n, d: p.spec.Features, dim: p.spec.Features, mean: mean, gram: p.gram, borrowed: true}
 	if spec.labels != nil {
 		want := fmt.Sprintf("XcᵀL of %d %s label columns", spec.labels.cols, kind)
 		if !p.spec.Cross || p.spec.LabelKind != kind || p.spec.LabelCols != spec.labels.cols {

@@ -35,6 +35,27 @@ type stats struct {
 	labelMean []float64     // c column means of L
 	labelGram *mat.SymDense // LcᵀLc (c×c)
 	wgram     *mat.SymDense // Xcᵀ·diag(w)·Xc (D×D)
+	// borrowed says the matrices belong to someone else (a Partial that
+	// serves them to many fits): a fit that would work in their buffers
+	// copies them first (ownGramAndCross).
+	borrowed bool
+}
+
+// ownGramAndCross makes s.gram and s.cross the fit's own when they are
+// borrowed, so that it may overwrite them.
+func (s *stats) ownGramAndCross() {
+	if !s.borrowed {
+		return
+	}
+	if s.gram != nil {
+		g := mat.NewSymDense(s.gram.SymmetricDim(), nil)
+		g.CopySym(s.gram)
+		s.gram = g
+	}
+	if s.cross != nil {
+		s.cross = mat.DenseCopyOf(s.cross)
+	}
+	s.borrowed = false
 }
 
 // blockRows is how many rows a pass handles between two checks of the
