@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"runtime"
 	"sync"
 	"testing"
-	"time"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -83,41 +81,10 @@ func benchInput(s benchSize) Input {
 
 func benchFit(b *testing.B, id string, s benchSize, p Params) {
 	in := benchInput(s)
-	b.ReportAllocs()
-	b.ResetTimer()
-	var peak uint64
-	for range b.N {
-		runtime.GC()
-		var ms runtime.MemStats
-		runtime.ReadMemStats(&ms)
-		base := ms.HeapAlloc
-		done := make(chan struct{})
-		var top uint64
-		var wg sync.WaitGroup
-		wg.Go(func() {
-			t := time.NewTicker(2 * time.Millisecond)
-			defer t.Stop()
-			for {
-				var m runtime.MemStats
-				runtime.ReadMemStats(&m)
-				top = max(top, m.HeapAlloc)
-				select {
-				case <-done:
-					return
-				case <-t.C:
-				}
-			}
-		})
-		if _, err := Fit(context.Background(), id, in, p, nil); err != nil {
-			b.Fatal(err)
-		}
-		close(done)
-		wg.Wait()
-		if top > base {
-			peak = max(peak, top-base)
-		}
-	}
-	b.ReportMetric(float64(peak), "peak-heap-B")
+	benchPeak(b, func() error {
+		_, err := Fit(context.Background(), id, in, p, nil)
+		return err
+	})
 }
 
 func BenchmarkFit(b *testing.B) {

@@ -37,16 +37,10 @@ func Check(id string, p Params, s Shape) error {
 	if err := checkRanges(m, p); err != nil {
 		return err
 	}
-	multiDim := s.Classes != nil
+	if err := m.checkKind(s.Classes != nil); err != nil {
+		return err
+	}
 	switch {
-	case multiDim && !m.MultiDim:
-		alt := ""
-		if m.ID == "mddmp" || m.ID == "mddmf" {
-			alt = "; sdem is MDDM for multi-dimensional data"
-		}
-		return unservable("method", 0, "%s needs multi-label data, and these are multi-dimensional%s", m.ID, alt)
-	case !multiDim && !m.MultiLabel:
-		return unservable("method", 0, "%s needs multi-dimensional data (class variables), and these are multi-label", m.ID)
 	case s.N < 2:
 		return unservable("", 0, "a reduction needs at least 2 rows, not %d", s.N)
 	case m.MaxN > 0 && s.N > m.MaxN:
