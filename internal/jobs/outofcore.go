@@ -146,7 +146,8 @@ func admitJob(req Request, train, test store.DatasetRecord, limit int64, est est
 // in turn the larger of its statistics pass (analysis.EstimateShardMemory
 // on the largest shard, with the merged statistics beside it) and its
 // solve from them (the statistics and analysis.EstimateMemory's solve in
-// D dimensions), with its model (projected rows of every row included)
+// D dimensions), with its model (its directions and the N × d projected
+// rows)
 // and the writing of its files, the earlier methods' models kept.
 func estimateOutOfCore(req Request, train store.DatasetRecord, est estimators) (Estimate, error) {
 	sh := shapeOfJob(req, train, store.DatasetRecord{})
@@ -193,7 +194,11 @@ func estimateOutOfCore(req Request, train store.DatasetRecord, est estimators) (
 		}
 		// Writing, and before it a shard's projected rows (label-space
 		// methods code the shard's labels first).
-		me := MethodEstimate{ID: id, Fit: max(stats+size, size+fit), Model: modelBytes(m, p, full),
+		// The model: its directions (modelBytes' D × the most it keeps)
+		// and the projected rows this job holds, N × d.
+		basis, rows := dims(m, p, full)
+		model := 8 * (int64(rows)*int64(basis) + int64(sh.train)*int64(cols) + 2*int64(sh.d+sh.q))
+		me := MethodEstimate{ID: id, Fit: max(stats+size, size+fit), Model: model,
 			Write: writeBytes(m, p, full, sh.train) + 8*int64(shard.N)*int64(cols+sh.q), Kept: e.Kept}
 		e.Methods = append(e.Methods, me)
 		e.Kept += me.Model
