@@ -18,6 +18,9 @@ import (
 	"mldr/internal/worker"
 )
 
+// minShardSize is the least -shard-size accepted.
+const minShardSize = 1 << 20
+
 // minJobMemory is the least -max-job-memory accepted.
 const minJobMemory = 32 << 20
 
@@ -44,6 +47,9 @@ type config struct {
 	// minUploadRate is the slowest an upload's body may arrive, in bytes
 	// a second; -1 for no minimum.
 	minUploadRate int64
+	// shardSize is the stored size above which an uploaded data set is
+	// written in row shards of about this many bytes.
+	shardSize int64
 	// Server timeouts.
 	headerTimeout, readTimeout, writeTimeout, idleTimeout time.Duration
 	// database is the PostgreSQL URL of the shared mode's metadata; ""
@@ -72,13 +78,14 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		return def
 	}
 	var c config
-	var maxUpload, minUploadRate string
+	var maxUpload, minUploadRate, shardSize string
 	fs := flag.NewFlagSet("webapp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&c.addr, "addr", env("MLDR_ADDR", "127.0.0.1:8080"), "address to listen on, HOST:PORT (env MLDR_ADDR)")
 	fs.StringVar(&c.dataDir, "data-dir", env("MLDR_DATA_DIR", "uploads"), "directory for data sets, jobs and results (env MLDR_DATA_DIR)")
 	fs.StringVar(&maxUpload, "max-upload", env("MLDR_MAX_UPLOAD", "1GiB"), "largest data file accepted: bytes or with a unit, e.g. 500MB, 2GiB (env MLDR_MAX_UPLOAD)")
 	fs.StringVar(&minUploadRate, "min-upload-rate", env("MLDR_MIN_UPLOAD_RATE", "10KiB"), "slowest an upload (or relabelling, transform) may send its body, per second, over 20 s; slower, and it ends with 408 and frees its slot; 0 for no minimum (env MLDR_MIN_UPLOAD_RATE)")
+	fs.StringVar(&shardSize, "shard-size", env("MLDR_SHARD_SIZE", "256MiB"), "a data set whose stored form is larger is stored in row shards of at most about this size, bytes or with a unit, e.g. 64MiB, so that a job that does not fit in -max-job-memory can fit it one shard at a time (env MLDR_SHARD_SIZE)")
 	fs.StringVar(&c.logFormat, "log-format", env("MLDR_LOG_FORMAT", "text"), "log format: text or json (env MLDR_LOG_FORMAT)")
 	fs.BoolVar(&c.healthcheck, "healthcheck", false, "ask the server at -addr for /healthz and exit 0 if it is healthy")
 	var workers, maxQueued, maxCells, maxPairwise, maxUploads, tokenFile, maxJobMemory, trustedProxy string
@@ -149,6 +156,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		if c.maxJobMemory < minJobMemory {
 			return c, fmt.Errorf("-max-job-memory must be at least %s (a worker process needs that much to start), not %s", store.FormatBytes(minJobMemory), store.FormatBytes(c.maxJobMemory))
 		}
+	}
+	if c.shardSize, err = parseBytes(shardSize); err != nil || c.shardSize < minShardSize {
+		return c, fmt.Errorf("-shard-size must be at least %s, such as 256MiB, not %q", store.FormatBytes(minShardSize), shardSize)
 	}
 	if strings.TrimSpace(minUploadRate) == "0" {
 		c.minUploadRate = -1

@@ -180,7 +180,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 // the metadata.
 func openStore(ctx context.Context, cfg config, log *slog.Logger) (*store.Store, string, error) {
 	if cfg.database == "" {
-		st, err := store.Open(store.Config{Dir: cfg.dataDir, Logger: log})
+		st, err := store.Open(store.Config{Dir: cfg.dataDir, Logger: log, ShardSize: cfg.shardSize})
 		return st, "embedded (bbolt, meta.db in the data directory)", err
 	}
 	meta, err := pgmeta.Open(ctx, pgmeta.Config{URL: cfg.database, Logger: log})
@@ -191,7 +191,7 @@ func openStore(ctx context.Context, cfg config, log *slog.Logger) (*store.Store,
 		meta.Close()
 		return nil, "", err
 	}
-	st, err := store.Open(store.Config{Dir: cfg.dataDir, Logger: log, Meta: meta})
+	st, err := store.Open(store.Config{Dir: cfg.dataDir, Logger: log, Meta: meta, ShardSize: cfg.shardSize})
 	if err != nil {
 		return nil, "", err // Open closed meta
 	}

@@ -395,7 +395,7 @@ func (r *Request) checkMemory(ds DatasetLookup, lim Limits) error {
 			return err
 		}
 	}
-	f, err := admit(*r, train, test, lim.MaxJobMemory, realEstimators(), true)
+	_, f, err := admitJob(*r, train, test, lim.MaxJobMemory, realEstimators(), true)
 	if err != nil || f == nil {
 		return err
 	}
@@ -412,7 +412,7 @@ func (l Limits) MethodMemory(rec store.DatasetRecord, id string) (reason string,
 	}
 	req := Request{Dataset: rec.ID, Method: id}
 	req.Normalize()
-	f, err := admit(req, rec, store.DatasetRecord{}, l.MaxJobMemory, realEstimators(), false)
+	_, f, err := admitJob(req, rec, store.DatasetRecord{}, l.MaxJobMemory, realEstimators(), false)
 	if err != nil || f == nil {
 		return "", true // an unknown method is the form's to refuse
 	}
@@ -427,6 +427,8 @@ type refusal struct {
 	what    string // the largest thing it holds, or ""
 	limit   int64
 	fits    []string // what would fit, as noun phrases
+	hint    string   // with no fits: what to do, a sentence ("": a sample and fewer features)
+	extra   string   // a sentence after the rest, or ""
 }
 
 func (f refusal) message() string {
@@ -436,11 +438,17 @@ func (f refusal) message() string {
 		fmt.Fprintf(&b, " (%s)", f.what)
 	}
 	fmt.Fprintf(&b, ", more than the %s a job may use (the -max-job-memory limit).", store.FormatBytes(f.limit))
-	if len(f.fits) > 0 {
+	switch {
+	case len(f.fits) > 0:
 		alt := joinOr(f.fits)
 		fmt.Fprintf(&b, " %s would fit.", strings.ToUpper(alt[:1])+alt[1:])
-	} else {
+	case f.hint != "":
+		b.WriteString(" " + f.hint)
+	default:
 		b.WriteString(" Use a sample of the rows and fewer features.")
+	}
+	if f.extra != "" {
+		b.WriteString(" " + f.extra)
 	}
 	return b.String()
 }

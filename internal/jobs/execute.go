@@ -41,6 +41,9 @@ type Executor struct {
 	store   Store
 	version string
 	cache   *fitCache
+	// memoryLimit is what a job may use (WithMemoryLimit; 0: no limit):
+	// beyond it, a job on a data set in row shards runs out of core.
+	memoryLimit int64
 }
 
 // NewExecutor returns an executor over st; version goes into manifests.
@@ -122,6 +125,11 @@ func (x *Executor) execute(ctx context.Context, job Job, report Report) ([]strin
 	report(0.01, "loading", "reading the data")
 	if err := x.store.RemoveJobResults(job.ID); err != nil { // a run a crash interrupted
 		return nil, err
+	}
+	if ooc, rec, err := x.outOfCore(req); err != nil {
+		return nil, err
+	} else if ooc {
+		return x.executeOutOfCore(ctx, job, rec, report) // outofcore.go
 	}
 	p, err := x.plan(req)
 	if err != nil {

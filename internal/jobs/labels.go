@@ -11,6 +11,8 @@ import (
 	"math"
 	"os"
 
+	"gonum.org/v1/gonum/mat"
+
 	"mldr/internal/dataset"
 	"mldr/internal/store"
 )
@@ -142,17 +144,15 @@ func writeRunLabels(staged *store.StagedResults, p *plan) error {
 // rows counted by Y: version 2 for multi-label data, version 1 for multi-dimensional data.
 func encodeRunLabels(w io.Writer, train, test *dataset.Dataset, gen int) error {
 	rows := func(ds *dataset.Dataset) int { n, _ := ds.Y.Dims(); return n }
-	h := runLabelsHeader{Version: 1, Kind: train.Kind, Labels: train.Labels, Categories: train.Categories,
-		Gen: gen, TrainRows: rows(train), Width: 1}
 	sets := []*dataset.Dataset{train}
+	testRows := 0
 	if test != nil {
-		h.TestRows = rows(test)
+		testRows = rows(test)
 		sets = append(sets, test)
 	}
+	h := newRunLabelsHeader(train, rows(train), testRows, gen, sets...)
 	q := len(h.Labels)
-	multiLabel := train.Kind != dataset.MultiDim
-	if multiLabel {
-		h.Version, h.Width = 2, 0
+	if h.Version == 2 {
 		for _, ds := range sets {
 			n, _ := ds.Y.Dims()
 			for i := range n {
@@ -163,6 +163,28 @@ func encodeRunLabels(w io.Writer, train, test *dataset.Dataset, gen int) error {
 				}
 			}
 		}
+	}
+	bw := bufio.NewWriterSize(w, 1<<16)
+	if err := json.NewEncoder(bw).Encode(h); err != nil { // ends with '\n'
+		return err
+	}
+	for _, ds := range sets {
+		if _, err := writeLabelRows(bw, ds.Y, h); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+// newRunLabelsHeader is the header of FileLabels for trainRows rows of
+// train's labels and testRows of a test set's, sets being the data sets
+// whose categories set the width of version 1; Ones is left to count.
+func newRunLabelsHeader(train *dataset.Dataset, trainRows, testRows, gen int, sets ...*dataset.Dataset) runLabelsHeader {
+	h := runLabelsHeader{Version: 1, Kind: train.Kind, Labels: train.Labels, Categories: train.Categories,
+		Gen: gen, TrainRows: trainRows, TestRows: testRows, Width: 1}
+	multiLabel := train.Kind != dataset.MultiDim
+	if multiLabel {
+		h.Version, h.Width = 2, 0
 	}
 	for _, ds := range sets {
 		for _, c := range ds.Categories {
@@ -175,45 +197,48 @@ func encodeRunLabels(w io.Writer, train, test *dataset.Dataset, gen int) error {
 			}
 		}
 	}
-	bw := bufio.NewWriterSize(w, 1<<16)
-	if err := json.NewEncoder(bw).Encode(h); err != nil { // ends with '\n'
-		return err
-	}
+	return h
+}
+
+// writeLabelRows writes the rows of y as FileLabels' body holds them under
+// header h, and returns the labels present (the ones of a multi-label y).
+func writeLabelRows(w io.Writer, y *mat.Dense, h runLabelsHeader) (int64, error) {
+	q := len(h.Labels)
 	var b [binary.MaxVarintLen64]byte
-	for _, ds := range sets {
-		n, _ := ds.Y.Dims()
-		for i := range n {
-			row := ds.Y.RawRowView(i)[:q]
-			if !multiLabel {
-				for _, v := range row {
-					binary.LittleEndian.PutUint32(b[:], uint32(v))
-					if _, err := bw.Write(b[:h.Width]); err != nil {
-						return err
-					}
-				}
-				continue
-			}
-			count := 0
+	var ones int64
+	n, _ := y.Dims()
+	for i := range n {
+		row := y.RawRowView(i)[:q]
+		if h.Version == 1 {
 			for _, v := range row {
-				if v != 0 {
-					count++
+				binary.LittleEndian.PutUint32(b[:], uint32(v))
+				if _, err := w.Write(b[:h.Width]); err != nil {
+					return ones, err
 				}
 			}
-			if _, err := bw.Write(binary.AppendUvarint(b[:0], uint64(count))); err != nil {
-				return err
+			continue
+		}
+		count := 0
+		for _, v := range row {
+			if v != 0 {
+				count++
 			}
-			prev := 0
-			for j, v := range row {
-				if v != 0 {
-					if _, err := bw.Write(binary.AppendUvarint(b[:0], uint64(j-prev))); err != nil {
-						return err
-					}
-					prev = j
+		}
+		ones += int64(count)
+		if _, err := w.Write(binary.AppendUvarint(b[:0], uint64(count))); err != nil {
+			return ones, err
+		}
+		prev := 0
+		for j, v := range row {
+			if v != 0 {
+				if _, err := w.Write(binary.AppendUvarint(b[:0], uint64(j-prev))); err != nil {
+					return ones, err
 				}
+				prev = j
 			}
 		}
 	}
-	return bw.Flush()
+	return ones, nil
 }
 
 // errBadLabels says FileLabels does not hold what its header says.

@@ -71,6 +71,24 @@ func (d *dataFiles) verified(p string, id fileIdentity) bool {
 	return ok && was == id
 }
 
+// markVerified records that the file at p, as it is now, had its
+// checksum verified (a shard, which the cache never keeps).
+func (d *dataFiles) markVerified(p string, id fileIdentity) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if len(d.ok) >= maxDataVerified {
+		clear(d.ok)
+	}
+	d.ok[p] = id
+}
+
+// mapping reports whether MapData is on (and files can be mapped here).
+func (d *dataFiles) mapping() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.mapOn
+}
+
 // cached returns the data set kept from the file at p, if it is still the
 // same file: a copy of the Dataset sharing its matrices and names.
 func (d *dataFiles) cached(p string, id fileIdentity) *dataset.Dataset {

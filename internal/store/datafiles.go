@@ -55,12 +55,16 @@ func (f *Files) StagingDir() string {
 // The file's checksum is verified at its first load in this process and
 // again whenever the file is not the same (its path, size, modification
 // and change times or inode differ); a file verified before is read
-// without it. With CacheData, a data set kept from an earlier load of the
+// without it. A data set stored in row shards (rec.Shards) is read shard
+// by shard into one data set, the same as if it were one file. With CacheData, a data set kept from an earlier load of the
 // same file is returned without reading it: its matrices are shared, and
 // callers must not change them.
 func (f *Files) LoadRecord(rec DatasetRecord) (*dataset.Dataset, error) {
 	if !ValidID(rec.ID) {
 		return nil, fmt.Errorf("data set %q: %w", rec.ID, ErrNotFound)
+	}
+	if len(rec.Shards) > 0 {
+		return f.loadSharded(rec) // shards.go
 	}
 	p := f.path("datasets", rec.ID, rec.DataFile)
 	file, err := f.fs.Open(p)

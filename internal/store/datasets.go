@@ -44,6 +44,10 @@ type DatasetRecord struct {
 	// Folds is the number of predefined folds stored with the data set.
 	Folds int `json:"folds,omitempty"`
 	Gen   int `json:"gen"` // bumped by every relabel
+	// Shards, for a data set stored in row shards (shards.go), lists them
+	// in order, and DataFile is then their directory; nil for a data set
+	// stored in one file.
+	Shards []ShardInfo `json:"shards,omitempty"`
 }
 
 // Upload is a whole data set on its way in, for Import.
@@ -203,7 +207,7 @@ func (s *Store) CreateDataset(ctx context.Context, st *Staged, name string, opts
 	}
 	ds.Name = rec.Name
 	rec.fill(ds)
-	if err := writeFileAtomic(s.fs, filepath.Join(st.dir, rec.DataFile), func(w io.Writer) error { return dataset.WriteBinary(w, ds) }); err != nil {
+	if rec.DataFile, rec.Shards, err = writeData(s.fs, st.dir, rec.Gen, ds, s.shardSize); err != nil {
 		return DatasetRecord{}, fmt.Errorf("storing the data set: %w", err)
 	}
 	if err := ctx.Err(); err != nil {
@@ -271,7 +275,7 @@ func loadFile(fsys FS, path string, opts dataset.Options) (*dataset.Dataset, err
 func (r *DatasetRecord) fill(ds *dataset.Dataset) {
 	r.Columns, r.LabelColumns = ds.Columns, ds.LabelColumns
 	r.Summary = dataset.Summarize(ds)
-	r.DataFile = fmt.Sprintf("data-%d.bin", r.Gen)
+	r.DataFile, r.Shards = dataName(r.Gen, false), nil
 }
 
 // baseName is the last element of a client's file name, whatever its
@@ -365,10 +369,10 @@ func (s *Store) Relabel(ctx context.Context, id string, labels []string, kind da
 	next.Options, next.Gen, next.UpdatedAt = opts, rec.Gen+1, s.now().UTC()
 	ds.Name = rec.Name
 	next.fill(ds)
-	dataPath := s.path("datasets", id, next.DataFile)
-	if err := writeFileAtomic(s.fs, dataPath, func(w io.Writer) error { return dataset.WriteBinary(w, ds) }); err != nil {
+	if next.DataFile, next.Shards, err = writeData(s.fs, s.path("datasets", id), next.Gen, ds, s.shardSize); err != nil {
 		return rec, fmt.Errorf("storing the relabelled data set: %w", err)
 	}
+	dataPath := s.path("datasets", id, next.DataFile)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	err = s.meta.UpdateDataset(context.WithoutCancel(ctx), id, rec.Gen, next)
@@ -376,10 +380,10 @@ func (s *Store) Relabel(ctx context.Context, id string, labels []string, kind da
 		err = fmt.Errorf("data set %s changed while it was being relabelled: %w", id, ErrConflict)
 	}
 	if err != nil {
-		s.fs.Remove(dataPath)
+		s.fs.RemoveAll(dataPath)
 		return rec, err
 	}
-	if err := s.fs.Remove(s.path("datasets", id, rec.DataFile)); err != nil {
+	if err := s.fs.RemoveAll(s.path("datasets", id, rec.DataFile)); err != nil {
 		s.log.Warn("removing a replaced data file", "id", id, "err", err)
 	}
 	return next, nil

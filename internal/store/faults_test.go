@@ -32,6 +32,9 @@ var faultCSV = func() string {
 	return b.String()
 }()
 
+// faultShardSize stores faultCSV in 4 row shards, the last one short.
+const faultShardSize = 12 << 10
+
 // faultFolds are two predefined folds of faultCSV's rows.
 var faultFolds = func() string {
 	var b strings.Builder
@@ -50,9 +53,16 @@ var faultFolds = func() string {
 
 func openFaulty(t *testing.T) (*store.Store, *faultfs.FS, string) {
 	t.Helper()
+	return openFaultySharded(t, 0)
+}
+
+// openFaultySharded is openFaulty with shards of shardSize bytes (0: the
+// default).
+func openFaultySharded(t *testing.T, shardSize int64) (*store.Store, *faultfs.FS, string) {
+	t.Helper()
 	dir := t.TempDir()
 	ffs := faultfs.New(nil)
-	s, err := store.Open(store.Config{Dir: dir, FS: ffs})
+	s, err := store.Open(store.Config{Dir: dir, FS: ffs, ShardSize: shardSize})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,6 +118,9 @@ type faultOp struct {
 	check func(t *testing.T, s *store.Store, id, made string)
 	// without lists the kinds of operations it does not make.
 	without []faultfs.Op
+	// sharded is whether it stores a data set, and so is run again with
+	// a shard size that stores faultCSV in 4 row shards.
+	sharded bool
 }
 
 var resultFiles = map[string]string{
@@ -123,7 +136,8 @@ var faultOps = []faultOp{
 			rec, err := s.Import(context.Background(), store.Upload{FileName: "f.csv", Source: strings.NewReader(faultCSV)})
 			return rec.ID, err
 		},
-		check: checkAndDelete,
+		check:   checkAndDelete,
+		sharded: true,
 	},
 	{
 		name: "stage, receive file and folds, create",
@@ -165,6 +179,7 @@ var faultOps = []faultOp{
 			}
 		},
 		without: []faultfs.Op{faultfs.Mkdir},
+		sharded: true,
 	},
 	{
 		name: "job results",
@@ -282,10 +297,39 @@ func TestFaultsLeaveNothing(t *testing.T) {
 		// A failed close of a file only read loses nothing, and is ignored.
 		{faultfs.Close, syscall.EIO, false},
 	}
+	type variant struct {
+		faultOp
+		shardSize int64
+		name      string
+	}
+	var variants []variant
 	for _, op := range faultOps {
+		variants = append(variants, variant{op, 0, op.name})
+		if op.sharded {
+			// faultCSV stores 40 000 bytes of values: 4 shards, the last short.
+			v := variant{op, faultShardSize, op.name + " in shards"}
+			v.without = slices.DeleteFunc(slices.Clone(v.without), func(o faultfs.Op) bool { return o == faultfs.Mkdir }) // the shard directory
+			check := op.check
+			v.check = func(t *testing.T, s *store.Store, id, made string) {
+				t.Helper()
+				recs, err := s.Datasets()
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, r := range recs {
+					if len(r.Shards) != 4 || r.Shards[3].Rows >= r.Shards[0].Rows {
+						t.Fatalf("data set %s is stored in shards %+v, want 4, the last short", r.ID, r.Shards)
+					}
+				}
+				check(t, s, id, made)
+			}
+			variants = append(variants, v)
+		}
+	}
+	for _, op := range variants {
 		for _, k := range kinds {
 			t.Run(fmt.Sprintf("%s/%s", op.name, k.op), func(t *testing.T) {
-				s, ffs, dir := openFaulty(t)
+				s, ffs, dir := openFaultySharded(t, op.shardSize)
 				var id string
 				if op.setup != nil {
 					id = op.setup(t, s)

@@ -10,6 +10,8 @@
 //	datasets/<id>/source     the file as uploaded
 //	datasets/<id>/labels.xml the Mulan label file, if one came with it
 //	datasets/<id>/data-<n>.bin  the parsed data set (dataset.WriteBinary)
+//	datasets/<id>/data-<n>/     or its row shards, when it is larger than
+//	                         Config.ShardSize (shards.go)
 //	jobs/<id>/               a succeeded job's result files
 //	jobs/<id>/checksums.json their sizes and SHA-256, checked before a read
 //	tmp/                     staging for uploads and results in progress
@@ -67,6 +69,10 @@ type Config struct {
 	// process give them different ones.
 	Host string
 	PID  int
+	// ShardSize is the size above which a data set's stored form is
+	// written in row shards of at most about this many bytes (shards.go);
+	// 0 means DefaultShardSize, < 0 never.
+	ShardSize int64
 }
 
 // Store is the data directory. Its methods are safe for concurrent use.
@@ -78,6 +84,8 @@ type Store struct {
 
 	host string // this process's host name and pid, in shared mode
 	pid  int
+
+	shardSize int64 // Config.ShardSize, 0 made DefaultShardSize
 
 	mu       sync.Mutex        // serialises changes that touch files and metadata together
 	relabel  sync.Mutex        // one relabel at a time: each writes the next data file
@@ -99,6 +107,12 @@ func Open(cfg Config) (*Store, error) {
 	}
 	if s.now == nil {
 		s.now = time.Now
+	}
+	switch s.shardSize = cfg.ShardSize; {
+	case s.shardSize == 0:
+		s.shardSize = DefaultShardSize
+	case s.shardSize < 0:
+		s.shardSize = 0 // writeData: never
 	}
 	for _, d := range []string{s.dir, s.path("datasets"), s.path("jobs"), s.path("tmp")} {
 		if err := s.fs.MkdirAll(d, 0o750); err != nil {
@@ -273,7 +287,7 @@ func (s *Store) removeStaleDataFiles(rec DatasetRecord, now time.Time) error {
 			continue // another process's relabel may be about to commit it
 		}
 		s.log.Info("recovery: removing a stale file", "id", rec.ID, "file", n)
-		if err := s.fs.Remove(s.path("datasets", rec.ID, n)); err != nil {
+		if err := s.fs.RemoveAll(s.path("datasets", rec.ID, n)); err != nil { // a shard directory too
 			return fmt.Errorf("removing a stale file of data set %s: %w", rec.ID, err)
 		}
 	}

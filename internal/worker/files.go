@@ -35,7 +35,7 @@ func Executor(files *store.Files, version string, memoryLimit int64) Run {
 	} else {
 		files.MapData(nil)
 	}
-	x := jobs.NewExecutorCache(rs, version, jobs.CacheBudget(memoryLimit))
+	x := jobs.NewExecutorCache(rs, version, jobs.CacheBudget(memoryLimit)).WithMemoryLimit(memoryLimit)
 	return func(ctx context.Context, job jobs.Job, recs map[string]store.DatasetRecord, report jobs.Report) ([]string, error) {
 		rs.set(recs)
 		var keep []store.DatasetRecord
