@@ -75,14 +75,15 @@ func (x *Executor) WithMemoryLimit(limit int64) *Executor {
 }
 
 // outOfCoreBlocker says why req's job cannot run out of core, and the
-// request field to blame; "" when it can. The request is normalized.
-func outOfCoreBlocker(req Request) (why, field string) {
+// request field to blame; "" when it can. The request is normalized;
+// multiDim names the classifier as multi-dimensional data know it.
+func outOfCoreBlocker(req Request, multiDim bool) (why, field string) {
 	switch {
 	case req.TestDataset != "":
 		return "a test data set is evaluated on in memory; fit without a test data set", "test_dataset"
 	case req.Evaluate != nil && req.Evaluate.Classifier != evaluate.ClassifierNone:
 		return fmt.Sprintf("the evaluation with %s needs every row in memory; run the job without an evaluation (classifier none, no split)",
-			classifierName(req.Evaluate.Classifier, false)), "evaluate"
+			classifierName(req.Evaluate.Classifier, multiDim)), "evaluate"
 	case req.Split != nil && req.Split.Kind != SplitNone:
 		return fmt.Sprintf("the %s split fits on some of the rows and tests on others in memory; choose no split", req.Split.Kind), "split"
 	case req.Preprocess != "" && req.Preprocess != preprocess.None:
@@ -116,7 +117,7 @@ func admitJob(req Request, train, test store.DatasetRecord, limit int64, est est
 	if err != nil || f == nil || len(train.Shards) == 0 {
 		return false, f, err
 	}
-	if why, field := outOfCoreBlocker(req); why != "" {
+	if why, field := outOfCoreBlocker(req, train.Summary.Kind == dataset.MultiDim); why != "" {
 		f.extra = fmt.Sprintf("The data set is stored in %d row shards, but this job cannot be fitted out of core, one shard at a time: %s.", len(train.Shards), strings.TrimSuffix(why, "."))
 		if field == "method" || field == "methods" || f.field == "dataset" {
 			f.field = field

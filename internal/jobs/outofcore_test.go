@@ -383,3 +383,23 @@ func TestOutOfCoreRefusals(t *testing.T) {
 		t.Errorf("a data set in one file: got %v, want 413 without a word of shards", err)
 	}
 }
+
+// On multi-dimensional data the refusal of an evaluation names the
+// classifier as those data know it: the k-NN vote, not ML-kNN.
+func TestOutOfCoreRefusalNamesTheClassifier(t *testing.T) {
+	e := newOOCEnv(t, oocCSV(12000, 40, 3, 1, true), 1200<<10, 4)
+	base := Request{Dataset: e.rec.ID, Method: "pca", Params: analysis.Params{D: 2}}
+	base.Normalize()
+	limit := e.limitBetween(t, base)
+	req := Request{Dataset: e.rec.ID, Method: "pca", Params: analysis.Params{D: 2}, Evaluate: &Evaluate{Classifier: evaluate.ClassifierMLkNN}, Split: &Split{Kind: SplitKFold}}
+	req.Normalize()
+	err := req.Validate(e.store, Limits{MaxJobMemory: limit})
+	var re *RequestError
+	if !errors.As(err, &re) {
+		t.Fatalf("got %v, want a *RequestError", err)
+	}
+	const want = "the evaluation with the k-NN vote needs every row in memory; run the job without an evaluation (classifier none, no split)."
+	if re.Status != http.StatusRequestEntityTooLarge || !strings.HasSuffix(re.Msg, want) {
+		t.Errorf("got %d: %q, want 413: …%q", re.Status, re.Msg, want)
+	}
+}
