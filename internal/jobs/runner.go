@@ -76,7 +76,7 @@ type entry struct {
 // enterPhase closes the entry's current phase at now and opens name.
 func (e *entry) enterPhase(name string, now time.Time) {
 	if e.phase != "" {
-		e.job.addPhase(e.phase, now.Sub(e.phaseAt))
+		e.job.AddPhase(e.phase, now.Sub(e.phaseAt))
 	}
 	e.phase, e.phaseAt = name, now
 }
