@@ -343,6 +343,8 @@ func (s *Store) LoadDataset(id string) (*dataset.Dataset, error) {
 func (s *Store) Relabel(ctx context.Context, id string, labels []string, kind dataset.Kind) (DatasetRecord, error) {
 	// Two relabels at once would both write data-<gen+1>.bin; the one that
 	// lost the commit would then remove the file the other's record names.
+	// In shared mode the other may be another process: there the name has
+	// a random part.
 	s.relabel.Lock()
 	defer s.relabel.Unlock()
 	rec, err := s.Dataset(id)
@@ -365,6 +367,9 @@ func (s *Store) Relabel(ctx context.Context, id string, labels []string, kind da
 	next.Options, next.Gen, next.UpdatedAt = opts, rec.Gen+1, s.now().UTC()
 	ds.Name = rec.Name
 	next.fill(ds)
+	if s.shared() {
+		next.DataFile = fmt.Sprintf("data-%d-%s.bin", next.Gen, NewID())
+	}
 	dataPath := s.path("datasets", id, next.DataFile)
 	if err := writeFileAtomic(s.fs, dataPath, func(w io.Writer) error { return dataset.WriteBinary(w, ds) }); err != nil {
 		return rec, fmt.Errorf("storing the relabelled data set: %w", err)
