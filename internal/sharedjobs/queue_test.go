@@ -180,7 +180,11 @@ func TestRunAcrossProcesses(t *testing.T) {
 	proceed := make(chan struct{})
 	e.queue(t, func(ctx context.Context, j jobs.Job, report jobs.Report) ([]string, error) {
 		report(0.5, "fitting pca", "half way")
-		<-proceed
+		select {
+		case <-proceed:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 		report(0.9, "writing pca", "")
 		return []string{"a note"}, nil
 	}, nil)
