@@ -56,7 +56,22 @@ type config struct {
 	// for the embedded store (bbolt in the data directory). databaseWhere
 	// names it without its password, for the log.
 	database, databaseWhere string
+	// role is what this process does: roleAll, roleWeb or roleWorker.
+	role string
+	// rescueAfter is how long a job may run in the shared mode; a job
+	// marked running longer is taken for one whose worker died.
+	rescueAfter time.Duration
 }
+
+// The roles of a process (-role).
+const (
+	roleAll    = "all"    // serve pages and the API, and run jobs
+	roleWeb    = "web"    // serve pages and the API, queue jobs, run none
+	roleWorker = "worker" // run jobs; only /healthz on -addr
+)
+
+// defaultRescueAfter is -rescue-after's default.
+const defaultRescueAfter = time.Hour
 
 // Defaults of the server timeouts. Uploads of up to a gibibyte need
 // minutes, so the body timeouts are long; the header timeout guards against
@@ -98,7 +113,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&c.token, "token", getenv("MLDR_TOKEN"), "access token every request needs, at least 16 characters; without one the server listens on loopback only (env MLDR_TOKEN; prefer the environment or -token-file: arguments are visible to other users)")
 	fs.StringVar(&tokenFile, "token-file", getenv("MLDR_TOKEN_FILE"), "file whose first line is the access token (env MLDR_TOKEN_FILE)")
 	fs.StringVar(&trustedProxy, "trusted-proxy", getenv("MLDR_TRUSTED_PROXY"), "reverse proxies, IP addresses or CIDR prefixes separated by commas, e.g. 127.0.0.1,10.0.0.0/8: a request from one of them is counted and logged as coming from the right-most address of X-Forwarded-For that is not itself a trusted proxy; from anyone else X-Forwarded-For is ignored (env MLDR_TRUSTED_PROXY)")
-	fs.StringVar(&c.database, "database", getenv("MLDR_DATABASE"), "PostgreSQL URL, postgres://user@host:port/name, for the metadata (data sets, jobs, selections) instead of the embedded store in the data directory; one server per database for now (env MLDR_DATABASE; prefer the environment, PGPASSWORD or ~/.pgpass for the password: arguments are visible to other users)")
+	fs.StringVar(&c.database, "database", getenv("MLDR_DATABASE"), "PostgreSQL URL, postgres://user@host:port/name, for the metadata (data sets, jobs, selections) and the job queue (River) instead of the embedded store in the data directory and the in-process queue; any number of processes (see -role) may share one database and one data directory (env MLDR_DATABASE; prefer the environment, PGPASSWORD or ~/.pgpass for the password: arguments are visible to other users)")
+	fs.StringVar(&c.role, "role", env("MLDR_ROLE", roleAll), "what this process does: all (serve pages and run jobs), web (serve pages and the API and queue jobs, run none) or worker (run jobs, serve only /healthz on -addr); web and worker need -database (env MLDR_ROLE)")
+	fs.DurationVar(&c.rescueAfter, "rescue-after", envDuration(getenv, "MLDR_RESCUE_AFTER", defaultRescueAfter), "with -database: how long a job may run; a job still marked running after this is taken for one whose worker process died and is run again by another, so a longer job fails; give every process the same (env MLDR_RESCUE_AFTER)")
 	fs.DurationVar(&c.headerTimeout, "header-timeout", envDuration(getenv, "MLDR_HEADER_TIMEOUT", defaultHeaderTimeout), "time to read a request's headers (env MLDR_HEADER_TIMEOUT)")
 	fs.DurationVar(&c.readTimeout, "read-timeout", envDuration(getenv, "MLDR_READ_TIMEOUT", defaultReadTimeout), "time to read a whole request, upload included (env MLDR_READ_TIMEOUT)")
 	fs.DurationVar(&c.writeTimeout, "write-timeout", envDuration(getenv, "MLDR_WRITE_TIMEOUT", defaultWriteTimeout), "time to write an answer; event streams are exempt (env MLDR_WRITE_TIMEOUT)")
@@ -109,7 +126,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	for _, d := range []struct {
 		name string
 		v    time.Duration
-	}{{"-header-timeout", c.headerTimeout}, {"-read-timeout", c.readTimeout}, {"-write-timeout", c.writeTimeout}, {"-idle-timeout", c.idleTimeout}} {
+	}{{"-rescue-after", c.rescueAfter}, {"-header-timeout", c.headerTimeout}, {"-read-timeout", c.readTimeout}, {"-write-timeout", c.writeTimeout}, {"-idle-timeout", c.idleTimeout}} {
 		if d.v <= 0 {
 			return c, fmt.Errorf("%s must be a positive duration such as 30s or 5m, not %v", d.name, d.v)
 		}
@@ -127,6 +144,15 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	}
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected argument %q (flags start with -; see -help)", fs.Arg(0))
+	}
+	switch c.role {
+	case roleAll:
+	case roleWeb, roleWorker:
+		if c.database == "" {
+			return c, fmt.Errorf("-role %s needs -database: without a shared database one process serves the pages and runs the jobs (-role all, the default)", c.role)
+		}
+	default:
+		return c, fmt.Errorf("-role must be all, web or worker, not %q", c.role)
 	}
 	if c.database != "" {
 		where, err := pgmeta.Where(c.database)

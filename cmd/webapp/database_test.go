@@ -31,6 +31,12 @@ func TestDatabaseConfig(t *testing.T) {
 		{"the flag over the environment", []string{"-database", "postgres://u@db1/m"}, map[string]string{"MLDR_DATABASE": "postgres://v@db2/n"}, "db1:5432/m as u", ""},
 		{"a bad port", []string{"-database", "postgres://u:" + pw + "@db1:port/m"}, nil, "", "-database: the database URL is not valid"},
 		{"a bad scheme", []string{"-database", "mysql://u:" + pw + "@db1/m"}, nil, "", "-database: the database URL is not valid"},
+		{"role web", []string{"-role", "web", "-database", "postgres://u@db1/m"}, nil, "db1:5432/m as u", ""},
+		{"role worker from the environment", nil, map[string]string{"MLDR_ROLE": "worker", "MLDR_DATABASE": "postgres://u@db1/m"}, "db1:5432/m as u", ""},
+		{"role web without a database", []string{"-role", "web"}, nil, "", "-role web needs -database: without a shared database one process serves the pages and runs the jobs (-role all, the default)"},
+		{"role worker without a database", nil, map[string]string{"MLDR_ROLE": "worker"}, "", "-role worker needs -database"},
+		{"an unknown role", []string{"-role", "both"}, nil, "", `-role must be all, web or worker, not "both"`},
+		{"a bad rescue-after", []string{"-rescue-after", "0s", "-database", "postgres://u@db1/m"}, nil, "", "-rescue-after must be a positive duration"},
 	} {
 		cfg, err := parseConfig(c.args, func(k string) string { return c.env[k] }, io.Discard)
 		switch {
@@ -65,8 +71,8 @@ func (l *lockedBuffer) String() string {
 }
 
 // With -database the server keeps its metadata in PostgreSQL and says so
-// (without the password); a second server on the same database is refused
-// with a sentence saying why.
+// (without the password); a worker process on the same database and data
+// directory starts beside it and serves only its health.
 func TestRunWithDatabase(t *testing.T) {
 	dsn := pgtest.NewDB(t)
 	u, err := url.Parse(dsn)
@@ -79,10 +85,11 @@ func TestRunWithDatabase(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	logs := &lockedBuffer{}
+	dir := t.TempDir()
 	addrc := make(chan string, 1)
 	errc := make(chan error, 1)
 	go func() {
-		errc <- run(ctx, []string{"-addr", "127.0.0.1:0", "-data-dir", t.TempDir(), "-database", dsn, "-workers", "1"}, func(string) string { return "" }, logs, func(a string) { addrc <- a })
+		errc <- run(ctx, []string{"-addr", "127.0.0.1:0", "-data-dir", dir, "-database", dsn, "-workers", "1"}, func(string) string { return "" }, logs, func(a string) { addrc <- a })
 	}()
 	var addr string
 	select {
@@ -105,13 +112,54 @@ func TestRunWithDatabase(t *testing.T) {
 		t.Errorf("the start log does not say %s:\n%s", want, logs)
 	}
 
+	// A second process on the database, a worker, starts (several
+	// processes per database are the point) and answers only /healthz.
 	second := &lockedBuffer{}
-	// Bounded, so that a second server that wrongly starts ends the test.
-	ctx2, cancel2 := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx2, cancel2 := context.WithCancel(context.Background())
 	defer cancel2()
-	err = run(ctx2, []string{"-addr", "127.0.0.1:0", "-data-dir", t.TempDir(), "-database", dsn}, func(string) string { return "" }, second, nil)
-	if err == nil || !strings.Contains(err.Error(), "another MLDR Explorer process is using the database at 127.0.0.1:"+u.Port()) {
-		t.Errorf("a second server on the database: got %v, want an error saying another process uses it", err)
+	addr2c := make(chan string, 1)
+	errc2 := make(chan error, 1)
+	go func() {
+		errc2 <- run(ctx2, []string{"-addr", "127.0.0.1:0", "-data-dir", dir, "-database", dsn, "-role", "worker", "-workers", "1"}, func(string) string { return "" }, second, func(a string) { addr2c <- a })
+	}()
+	var addr2 string
+	select {
+	case addr2 = <-addr2c:
+	case err := <-errc2:
+		t.Fatalf("a worker process on the same database: run returned early: %v\n%s", err, second)
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the worker process did not start within 30 s\n%s", second)
+	}
+	for _, c := range []struct {
+		path       string
+		wantStatus int
+		wantBody   string
+	}{
+		{"/healthz", http.StatusOK, `{"status":"ok","role":"worker","running":[]}`},
+		{"/api/datasets", http.StatusNotFound, ""},
+		{"/", http.StatusNotFound, ""},
+	} {
+		resp, err := http.Get("http://" + addr2 + c.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != c.wantStatus || c.wantBody != "" && strings.TrimSpace(string(body)) != c.wantBody {
+			t.Errorf("worker GET %s: got %d %s, want %d %s", c.path, resp.StatusCode, body, c.wantStatus, c.wantBody)
+		}
+	}
+	if !strings.Contains(second.String(), "role=worker") {
+		t.Errorf("the worker's start log does not say role=worker:\n%s", second)
+	}
+	cancel2()
+	select {
+	case err := <-errc2:
+		if err != nil {
+			t.Errorf("the worker's run after shutdown: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no worker shutdown within 30 s")
 	}
 	cancel()
 	select {
@@ -122,16 +170,9 @@ func TestRunWithDatabase(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("no shutdown within 30 s")
 	}
-	for _, l := range []string{logs.String(), second.String(), errString(err)} {
+	for _, l := range []string{logs.String(), second.String()} {
 		if strings.Contains(l, pw) {
 			t.Errorf("the password appears in the logs or errors:\n%s", l)
 		}
 	}
-}
-
-func errString(err error) string {
-	if err == nil {
-		return ""
-	}
-	return err.Error()
 }

@@ -6,12 +6,14 @@
 //
 // Every flag may also come from the environment: MLDR_ADDR, MLDR_DATA_DIR,
 // MLDR_MAX_UPLOAD, MLDR_LOG_FORMAT, MLDR_DATABASE (-database, the
-// PostgreSQL URL of the shared mode's metadata). A flag wins over the
-// environment.
+// PostgreSQL URL of the shared mode's metadata and job queue), MLDR_ROLE
+// (-role all, web or worker: what this process does in the shared mode),
+// MLDR_RESCUE_AFTER. A flag wins over the environment.
 package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -31,6 +33,7 @@ import (
 	"mldr/internal/jobs"
 	"mldr/internal/linalg"
 	"mldr/internal/pgmeta"
+	"mldr/internal/sharedjobs"
 	"mldr/internal/store"
 	"mldr/internal/worker"
 )
@@ -103,7 +106,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		}
 		access = "access token required (bearer for the API, login form for the pages)"
 	}
-	st, metadata, err := openStore(ctx, cfg, log)
+	st, meta, metadata, err := openStore(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
@@ -112,33 +115,43 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 			log.Error("closing the store", "err", err)
 		}
 	}()
-	pool, err := startWorkers(cfg, st, log)
+	var execute jobs.Work // nil: this process runs no jobs
+	if cfg.role != roleWeb {
+		pool, err := startWorkers(cfg, st, log)
+		if err != nil {
+			return err
+		}
+		defer pool.Close() // after the queue's shutdown below has stopped the jobs
+		execute = pool.Execute
+	}
+	queue, shutdown, running, err := startQueue(ctx, cfg, st, meta, execute, log)
 	if err != nil {
 		return err
 	}
-	defer pool.Close() // after the runner's shutdown below has stopped the jobs
-	runner, err := jobs.New(jobs.Config{Store: st, Execute: pool.Execute, Workers: int(cfg.workers), MaxQueue: int(cfg.maxQueued), Logger: log})
-	if err != nil {
-		return fmt.Errorf("starting the job runner: %w", err)
-	}
 	defer func() {
 		// Running jobs get a moment to finish; the rest are queued again
-		// for the next start.
+		// (embedded: for the next start; shared: for any worker).
 		dctx, cancel := context.WithTimeout(context.Background(), jobDrainTimeout)
 		defer cancel()
-		if err := runner.Shutdown(dctx); err != nil {
-			log.Info("jobs still running were stopped; they run again at the next start")
+		if err := shutdown(dctx); err != nil {
+			log.Info("jobs still running were stopped; they are queued again")
 		}
 	}()
-	svc := jobs.NewService(runner, st, jobs.Limits{MaxCells: cfg.maxCells, MaxPairwiseRows: int(cfg.maxPairwise), MaxJobMemory: cfg.maxJobMemory})
+	var handler http.Handler
+	if cfg.role == roleWorker {
+		handler = workerHealth(running)
+	} else {
+		svc := jobs.NewService(queue, st, jobs.Limits{MaxCells: cfg.maxCells, MaxPairwiseRows: int(cfg.maxPairwise), MaxJobMemory: cfg.maxJobMemory})
+		handler = handlers.New(handlers.Config{Store: st, Jobs: svc, Logger: log, MaxUpload: cfg.maxUpload, Version: version(),
+			Guard: guard, MaxUploads: int(cfg.maxUploads), TrustedProxies: cfg.trustedProxies,
+			MinUploadRate: cfg.minUploadRate})
+	}
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
 		return fmt.Errorf("listening on %s: %w", cfg.addr, err)
 	}
 	srv := &http.Server{
-		Handler: handlers.New(handlers.Config{Store: st, Jobs: svc, Logger: log, MaxUpload: cfg.maxUpload, Version: version(),
-			Guard: guard, MaxUploads: int(cfg.maxUploads), TrustedProxies: cfg.trustedProxies,
-			MinUploadRate: cfg.minUploadRate}),
+		Handler:           handler,
 		ReadHeaderTimeout: cfg.headerTimeout,
 		ReadTimeout:       cfg.readTimeout,
 		WriteTimeout:      cfg.writeTimeout,
@@ -148,7 +161,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	dir, _ := filepath.Abs(cfg.dataDir)
 	log.Info("MLDR Explorer is running", "url", "http://"+ln.Addr().String()+"/", "data_dir", dir,
-		"max_upload", store.FormatBytes(cfg.maxUpload), "workers", cfg.workers, "max_job_memory", jobMemory(cfg.maxJobMemory), "metadata", metadata, "access", access, "linear_algebra", linalg.Backend, "version", version())
+		"max_upload", store.FormatBytes(cfg.maxUpload), "workers", cfg.workers, "max_job_memory", jobMemory(cfg.maxJobMemory), "metadata", metadata, "role", cfg.role, "access", access, "linear_algebra", linalg.Backend, "version", version())
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	if ready != nil {
@@ -174,28 +187,61 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 
 // openStore opens the data directory with its metadata store: the
 // embedded one (bbolt, meta.db in the directory), or with -database the
-// PostgreSQL database, migrated and claimed for this process alone (jobs
-// run in this process's runner, so a second server on the database would
-// run them twice). It returns the store and what the start log says of
-// the metadata.
-func openStore(ctx context.Context, cfg config, log *slog.Logger) (*store.Store, string, error) {
+// PostgreSQL database, migrated (the product's migrations, then the job
+// queue's, under one advisory lock). It returns the store, the database's
+// metadata (nil when embedded) and what the start log says of the
+// metadata.
+func openStore(ctx context.Context, cfg config, log *slog.Logger) (*store.Store, *pgmeta.Meta, string, error) {
 	if cfg.database == "" {
 		st, err := store.Open(store.Config{Dir: cfg.dataDir, Logger: log, ShardSize: cfg.shardSize})
-		return st, "embedded (bbolt, meta.db in the data directory)", err
+		return st, nil, "embedded (bbolt, meta.db in the data directory)", err
 	}
-	meta, err := pgmeta.Open(ctx, pgmeta.Config{URL: cfg.database, Logger: log})
+	meta, err := pgmeta.Open(ctx, pgmeta.Config{URL: cfg.database, Logger: log, Migrate: sharedjobs.Migrate})
 	if err != nil {
-		return nil, "", err
-	}
-	if err := meta.Claim(ctx); err != nil {
-		meta.Close()
-		return nil, "", err
+		return nil, nil, "", err
 	}
 	st, err := store.Open(store.Config{Dir: cfg.dataDir, Logger: log, Meta: meta, ShardSize: cfg.shardSize})
 	if err != nil {
-		return nil, "", err // Open closed meta
+		return nil, nil, "", err // Open closed meta
 	}
-	return st, "PostgreSQL at " + meta.Where(), nil
+	return st, meta, "PostgreSQL at " + meta.Where(), nil
+}
+
+// startQueue starts the job queue: the embedded runner, or with a
+// database the shared queue (which runs jobs when execute is not nil, and
+// listens for other processes' changes when this process serves pages).
+// It returns the queue, its shutdown, and the jobs this process runs (for
+// a worker's /healthz).
+func startQueue(ctx context.Context, cfg config, st *store.Store, meta *pgmeta.Meta, execute jobs.Work, log *slog.Logger) (jobs.Queue, func(context.Context) error, func() []string, error) {
+	if meta == nil {
+		runner, err := jobs.New(jobs.Config{Store: st, Execute: execute, Workers: int(cfg.workers), MaxQueue: int(cfg.maxQueued), Logger: log})
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("starting the job runner: %w", err)
+		}
+		return runner, runner.Shutdown, nil, nil
+	}
+	q, err := sharedjobs.New(ctx, sharedjobs.Config{Meta: meta, Results: st, Execute: execute, Workers: int(cfg.workers),
+		MaxQueue: int(cfg.maxQueued), RescueAfter: cfg.rescueAfter, Listen: cfg.role != roleWorker, Logger: log})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return q, q.Shutdown, q.Running, nil
+}
+
+// workerHealth is all a worker process serves: GET /healthz, 200 with
+// its role and the jobs it runs.
+func workerHealth(running func() []string) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "no-store")
+		json.NewEncoder(w).Encode(struct {
+			Status  string   `json:"status"`
+			Role    string   `json:"role"`
+			Running []string `json:"running"`
+		}{"ok", roleWorker, running()})
+	})
+	return mux
 }
 
 // startWorkers starts the worker processes that run the jobs: this same

@@ -96,10 +96,11 @@ func PhaseOf(phase string) string {
 	return PhaseOther
 }
 
-// addPhase adds d to the phase's time, appending the phase when it is new.
+// AddPhase adds d to the phase's time, appending the phase when it is new.
 // It changes a copy: copies of the job handed out before share the old
-// slice, and may be read at the same time.
-func (j *Job) addPhase(name string, d time.Duration) {
+// slice, and may be read at the same time. Queues use it to account a
+// run's wall time by phase (see PhaseOf).
+func (j *Job) AddPhase(name string, d time.Duration) {
 	j.Phases = slices.Clone(j.Phases)
 	for i := range j.Phases {
 		if j.Phases[i].Name == name {

@@ -35,9 +35,10 @@ var (
 	ErrStopped   = errors.New("the job runner is stopping")
 )
 
-// maxAttempts is how often a job may be interrupted by a restart before it
+// MaxAttempts is how often a job may be interrupted by a restart (or, in
+// the shared mode, by the death of the process running it) before it
 // fails.
-const maxAttempts = 3
+const MaxAttempts = 3
 
 // Config configures a Runner.
 type Config struct {
@@ -76,13 +77,13 @@ type entry struct {
 // enterPhase closes the entry's current phase at now and opens name.
 func (e *entry) enterPhase(name string, now time.Time) {
 	if e.phase != "" {
-		e.job.addPhase(e.phase, now.Sub(e.phaseAt))
+		e.job.AddPhase(e.phase, now.Sub(e.phaseAt))
 	}
 	e.phase, e.phaseAt = name, now
 }
 
 // New loads the stored jobs, recovers those a restart interrupted (running
-// jobs are queued again; after maxAttempts starts they fail with "interrupted
+// jobs are queued again; after MaxAttempts starts they fail with "interrupted
 // by restart"), and starts the workers.
 func New(cfg Config) (*Runner, error) {
 	if cfg.Workers < 1 {
@@ -111,7 +112,7 @@ func New(cfg Config) (*Runner, error) {
 		r.jobs[id] = e
 		switch j.Status {
 		case Running:
-			if j.Attempts >= maxAttempts {
+			if j.Attempts >= MaxAttempts {
 				now := cfg.Now().UTC()
 				e.job.Status, e.job.Error, e.job.FinishedAt = Failed, fmt.Sprintf("interrupted by restart (%d times)", j.Attempts), &now
 			} else {

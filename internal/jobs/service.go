@@ -17,10 +17,37 @@ import (
 // Service is what the handlers use: requests validated before they are
 // queued, results found by job, method and file.
 type Service struct {
-	*Runner
+	Queue
 	store  ServiceStore
 	limits Limits
 }
+
+// Queue is the job queue under a Service: the in-process Runner (the
+// embedded default), or the shared queue of the shared mode (package
+// sharedjobs), chosen at start. Handlers and pages cannot tell them apart.
+type Queue interface {
+	// Submit stores a job as queued under id (the caller validated the
+	// request and made the id) and queues it.
+	Submit(id string, req Request) (Job, error)
+	// Get returns a job, or ErrNotFound.
+	Get(id string) (Job, error)
+	// List returns every job, newest first.
+	List() []Job
+	// Cancel stops a queued job at once and a running one at its next
+	// check of its context; a finished job is ErrConflict.
+	Cancel(id string) (Job, error)
+	// Delete removes a job that is not running, with its record and
+	// results.
+	Delete(id string) error
+	// Subscribe returns a channel of the job's state on every change
+	// (only the latest kept), closed when the job is deleted, and a
+	// function that ends the subscription.
+	Subscribe(id string) (<-chan Job, func(), error)
+	// Using lists the jobs, finished or not, that use a data set.
+	Using(datasetID string) []Job
+}
+
+var _ Queue = (*Runner)(nil)
 
 // ServiceStore is what the service needs of the storage.
 type ServiceStore interface {
@@ -37,9 +64,10 @@ type ServiceStore interface {
 	DeleteDataset(id string) error
 }
 
-// NewService returns the jobs service over a runner.
-func NewService(r *Runner, st ServiceStore, lim Limits) *Service {
-	return &Service{Runner: r, store: st, limits: lim}
+// NewService returns the jobs service over a queue (a *Runner, or the
+// shared mode's queue).
+func NewService(q Queue, st ServiceStore, lim Limits) *Service {
+	return &Service{Queue: q, store: st, limits: lim}
 }
 
 // Limits returns the limits every request is validated against.
@@ -52,7 +80,7 @@ func (s *Service) Submit(req Request) (Job, error) {
 	if err := req.Validate(s.store, s.limits); err != nil {
 		return Job{}, err
 	}
-	return s.Runner.Submit(store.NewID(), req)
+	return s.Queue.Submit(store.NewID(), req)
 }
 
 // Rerun queues a new job with the request of a finished one (succeeded,

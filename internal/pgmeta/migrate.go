@@ -28,9 +28,6 @@ const (
 	// lockMigrate is held while a process checks and applies migrations,
 	// so that processes starting together migrate once.
 	lockMigrate int64 = 0x6d6c6472_0001
-	// lockProcess is held for its life by the one process that may use
-	// the database (Claim).
-	lockProcess int64 = 0x6d6c6472_0002
 )
 
 // Migration is one file of migrations/.
@@ -68,10 +65,11 @@ func Migrations() ([]Migration, error) {
 	return out, nil
 }
 
-// migrate applies the migrations the database lacks, under the migration
-// lock. A database already at a version this binary does not know is an
-// error: it was migrated by a newer binary.
-func (m *Meta) migrate(ctx context.Context, pool *pgxpool.Pool, migs []Migration) error {
+// migrate applies the migrations the database lacks, then more (see
+// Config.Migrate), under the migration lock. A database already at a
+// version this binary does not know is an error: it was migrated by a
+// newer binary.
+func (m *Meta) migrate(ctx context.Context, pool *pgxpool.Pool, migs []Migration, more func(context.Context, *pgxpool.Pool) error) error {
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
 		return m.fail("connecting to migrate", err)
@@ -113,6 +111,11 @@ func (m *Meta) migrate(ctx context.Context, pool *pgxpool.Pool, migs []Migration
 			return m.fail("applying migration "+mig.Name, err)
 		}
 		m.log.Info("metadata: applied a migration", "database", m.where, "migration", mig.Name)
+	}
+	if more != nil {
+		if err := more(ctx, pool); err != nil {
+			return m.fail("applying the job queue's migrations", err)
+		}
 	}
 	return nil
 }

@@ -19,7 +19,7 @@ import (
 	"log/slog"
 	"net"
 	"strconv"
-	"sync"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -38,6 +38,10 @@ type Config struct {
 	Logger *slog.Logger
 	// OpTimeout bounds each operation; 0 means DefaultOpTimeout.
 	OpTimeout time.Duration
+	// Migrate, if not nil, applies more migrations (the job queue's) after
+	// the product's, under the same advisory lock, so that processes
+	// starting together do not race. It may use any connection of pool.
+	Migrate func(ctx context.Context, pool *pgxpool.Pool) error
 }
 
 // DefaultOpTimeout bounds one metadata operation when Config.OpTimeout
@@ -47,6 +51,12 @@ const DefaultOpTimeout = time.Minute
 // connectTimeout bounds a connection's set-up when the URL sets none.
 const connectTimeout = 10 * time.Second
 
+// minPoolConns is the least pool size when the URL sets none
+// (pool_max_conns): the job queue holds connections of its own (River's
+// listener and producers, the progress listener), which pgx's default of
+// four, on a machine of few cores, would starve.
+const minPoolConns = 16
+
 // Meta is the metadata in PostgreSQL. It implements store.Meta; its
 // methods are safe for concurrent use.
 type Meta struct {
@@ -55,9 +65,6 @@ type Meta struct {
 	log      *slog.Logger
 	timeout  time.Duration
 	instance string
-
-	mu    sync.Mutex
-	claim *pgx.Conn // the connection holding the process lock, once claimed
 }
 
 var _ store.Meta = (*Meta)(nil)
@@ -87,6 +94,9 @@ func Open(ctx context.Context, cfg Config) (*Meta, error) {
 	if pcfg.ConnConfig.ConnectTimeout == 0 {
 		pcfg.ConnConfig.ConnectTimeout = connectTimeout
 	}
+	if !strings.Contains(cfg.URL, "pool_max_conns") {
+		pcfg.MaxConns = max(pcfg.MaxConns, minPoolConns)
+	}
 	m := &Meta{where: describe(&pcfg.ConnConfig.Config), log: cfg.Logger, timeout: cfg.OpTimeout}
 	if m.log == nil {
 		m.log = slog.New(slog.DiscardHandler)
@@ -106,7 +116,7 @@ func Open(ctx context.Context, cfg Config) (*Meta, error) {
 		pool.Close()
 		return nil, m.fail("connecting", err)
 	}
-	if err := m.migrate(ctx, pool, migs); err != nil {
+	if err := m.migrate(ctx, pool, migs, cfg.Migrate); err != nil {
 		pool.Close()
 		return nil, err
 	}
@@ -140,49 +150,13 @@ func (m *Meta) Where() string { return m.where }
 // Instance returns the database's identity, made by its first migration.
 func (m *Meta) Instance() string { return m.instance }
 
-// Claim takes the database for this process alone, until Close: a
-// session-level advisory lock held on a connection of its own. A second
-// process's Claim fails at once with an error saying so. Until the shared
-// job queue exists, jobs run in the runner of the process that accepted
-// them, so only one process may serve a database.
-func (m *Meta) Claim(ctx context.Context) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.claim != nil {
-		return nil
-	}
-	conn, err := pgx.ConnectConfig(ctx, m.pool.Config().ConnConfig)
-	if err != nil {
-		return m.fail("connecting to take the database's lock", err)
-	}
-	var ok bool
-	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", lockProcess).Scan(&ok); err != nil {
-		conn.Close(context.Background())
-		return m.fail("taking the database's lock", err)
-	}
-	if !ok {
-		conn.Close(context.Background())
-		return fmt.Errorf("another MLDR Explorer process is using the database at %s: one process per database for now (jobs run in the process that accepted them); stop the other one, or give this one another database", m.where)
-	}
-	m.claim = conn
-	return nil
-}
+// Pool returns the connection pool, for what shares the database with
+// the metadata (the shared mode's job queue).
+func (m *Meta) Pool() *pgxpool.Pool { return m.pool }
 
-// Close releases the claim, if any, and closes the connections.
+// Close closes the connections.
 func (m *Meta) Close() error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var err error
-	if m.claim != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		err = m.claim.Close(ctx)
-		cancel()
-		m.claim = nil
-	}
 	m.pool.Close()
-	if err != nil {
-		return m.fail("releasing the database's lock", err)
-	}
 	return nil
 }
 

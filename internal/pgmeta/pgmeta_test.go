@@ -2,6 +2,7 @@ package pgmeta
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"strings"
@@ -10,8 +11,10 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mldr/internal/pgtest"
+	"mldr/internal/store"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
@@ -161,26 +164,123 @@ func TestUnreachableDatabase(t *testing.T) {
 	}
 }
 
-// One process at a time may claim a database; the claim ends with Close.
-func TestClaim(t *testing.T) {
+// Config.Migrate runs after the product's migrations, under the same
+// lock: processes opening together run it one at a time, each after the
+// product's tables exist; its failure fails Open, saying what and where.
+func TestMigrateHook(t *testing.T) {
 	dsn := pgtest.NewDB(t)
+	const n = 4
+	var mu sync.Mutex
+	inside, most, calls := 0, 0, 0
+	hook := func(ctx context.Context, pool *pgxpool.Pool) error {
+		mu.Lock()
+		inside++
+		calls++
+		most = max(most, inside)
+		mu.Unlock()
+		defer func() {
+			mu.Lock()
+			inside--
+			mu.Unlock()
+		}()
+		var tables int
+		if err := pool.QueryRow(ctx, "SELECT count(*) FROM pg_tables WHERE tablename IN ('jobs', 'datasets')").Scan(&tables); err != nil {
+			return err
+		}
+		if tables != 2 {
+			return fmt.Errorf("the hook ran before the product's tables existed (%d of 2)", tables)
+		}
+		time.Sleep(50 * time.Millisecond) // long enough for the others to be waiting
+		return nil
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range n {
+		wg.Go(func() {
+			m, err := Open(context.Background(), Config{URL: dsn, Migrate: hook})
+			errs[i] = err
+			if err == nil {
+				m.Close()
+			}
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("open %d: %v", i, err)
+		}
+	}
+	if calls != n || most != 1 {
+		t.Errorf("the hook ran %d times, at most %d at once; want %d times, one at a time", calls, most, n)
+	}
+	_, err := Open(context.Background(), Config{URL: dsn, Migrate: func(context.Context, *pgxpool.Pool) error { return errors.New("no such version") }})
+	if err == nil || !strings.Contains(err.Error(), "applying the job queue's migrations: PostgreSQL at 127.0.0.1:") || !strings.Contains(err.Error(), "no such version") {
+		t.Errorf("a failing hook: got %v, want an error saying what failed and where", err)
+	}
+}
+
+// The job records within a caller's transaction: read and locked, stored,
+// deleted with their selections; a missing one is store.ErrNotFound.
+func TestJobTx(t *testing.T) {
+	m := openT(t, pgtest.NewDB(t))
 	ctx := context.Background()
-	a, b := openT(t, dsn), openT(t, dsn)
-	if err := a.Claim(ctx); err != nil {
-		t.Fatalf("first claim: %v", err)
-	}
-	if err := a.Claim(ctx); err != nil {
-		t.Errorf("claiming again in the same process: got %v, want no error", err)
-	}
-	err := b.Claim(ctx)
-	if err == nil || !strings.Contains(err.Error(), "another MLDR Explorer process is using the database") {
-		t.Fatalf("second process's claim: got %v, want an error saying another process uses the database", err)
-	}
-	if err := a.Close(); err != nil {
+	const id = "bbbbbbbbbbbbbbbb"
+	err := pgx.BeginFunc(ctx, m.Pool(), func(tx pgx.Tx) error {
+		if _, err := LockJob(ctx, tx, id); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("LockJob of a missing record: got %v, want ErrNotFound", err)
+		}
+		return PutJob(ctx, tx, id, []byte(`{"v":1}`))
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Claim(ctx); err != nil {
-		t.Errorf("claim after the first process closed: %v", err)
+	if err := m.SaveSelection(ctx, id, "s", []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := m.JobRecord(ctx, id); err != nil || string(b) != `{"v":1}` {
+		t.Errorf("JobRecord: got %q, %v; want {\"v\":1}", b, err)
+	}
+	// The lock holds a second writer until the first commits.
+	tx, err := m.Pool().Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LockJob(ctx, tx, id); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- m.SaveJob(ctx, id, []byte(`{"v":3}`)) }()
+	select {
+	case err := <-done:
+		t.Fatalf("a second writer went past the lock: %v", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	if err := PutJob(ctx, tx, id, []byte(`{"v":2}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the second writer still waits after the commit")
+	}
+	if b, _ := m.JobRecord(ctx, id); string(b) != `{"v":3}` {
+		t.Errorf("after both writers: got %q, want the second's {\"v\":3}", b)
+	}
+	err = pgx.BeginFunc(ctx, m.Pool(), func(tx pgx.Tx) error { return DeleteJobTx(ctx, tx, id) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.JobRecord(ctx, id); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("JobRecord after DeleteJobTx: got %v, want ErrNotFound", err)
+	}
+	if sels, err := m.Selections(ctx, id); err != nil || len(sels) != 0 {
+		t.Errorf("selections after DeleteJobTx: got %v, %v; want none", sels, err)
 	}
 }
 

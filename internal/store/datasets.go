@@ -207,7 +207,7 @@ func (s *Store) CreateDataset(ctx context.Context, st *Staged, name string, opts
 	}
 	ds.Name = rec.Name
 	rec.fill(ds)
-	if rec.DataFile, rec.Shards, err = writeData(s.fs, st.dir, rec.Gen, ds, s.shardSize); err != nil {
+	if rec.DataFile, rec.Shards, err = writeData(s.fs, st.dir, rec.Gen, "", ds, s.shardSize); err != nil {
 		return DatasetRecord{}, fmt.Errorf("storing the data set: %w", err)
 	}
 	if err := ctx.Err(); err != nil {
@@ -275,7 +275,7 @@ func loadFile(fsys FS, path string, opts dataset.Options) (*dataset.Dataset, err
 func (r *DatasetRecord) fill(ds *dataset.Dataset) {
 	r.Columns, r.LabelColumns = ds.Columns, ds.LabelColumns
 	r.Summary = dataset.Summarize(ds)
-	r.DataFile, r.Shards = dataName(r.Gen, false), nil
+	r.DataFile, r.Shards = dataName(r.Gen, "", false), nil
 }
 
 // baseName is the last element of a client's file name, whatever its
@@ -347,6 +347,8 @@ func (s *Store) LoadDataset(id string) (*dataset.Dataset, error) {
 func (s *Store) Relabel(ctx context.Context, id string, labels []string, kind dataset.Kind) (DatasetRecord, error) {
 	// Two relabels at once would both write data-<gen+1>.bin; the one that
 	// lost the commit would then remove the file the other's record names.
+	// In shared mode the other may be another process: there the name has
+	// a random part.
 	s.relabel.Lock()
 	defer s.relabel.Unlock()
 	rec, err := s.Dataset(id)
@@ -369,7 +371,11 @@ func (s *Store) Relabel(ctx context.Context, id string, labels []string, kind da
 	next.Options, next.Gen, next.UpdatedAt = opts, rec.Gen+1, s.now().UTC()
 	ds.Name = rec.Name
 	next.fill(ds)
-	if next.DataFile, next.Shards, err = writeData(s.fs, s.path("datasets", id), next.Gen, ds, s.shardSize); err != nil {
+	tag := ""
+	if s.shared() {
+		tag = NewID()
+	}
+	if next.DataFile, next.Shards, err = writeData(s.fs, s.path("datasets", id), next.Gen, tag, ds, s.shardSize); err != nil {
 		return rec, fmt.Errorf("storing the relabelled data set: %w", err)
 	}
 	dataPath := s.path("datasets", id, next.DataFile)

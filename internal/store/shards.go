@@ -72,26 +72,33 @@ func shardFile(i int) string { return fmt.Sprintf("shard-%04d.bin", i+1) }
 
 // dataName is the name of generation gen's data: data-<gen>.bin for one
 // file, data-<gen> for a shard directory.
-func dataName(gen int, sharded bool) string {
-	if sharded {
-		return fmt.Sprintf("data-%d", gen)
+func dataName(gen int, tag string, sharded bool) string {
+	name := fmt.Sprintf("data-%d", gen)
+	if tag != "" {
+		name += "-" + tag
 	}
-	return fmt.Sprintf("data-%d.bin", gen)
+	if sharded {
+		return name
+	}
+	return name + ".bin"
 }
 
 // writeData writes ds, generation gen of a data set, in directory dir:
 // as one data file when its stored form takes at most shardSize bytes
 // (≤ 0: always), else as a directory of row shards. It returns the name
-// written (DatasetRecord.DataFile) and the shards (nil for one file). On
-// error nothing is left in dir.
-func writeData(fsys FS, dir string, gen int, ds *dataset.Dataset, shardSize int64) (string, []ShardInfo, error) {
+// written (DatasetRecord.DataFile) and the shards (nil for one file). A
+// tag, when given, makes the name unique ("data-<gen>-<tag>.bin"): in the
+// shared mode two processes may relabel one data set at once, and neither
+// may overwrite or remove the file the other's record names. On error
+// nothing is left in dir.
+func writeData(fsys FS, dir string, gen int, tag string, ds *dataset.Dataset, shardSize int64) (string, []ShardInfo, error) {
 	ranges := shardRanges(ds, shardSize)
 	if len(ranges) <= 1 {
-		name := dataName(gen, false)
+		name := dataName(gen, tag, false)
 		err := writeFileAtomic(fsys, filepath.Join(dir, name), func(w io.Writer) error { return dataset.WriteBinary(w, ds) })
 		return name, nil, err
 	}
-	name := dataName(gen, true)
+	name := dataName(gen, tag, true)
 	shards, err := writeShardDir(fsys, dir, name, ds, ranges)
 	return name, shards, err
 }

@@ -1,0 +1,537 @@
+// Package sharedjobs is the job queue of the shared mode: several web and
+// worker processes, on one or several machines, over one PostgreSQL
+// database and one data location. It implements jobs.Queue, as the
+// embedded jobs.Runner does, so handlers and pages cannot tell them apart.
+//
+// Job records stay where the store keeps them (pgmeta's jobs table, the
+// same JSON as the embedded runner writes); River
+// (github.com/riverqueue/river) carries the work. Submit writes the
+// record and inserts a River job (kind "mldr_job", args {"id": …}) in one
+// transaction. A worker process's River client runs it through the same
+// jobs.Work as the embedded runner (worker.Pool.Execute) and writes each
+// change of state to the record, under the record's row lock; progress is
+// written at most every Config.ProgressEvery and announced with
+// pg_notify on channel NotifyChannel. Every process that serves pages
+// LISTENs on it and feeds its Subscribe channels, so a browser's event
+// stream follows a job whichever process it talks to and whichever runs
+// the job.
+//
+// Cancel cancels a queued job at once (River's JobCancel and the record
+// in one transaction) and a running one through River's JobCancel,
+// which reaches the process that runs it by LISTEN/NOTIFY and cancels the
+// job's context there. A worker process that dies mid-job leaves its
+// River job running; River's rescuer (on the elected leader, every 30 s)
+// makes it available again once it has run longer than
+// Config.RescueAfter, and another worker runs it again, with River's
+// attempt number; a job whose runs were interrupted jobs.MaxAttempts
+// times fails with the embedded runner's message. A result is committed
+// as in the embedded mode (staged, renamed into place, then the record),
+// so a job run twice leaves one result directory, the last run's.
+package sharedjobs
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivermigrate"
+	"github.com/riverqueue/river/rivertype"
+
+	"mldr/internal/jobs"
+	"mldr/internal/pgmeta"
+	"mldr/internal/store"
+)
+
+// Kind is the River job kind of a job run.
+const Kind = "mldr_job"
+
+// NotifyChannel is the PostgreSQL notification channel on which a job's
+// id is announced whenever its record changes (or is deleted).
+const NotifyChannel = "mldr_job"
+
+// Defaults of Config.
+const (
+	// DefaultRescueAfter is how long a job may run: beyond, its context
+	// is canceled (it fails), and a job still marked running is taken for
+	// one whose worker process died and is run again.
+	DefaultRescueAfter = time.Hour
+	// DefaultRetryDelay is how soon a rescued job, or one a shutdown
+	// interrupted, may run again.
+	DefaultRetryDelay = time.Second
+	// DefaultProgressEvery is the least time between two progress writes
+	// of a job.
+	DefaultProgressEvery = 250 * time.Millisecond
+	// opTimeout bounds one database operation of the queue.
+	opTimeout = time.Minute
+)
+
+// Config configures a Queue.
+type Config struct {
+	// Meta holds the job records and the connections; required.
+	Meta *pgmeta.Meta
+	// Results removes a deleted job's result files; required.
+	Results interface{ RemoveJobResults(id string) error }
+	// Execute runs a job; nil for a process that runs no jobs (role
+	// web): its queue only inserts, cancels and reads.
+	Execute jobs.Work
+	// Workers is how many jobs this process runs at once; default 1.
+	Workers int
+	// MaxQueue is how many jobs may wait, over every process; 0: no
+	// limit.
+	MaxQueue int
+	// RescueAfter is how long a job may run (see DefaultRescueAfter);
+	// every process of a database should have the same.
+	RescueAfter time.Duration
+	// RetryDelay: see DefaultRetryDelay.
+	RetryDelay time.Duration
+	// ProgressEvery: see DefaultProgressEvery.
+	ProgressEvery time.Duration
+	// Listen feeds Subscribe with the changes other processes make; a
+	// process that serves pages needs it.
+	Listen bool
+	// Now is the clock of the records' times; default time.Now.
+	Now func() time.Time
+	// Logger receives what the queue and River log; nil discards.
+	Logger *slog.Logger
+}
+
+// runArgs are a River job's arguments: the job record's id.
+type runArgs struct {
+	ID string `json:"id"`
+}
+
+// Kind names the River job kind.
+func (runArgs) Kind() string { return Kind }
+
+// Queue is the shared job queue. It implements jobs.Queue; its methods
+// are safe for concurrent use.
+type Queue struct {
+	cfg    Config
+	pool   *pgxpool.Pool
+	client *river.Client[pgx.Tx]
+	ctx    context.Context // the queue's own, ended by Shutdown
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	reads sync.Mutex // the subscribers' reads of records, in turn
+
+	mu       sync.Mutex
+	stopping bool
+	running  map[string]*run // the jobs this process runs
+	subs     map[string]map[chan jobs.Job]struct{}
+	listed   []jobs.Job // the last list read, for a failed read
+}
+
+var _ jobs.Queue = (*Queue)(nil)
+
+// Migrate applies River's migrations (each in its own transaction: some
+// cannot share one); give it to pgmeta.Config.Migrate, which runs it
+// under the product's migration lock.
+func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
+	m, err := rivermigrate.New(riverpgxv5.New(pool), nil)
+	if err != nil {
+		return fmt.Errorf("the job queue's migrations: %w", err)
+	}
+	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+		return fmt.Errorf("the job queue's migrations: %w", err)
+	}
+	return nil
+}
+
+// fixedRetry makes a job River retries (a rescued one, one a shutdown
+// interrupted) available again after a fixed delay: the queue decides
+// when a job has been interrupted too often, not River's backoff.
+type fixedRetry struct{ delay time.Duration }
+
+// NextRetry says when the job may run again.
+func (f fixedRetry) NextRetry(*rivertype.JobRow) time.Time { return time.Now().Add(f.delay) }
+
+// riverMaxAttempts is River's limit on a job's attempts. The queue's own
+// rule (jobs.MaxAttempts interrupted runs) ends a job first; shutdowns
+// that interrupt a job count as River attempts but not as interruptions.
+const riverMaxAttempts = 25
+
+// New starts the queue: a River client on the metadata's pool, working
+// jobs when cfg.Execute is set, and the listener when cfg.Listen is. The
+// database must have been migrated with Migrate (pgmeta.Open does it).
+func New(ctx context.Context, cfg Config) (*Queue, error) {
+	if cfg.Meta == nil || cfg.Results == nil {
+		return nil, errors.New("sharedjobs: Config.Meta and Config.Results are required")
+	}
+	cfg.Workers = max(cfg.Workers, 1)
+	if cfg.RescueAfter <= 0 {
+		cfg.RescueAfter = DefaultRescueAfter
+	}
+	if cfg.RetryDelay <= 0 {
+		cfg.RetryDelay = DefaultRetryDelay
+	}
+	if cfg.ProgressEvery <= 0 {
+		cfg.ProgressEvery = DefaultProgressEvery
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	q := &Queue{cfg: cfg, pool: cfg.Meta.Pool(), running: map[string]*run{}, subs: map[string]map[chan jobs.Job]struct{}{}}
+	workers := river.NewWorkers()
+	if err := river.AddWorkerSafely(workers, &runWorker{q: q}); err != nil {
+		return nil, fmt.Errorf("starting the job queue: %w", err)
+	}
+	rc := &river.Config{
+		Workers: workers,
+		Logger:  cfg.Logger.With("component", "river"),
+		// A job's context ends after RescueAfter, and the rescuer takes a
+		// job for stuck after as long: a job still running then was lost
+		// with its process, never still being worked.
+		JobTimeout:           cfg.RescueAfter,
+		RescueStuckJobsAfter: cfg.RescueAfter,
+		RetryPolicy:          fixedRetry{cfg.RetryDelay},
+		MaxAttempts:          riverMaxAttempts,
+	}
+	if cfg.Execute != nil {
+		rc.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.Workers}}
+	}
+	client, err := river.NewClient(riverpgxv5.New(q.pool), rc)
+	if err != nil {
+		return nil, fmt.Errorf("starting the job queue: %w", err)
+	}
+	q.client = client
+	q.ctx, q.cancel = context.WithCancel(context.Background())
+	if cfg.Execute != nil {
+		if err := client.Start(q.ctx); err != nil {
+			q.cancel()
+			return nil, fmt.Errorf("starting the job queue's workers: PostgreSQL at %s: %w", cfg.Meta.Where(), err)
+		}
+	}
+	if cfg.Listen {
+		ready := make(chan error, 1)
+		q.wg.Go(func() { q.listen(ready) })
+		select {
+		case err := <-ready:
+			if err != nil {
+				q.Shutdown(context.Background())
+				return nil, fmt.Errorf("starting the job queue: listening for job changes: PostgreSQL at %s: %w", cfg.Meta.Where(), err)
+			}
+		case <-ctx.Done():
+			q.Shutdown(context.Background())
+			return nil, ctx.Err()
+		}
+	}
+	return q, nil
+}
+
+// op bounds one database operation; it ends with the queue, too.
+func (q *Queue) op() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(q.ctx, opTimeout)
+}
+
+// fail wraps a database error with what was being done and where.
+func (q *Queue) fail(what string, err error) error {
+	return fmt.Errorf("%s: PostgreSQL at %s: %w", what, q.cfg.Meta.Where(), err)
+}
+
+// decode reads a job record.
+func decode(id string, b []byte) (jobs.Job, error) {
+	var j jobs.Job
+	if err := json.Unmarshal(b, &j); err != nil {
+		return j, fmt.Errorf("reading job %s: %w", id, err)
+	}
+	return j, nil
+}
+
+// notFound turns the store's not-found into the queue's.
+func notFound(err error) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return jobs.ErrNotFound
+	}
+	return err
+}
+
+// Submit stores a job as queued and inserts its River job, in one
+// transaction. A full queue (Config.MaxQueue jobs waiting, over every
+// process) is jobs.ErrQueueFull.
+func (q *Queue) Submit(id string, req jobs.Request) (jobs.Job, error) {
+	q.mu.Lock()
+	stopping := q.stopping
+	q.mu.Unlock()
+	if stopping {
+		return jobs.Job{}, jobs.ErrStopped
+	}
+	j := jobs.Job{ID: id, Status: jobs.Queued, Phase: "queued", CreatedAt: q.cfg.Now().UTC(), Request: req}
+	data, err := json.Marshal(j)
+	if err != nil {
+		return jobs.Job{}, fmt.Errorf("encoding job %s: %w", id, err)
+	}
+	ctx, cancel := q.op()
+	defer cancel()
+	err = pgx.BeginFunc(ctx, q.pool, func(tx pgx.Tx) error {
+		if q.cfg.MaxQueue > 0 {
+			var waiting int
+			if err := tx.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE kind = $1
+				AND state IN ('available', 'pending', 'retryable', 'scheduled')`, Kind).Scan(&waiting); err != nil {
+				return err
+			}
+			if waiting >= q.cfg.MaxQueue {
+				return jobs.ErrQueueFull
+			}
+		}
+		if err := pgmeta.PutJob(ctx, tx, id, data); err != nil {
+			return err
+		}
+		_, err := q.client.InsertTx(ctx, tx, runArgs{ID: id}, nil)
+		return err
+	})
+	if errors.Is(err, jobs.ErrQueueFull) {
+		return jobs.Job{}, err
+	}
+	if err != nil {
+		return jobs.Job{}, q.fail("queueing job "+id, err)
+	}
+	return j, nil
+}
+
+// Get returns a job as its record says.
+func (q *Queue) Get(id string) (jobs.Job, error) {
+	if !store.ValidID(id) {
+		return jobs.Job{}, jobs.ErrNotFound
+	}
+	ctx, cancel := q.op()
+	defer cancel()
+	b, err := q.cfg.Meta.JobRecord(ctx, id)
+	if err != nil {
+		return jobs.Job{}, notFound(err)
+	}
+	return decode(id, b)
+}
+
+// List returns every job, newest first. If the records cannot be read,
+// it logs why and returns the last list it read.
+func (q *Queue) List() []jobs.Job {
+	out, err := q.list()
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if err != nil {
+		q.cfg.Logger.Error("listing jobs: the last list read is shown", "err", err)
+		return slices.Clone(q.listed)
+	}
+	q.listed = out
+	return slices.Clone(out)
+}
+
+func (q *Queue) list() ([]jobs.Job, error) {
+	ctx, cancel := q.op()
+	defer cancel()
+	recs, err := q.cfg.Meta.Jobs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]jobs.Job, 0, len(recs))
+	for id, b := range recs {
+		j, err := decode(id, b)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, j)
+	}
+	slices.SortFunc(out, func(a, b jobs.Job) int { return cmp.Or(b.CreatedAt.Compare(a.CreatedAt), cmp.Compare(a.ID, b.ID)) })
+	return out, nil
+}
+
+// Using lists the jobs, finished or not, that use a data set, oldest
+// first.
+func (q *Queue) Using(datasetID string) []jobs.Job {
+	var out []jobs.Job
+	if datasetID == "" {
+		return out
+	}
+	for _, j := range q.List() {
+		if slices.Contains(j.Request.DatasetIDs(), datasetID) {
+			out = append(out, j)
+		}
+	}
+	slices.SortFunc(out, func(a, b jobs.Job) int { return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID)) })
+	return out
+}
+
+// riverJobs returns the ids of the River jobs that run job id and are
+// not finished.
+func riverJobs(ctx context.Context, tx pgx.Tx, id string) ([]int64, error) {
+	rows, err := tx.Query(ctx, `SELECT id FROM river_job WHERE kind = $1 AND args @> jsonb_build_object('id', $2::text)
+		AND state NOT IN ('cancelled', 'completed', 'discarded')`, Kind, id)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[int64])
+}
+
+// change runs fn on job id's record within a transaction holding it
+// locked; fn changes the job (and may use tx) and returns whether to
+// store it. The change is announced on NotifyChannel.
+func (q *Queue) change(ctx context.Context, id string, fn func(tx pgx.Tx, j *jobs.Job) (bool, error)) (jobs.Job, error) {
+	var j jobs.Job
+	err := pgx.BeginFunc(ctx, q.pool, func(tx pgx.Tx) error {
+		b, err := pgmeta.LockJob(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if j, err = decode(id, b); err != nil {
+			return err
+		}
+		save, err := fn(tx, &j)
+		if err != nil || !save {
+			return err
+		}
+		data, err := json.Marshal(j)
+		if err != nil {
+			return fmt.Errorf("encoding job %s: %w", id, err)
+		}
+		if err := pgmeta.PutJob(ctx, tx, id, data); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, "SELECT pg_notify($1, $2)", NotifyChannel, id)
+		return err
+	})
+	return j, err
+}
+
+// Cancel stops a queued job at once, and a running one at its next check
+// of its context, on whichever process runs it. A finished job cannot be
+// canceled (jobs.ErrConflict).
+func (q *Queue) Cancel(id string) (jobs.Job, error) {
+	if !store.ValidID(id) {
+		return jobs.Job{}, jobs.ErrNotFound
+	}
+	ctx, cancel := q.op()
+	defer cancel()
+	var conflict error
+	j, err := q.change(ctx, id, func(tx pgx.Tx, j *jobs.Job) (bool, error) {
+		if j.Status.Terminal() {
+			conflict = fmt.Errorf("job %s has %s: %w", id, j.Status, jobs.ErrConflict)
+			return false, nil
+		}
+		ids, err := riverJobs(ctx, tx, id)
+		if err != nil {
+			return false, err
+		}
+		for _, rid := range ids {
+			// A queued River job is canceled here; a running one is
+			// marked, and its process told by NOTIFY on commit.
+			if _, err := q.client.JobCancelTx(ctx, tx, rid); err != nil {
+				return false, err
+			}
+		}
+		if j.Status == jobs.Queued {
+			// Even if a worker has just taken its River job: that worker
+			// finds the record canceled and does not run it.
+			now := q.cfg.Now().UTC()
+			j.Status, j.Phase, j.FinishedAt = jobs.Canceled, "canceled", &now
+		} else {
+			j.Phase = "canceling"
+		}
+		return true, nil
+	})
+	if err != nil {
+		return jobs.Job{}, q.fail("canceling job "+id, notFound(err))
+	}
+	if conflict != nil {
+		return j, conflict
+	}
+	return j, nil
+}
+
+// Delete removes a job that is not running, with its record, its
+// selections and its results.
+func (q *Queue) Delete(id string) error {
+	if !store.ValidID(id) {
+		return jobs.ErrNotFound
+	}
+	ctx, cancel := q.op()
+	defer cancel()
+	var conflict error
+	err := pgx.BeginFunc(ctx, q.pool, func(tx pgx.Tx) error {
+		b, err := pgmeta.LockJob(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		j, err := decode(id, b)
+		if err != nil {
+			return err
+		}
+		if j.Status == jobs.Running {
+			conflict = fmt.Errorf("job %s is running; cancel it first: %w", id, jobs.ErrConflict)
+			return nil
+		}
+		ids, err := riverJobs(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		for _, rid := range ids {
+			if _, err := q.client.JobCancelTx(ctx, tx, rid); err != nil {
+				return err
+			}
+		}
+		if err := pgmeta.DeleteJobTx(ctx, tx, id); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, "SELECT pg_notify($1, $2)", NotifyChannel, id)
+		return err
+	})
+	if errors.Is(err, store.ErrNotFound) {
+		return jobs.ErrNotFound
+	}
+	if err != nil {
+		return q.fail("deleting job "+id, err)
+	}
+	if conflict != nil {
+		return conflict
+	}
+	q.closeSubs(id)
+	return q.cfg.Results.RemoveJobResults(id)
+}
+
+// Running returns the ids of the jobs this process runs.
+func (q *Queue) Running() []string {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	out := make([]string, 0, len(q.running))
+	for id := range q.running {
+		out = append(out, id)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Shutdown stops the queue: no job starts here any more; running jobs
+// finish (drain) until ctx is done, then are canceled and queued again,
+// for any worker process. It returns when they have stopped.
+func (q *Queue) Shutdown(ctx context.Context) error {
+	q.mu.Lock()
+	q.stopping = true
+	q.mu.Unlock()
+	var err error
+	if q.cfg.Execute != nil {
+		if err = q.client.Stop(ctx); err != nil {
+			// stop-and-cancel: interrupted jobs are queued again.
+			sctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			if serr := q.client.StopAndCancel(sctx); serr != nil {
+				q.cfg.Logger.Error("stopping the job queue's workers", "err", serr)
+			}
+			cancel()
+		}
+	}
+	q.cancel()
+	q.wg.Wait()
+	return err
+}

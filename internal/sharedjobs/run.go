@@ -1,0 +1,249 @@
+package sharedjobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+
+	"mldr/internal/jobs"
+	"mldr/internal/store"
+)
+
+// runWorker is River's worker of the kind Kind: it runs the job its
+// arguments name.
+type runWorker struct {
+	river.WorkerDefaults[runArgs]
+	q *Queue
+}
+
+// Work runs one attempt of a job. It returns nil once the job's record
+// holds its outcome (River then completes its job), and an error when
+// the job is to run again: a shutdown interrupted it, or its record could
+// not be written.
+func (w *runWorker) Work(ctx context.Context, rj *river.Job[runArgs]) error {
+	return w.q.run(ctx, rj.Args.ID, rj.Attempt)
+}
+
+// What Work returns for a job a shutdown interrupted, and for one a user
+// canceled.
+var (
+	errRequeued = errors.New("interrupted by a shutdown; it is queued again")
+	errCanceled = errors.New("canceled by a user")
+)
+
+// run is a job this process runs: its state as the last report left it,
+// written to the record by flush.
+type run struct {
+	mu        sync.Mutex
+	job       jobs.Job
+	phase     string // the phase of the run (jobs.PhaseOf) since phaseAt
+	phaseAt   time.Time
+	dirty     bool // reported since the last write
+	canceling bool // a user canceled it (the record says "canceling")
+}
+
+// enterPhase closes the run's current phase at now and opens name.
+// Called with r.mu held.
+func (r *run) enterPhase(name string, now time.Time) {
+	if r.phase != "" {
+		r.job.AddPhase(r.phase, now.Sub(r.phaseAt))
+	}
+	r.phase, r.phaseAt = name, now
+}
+
+// run runs attempt (River's count, from 1) of job id.
+func (q *Queue) run(ctx context.Context, id string, attempt int) error {
+	r, err := q.start(id, attempt)
+	if err != nil || r == nil {
+		return err
+	}
+	q.mu.Lock()
+	q.running[id] = r
+	q.mu.Unlock()
+	defer func() {
+		q.mu.Lock()
+		delete(q.running, id)
+		q.mu.Unlock()
+	}()
+
+	flushDone, stopFlush := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(flushDone)
+		t := time.NewTicker(q.cfg.ProgressEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-stopFlush:
+				return
+			case <-t.C:
+				q.flush(id, r)
+			}
+		}
+	}()
+	r.mu.Lock()
+	job := r.job
+	r.mu.Unlock()
+	notes, err := q.execute(ctx, job, func(p float64, phase, msg string) { q.report(r, p, phase, msg) })
+	close(stopFlush)
+	<-flushDone
+	return q.finish(ctx, id, r, notes, err)
+}
+
+// execute calls the executor, turning a panic into an error.
+func (q *Queue) execute(ctx context.Context, job jobs.Job, report jobs.Report) (notes []string, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			q.cfg.Logger.Error("job panicked", "id", job.ID, "panic", v)
+			err = fmt.Errorf("internal error: %v", v)
+		}
+	}()
+	return q.cfg.Execute(ctx, job, report)
+}
+
+// start marks job id running for this attempt, unless its record is gone
+// (deleted), finished (canceled while queued), or says that the job's
+// runs were interrupted jobs.MaxAttempts times: then it fails, and start
+// returns no run.
+func (q *Queue) start(id string, attempt int) (*run, error) {
+	ctx, cancel := q.op()
+	defer cancel()
+	var r *run
+	_, err := q.change(ctx, id, func(_ pgx.Tx, j *jobs.Job) (bool, error) {
+		now := q.cfg.Now().UTC()
+		switch {
+		case j.Status.Terminal():
+			return false, nil
+		case j.Status == jobs.Running && j.Attempts >= jobs.MaxAttempts:
+			// Its last run neither finished nor was queued again: the
+			// process running it died, jobs.MaxAttempts times now.
+			j.Status, j.Error, j.FinishedAt = jobs.Failed, fmt.Sprintf("interrupted by restart (%d times)", j.Attempts), &now
+			q.cfg.Logger.Info("a job interrupted too often fails", "id", id, "attempts", j.Attempts)
+			return true, nil
+		}
+		if j.Status == jobs.Running {
+			q.cfg.Logger.Info("a job whose worker process died runs again", "id", id, "attempt", attempt)
+		}
+		j.Status, j.StartedAt, j.FinishedAt, j.Progress, j.Phase, j.Message, j.Error = jobs.Running, &now, nil, 0, "starting", "", ""
+		j.Attempts, j.Notes, j.Phases = attempt, nil, nil
+		r = &run{job: *j}
+		r.enterPhase(jobs.PhaseStart, now)
+		return true, nil
+	})
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil // deleted while queued
+	}
+	if err != nil {
+		return nil, q.fail("starting job "+id, err)
+	}
+	return r, nil
+}
+
+// report takes a progress report of a running job; flush writes it.
+func (q *Queue) report(r *run, p float64, phase, msg string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.job.Progress = min(max(r.job.Progress, p), 1) // never back
+	r.job.Phase, r.job.Message = phase, msg
+	if r.canceling {
+		r.job.Phase = "canceling"
+	}
+	if name := jobs.PhaseOf(phase); name != r.phase {
+		r.enterPhase(name, q.cfg.Now().UTC())
+	}
+	r.dirty = true
+}
+
+// flush writes a running job's progress to its record, if it changed,
+// keeping what another process wrote meanwhile (a cancel's "canceling").
+func (q *Queue) flush(id string, r *run) {
+	r.mu.Lock()
+	if !r.dirty {
+		r.mu.Unlock()
+		return
+	}
+	r.dirty = false
+	job := r.job
+	r.mu.Unlock()
+	ctx, cancel := q.op()
+	defer cancel()
+	_, err := q.change(ctx, id, func(_ pgx.Tx, j *jobs.Job) (bool, error) {
+		if j.Status != jobs.Running {
+			return false, nil
+		}
+		if j.Phase == "canceling" {
+			job.Phase = "canceling"
+			r.mu.Lock()
+			r.canceling = true
+			r.mu.Unlock()
+		}
+		*j = job
+		return true, nil
+	})
+	if err != nil {
+		q.cfg.Logger.Warn("writing a job's progress", "id", id, "err", err)
+	}
+}
+
+// finish writes a run's outcome: succeeded, canceled by a user, failed,
+// or (interrupted by a shutdown) queued again, when finish returns
+// errRequeued for River to run it again.
+func (q *Queue) finish(ctx context.Context, id string, r *run, notes []string, runErr error) error {
+	cause := context.Cause(ctx)
+	var requeue bool
+	octx, cancel := q.op()
+	defer cancel()
+	j, err := q.change(octx, id, func(_ pgx.Tx, j *jobs.Job) (bool, error) {
+		r.mu.Lock()
+		*j = r.job
+		r.mu.Unlock()
+		end := q.cfg.Now().UTC()
+		q.mu.Lock()
+		stopping := q.stopping
+		q.mu.Unlock()
+		switch {
+		case runErr == nil:
+			j.Status, j.Progress, j.Phase, j.Message = jobs.Succeeded, 1, "done", ""
+		case ctx.Err() != nil && errors.Is(cause, river.ErrJobCancelledRemotely):
+			j.Status, j.Phase = jobs.Canceled, "canceled"
+		case ctx.Err() != nil && errors.Is(cause, context.DeadlineExceeded) && !stopping:
+			j.Status, j.Error = jobs.Failed, fmt.Sprintf("the job ran longer than -rescue-after (%s) allows: a job running longer would be taken for one whose worker process died and run again; give every process a longer -rescue-after to run it", q.cfg.RescueAfter)
+		case ctx.Err() != nil:
+			j.Status, j.Progress, j.Phase, j.StartedAt = jobs.Queued, 0, "queued again after a shutdown", nil
+			requeue = true
+		default:
+			j.Status, j.Error = jobs.Failed, runErr.Error()
+		}
+		j.Notes = notes
+		r.mu.Lock()
+		r.job = *j
+		r.enterPhase("", end)
+		*j = r.job
+		r.mu.Unlock()
+		if j.Status.Terminal() {
+			j.FinishedAt = &end
+		} else {
+			j.Phases = nil // it runs again
+		}
+		return true, nil
+	})
+	if errors.Is(err, store.ErrNotFound) {
+		return nil // deleted meanwhile: nothing to record
+	}
+	if err != nil {
+		// River runs it again; its results, if any, are replaced.
+		return q.fail("storing the outcome of job "+id, err)
+	}
+	q.cfg.Logger.Info("job finished", "id", id, "status", j.Status, "err", j.Error)
+	switch {
+	case requeue:
+		return errRequeued
+	case j.Status == jobs.Canceled:
+		return river.JobCancel(errCanceled) // River's job ends canceled too
+	}
+	return nil
+}
