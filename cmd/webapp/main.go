@@ -160,8 +160,21 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	dir, _ := filepath.Abs(cfg.dataDir)
-	log.Info("MLDR Explorer is running", "url", "http://"+ln.Addr().String()+"/", "data_dir", dir,
-		"max_upload", store.FormatBytes(cfg.maxUpload), "workers", cfg.workers, "max_job_memory", jobMemory(cfg.maxJobMemory), "metadata", metadata, "role", cfg.role, "access", access, "linear_algebra", linalg.Backend, "version", version())
+	// The start line says what this process does: a web process runs no
+	// jobs, and a worker serves no pages (its url is its /healthz).
+	attrs := []any{"url", "http://" + ln.Addr().String() + "/", "data_dir", dir}
+	if cfg.role != roleWorker {
+		attrs = append(attrs, "max_upload", store.FormatBytes(cfg.maxUpload))
+	}
+	if cfg.role != roleWeb {
+		attrs = append(attrs, "workers", cfg.workers, "max_job_memory", jobMemory(cfg.maxJobMemory))
+	}
+	attrs = append(attrs, "metadata", metadata, "role", cfg.role)
+	if cfg.role != roleWorker {
+		attrs = append(attrs, "access", access)
+	}
+	attrs = append(attrs, "linear_algebra", linalg.Backend, "version", version())
+	log.Info("MLDR Explorer is running", attrs...)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	if ready != nil {
