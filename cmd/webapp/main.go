@@ -98,14 +98,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return checkHealth(ctx, cfg.addr)
 	}
 	log := newLogger(stderr, cfg.logFormat)
-	var guard *auth.Guard
-	access := "loopback only, no access token (set MLDR_TOKEN or -token-file to share the server)"
-	if cfg.token != "" {
-		if guard, err = auth.New(cfg.token, sessionTTL, nil); err != nil {
-			return err
-		}
-		access = "access token required (bearer for the API, login form for the pages)"
-	}
 	st, meta, metadata, err := openStore(ctx, cfg, log)
 	if err != nil {
 		return err
@@ -115,6 +107,19 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 			log.Error("closing the store", "err", err)
 		}
 	}()
+	var guard *auth.Guard
+	access := "loopback only, no access token (set MLDR_TOKEN or -token-file to share the server)"
+	if cfg.token != "" {
+		if meta != nil { // the sessions of the login form are every web process's
+			guard, err = auth.NewShared(cfg.token, sessionTTL, nil, meta)
+		} else {
+			guard, err = auth.New(cfg.token, sessionTTL, nil)
+		}
+		if err != nil {
+			return err
+		}
+		access = "access token required (bearer for the API, login form for the pages)"
+	}
 	var execute jobs.Work // nil: this process runs no jobs
 	if cfg.role != roleWeb {
 		pool, err := startWorkers(cfg, st, log)

@@ -10,14 +10,21 @@
 // again); a stateless signed cookie would survive a restart, but then a
 // revocation list held in memory would be forgotten at the restart and a
 // revoked cookie would work again until it expired.
+//
+// In the shared mode (several web processes on one PostgreSQL database)
+// the sessions live in the database instead (NewShared with a Sessions),
+// so that a session opened by one process is valid on every other and a
+// logout on one ends it on all; they then also survive a restart.
 package auth
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -55,6 +62,14 @@ const sessionIDBytes = 32
 // ErrShortToken refuses a token shorter than MinTokenLength.
 var ErrShortToken = errors.New("the access token must be at least 16 characters (e.g. openssl rand -hex 16)")
 
+// Sessions keeps login sessions outside the process, by the SHA-256 of
+// their ids: the shared mode's database (pgmeta.Meta).
+type Sessions interface {
+	PutSession(ctx context.Context, key [sha256.Size]byte, exp time.Time) error
+	Session(ctx context.Context, key [sha256.Size]byte) (exp time.Time, ok bool, err error)
+	DeleteSession(ctx context.Context, key [sha256.Size]byte) error
+}
+
 // Guard checks the access token and keeps the sessions it opened. It is
 // safe for concurrent use.
 type Guard struct {
@@ -67,13 +82,24 @@ type Guard struct {
 	// count of wrong tokens is back to zero (a GCRA "theoretical arrival
 	// time"): each wrong token moves it failEvery later.
 	due map[string]time.Time
-	// sessions maps the digest of each live session id to its expiry.
+	// sessions maps the digest of each live session id to its expiry,
+	// when shared is nil.
 	sessions map[[sha256.Size]byte]time.Time
+	// shared keeps the sessions instead, for every process (NewShared).
+	shared Sessions
 }
 
-// New returns a guard for token, whose sessions last ttl. now may be nil
-// (time.Now).
+// New returns a guard for token, whose sessions last ttl and are kept in
+// this process. now may be nil (time.Now).
 func New(token string, ttl time.Duration, now func() time.Time) (*Guard, error) {
+	return NewShared(token, ttl, now, nil)
+}
+
+// NewShared is New with the sessions kept in shared (nil: in this
+// process). A session then answers whichever process checks it, and a
+// failure to reach shared refuses the session (the user logs in again)
+// rather than letting anyone in.
+func NewShared(token string, ttl time.Duration, now func() time.Time, shared Sessions) (*Guard, error) {
 	if len(token) < MinTokenLength {
 		return nil, ErrShortToken
 	}
@@ -81,7 +107,7 @@ func New(token string, ttl time.Duration, now func() time.Time) (*Guard, error) 
 		now = time.Now
 	}
 	return &Guard{token: sha256.Sum256([]byte(token)), ttl: ttl, now: now,
-		due: map[string]time.Time{}, sessions: map[[sha256.Size]byte]time.Time{}}, nil
+		due: map[string]time.Time{}, sessions: map[[sha256.Size]byte]time.Time{}, shared: shared}, nil
 }
 
 // Verdict is what a presented token earned.
@@ -175,14 +201,25 @@ func (g *Guard) Session(secure bool) (*http.Cookie, error) {
 	v := base64.RawURLEncoding.EncodeToString(id[:])
 	now := g.now()
 	exp := now.Add(g.ttl)
+	if g.shared != nil {
+		if err := g.shared.PutSession(context.Background(), sha256.Sum256([]byte(v)), exp); err != nil {
+			return nil, err
+		}
+		return sessionCookie(v, exp, g.ttl, secure), nil
+	}
 	g.mu.Lock()
 	if len(g.sessions) >= maxSessions {
 		g.pruneSessions(now)
 	}
 	g.sessions[sha256.Sum256([]byte(v))] = exp
 	g.mu.Unlock()
-	return &http.Cookie{Name: CookieName, Value: v, Path: "/", Expires: exp, MaxAge: int(g.ttl.Seconds()),
-		HttpOnly: true, Secure: secure, SameSite: http.SameSiteStrictMode}, nil
+	return sessionCookie(v, exp, g.ttl, secure), nil
+}
+
+// sessionCookie is the cookie of session id v.
+func sessionCookie(v string, exp time.Time, ttl time.Duration, secure bool) *http.Cookie {
+	return &http.Cookie{Name: CookieName, Value: v, Path: "/", Expires: exp, MaxAge: int(ttl.Seconds()),
+		HttpOnly: true, Secure: secure, SameSite: http.SameSiteStrictMode}
 }
 
 // pruneSessions forgets the expired sessions; if none has, it ends the one
@@ -215,6 +252,10 @@ func (g *Guard) ValidSession(r *http.Request) bool {
 	if !ok {
 		return false
 	}
+	if g.shared != nil {
+		exp, ok, err := g.shared.Session(r.Context(), k)
+		return err == nil && ok && g.now().Before(exp)
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	exp, ok := g.sessions[k]
@@ -226,13 +267,23 @@ func (g *Guard) ValidSession(r *http.Request) bool {
 }
 
 // End ends the session whose cookie r carries, if any: every copy of the
-// cookie is refused from then on.
-func (g *Guard) End(r *http.Request) {
-	if k, ok := sessionKey(r); ok {
-		g.mu.Lock()
-		delete(g.sessions, k)
-		g.mu.Unlock()
+// cookie is refused from then on. Its error is the shared store's, when
+// it could not be reached (the session then stays until it expires).
+func (g *Guard) End(r *http.Request) error {
+	k, ok := sessionKey(r)
+	if !ok {
+		return nil
 	}
+	if g.shared != nil {
+		if err := g.shared.DeleteSession(context.WithoutCancel(r.Context()), k); err != nil {
+			return fmt.Errorf("ending the session: %w", err)
+		}
+		return nil
+	}
+	g.mu.Lock()
+	delete(g.sessions, k)
+	g.mu.Unlock()
+	return nil
 }
 
 // sessionKey is the digest of r's session id, the key of g.sessions. The

@@ -193,7 +193,9 @@ func (h *handler) submitLogin(w http.ResponseWriter, r *http.Request) {
 // refused too, and makes the browser forget the cookie.
 func (h *handler) logout(w http.ResponseWriter, r *http.Request) {
 	if h.guard != nil {
-		h.guard.End(r)
+		if err := h.guard.End(r); err != nil {
+			h.log.Warn("logging out", "err", err)
+		}
 	}
 	http.SetCookie(w, auth.Expired(secureCookie(r)))
 	http.Redirect(w, r, "/login", http.StatusSeeOther)
