@@ -215,6 +215,9 @@ func New(ctx context.Context, cfg Config) (*Queue, error) {
 			return nil, fmt.Errorf("starting the job queue's workers: PostgreSQL at %s: %w", cfg.Meta.Where(), err)
 		}
 	}
+	if cfg.Execute != nil {
+		q.wg.Go(q.sweepLoop)
+	}
 	if cfg.Listen {
 		ready := make(chan error, 1)
 		q.wg.Go(func() { q.listen(ready) })

@@ -469,3 +469,55 @@ func TestShutdownRequeues(t *testing.T) {
 		t.Errorf("after another worker ran it: got %s after %d attempts, want succeeded after 2", j.Status, j.Attempts)
 	}
 }
+
+// Sweep ends the records whose River job ended without them, and only
+// those: a job River discarded fails saying so, a job canceled while
+// running whose worker died (River cancelled its job) ends canceled, a
+// queued job whose River job is still available is left alone; a second
+// sweep finds nothing.
+func TestSweep(t *testing.T) {
+	e := newEnv(t)
+	q := e.queue(t, nil, nil)
+	for i := range 3 {
+		if _, err := q.Submit(id(i), req("d1")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	setRiver := func(n int, state string) {
+		t.Helper()
+		if _, err := e.meta.Pool().Exec(ctx, `UPDATE river_job SET state = $1, finalized_at = now() WHERE args->>'id' = $2`, state, id(n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setRiver(0, "discarded")
+	if _, err := q.change(ctx, id(1), func(_ pgx.Tx, j *jobs.Job) (bool, error) {
+		j.Status, j.Phase = jobs.Running, "canceling"
+		return true, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	setRiver(1, "cancelled")
+	ended, err := q.Sweep(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(ended, ",") != id(0)+","+id(1) && strings.Join(ended, ",") != id(1)+","+id(0) {
+		t.Errorf("Sweep ended %v, want %s and %s", ended, id(0), id(1))
+	}
+	for n, want := range []struct {
+		status jobs.State
+		err    string
+	}{{jobs.Failed, "interrupted 25 times"}, {jobs.Canceled, ""}, {jobs.Queued, ""}} {
+		j, err := q.Get(id(n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if j.Status != want.status || !strings.Contains(j.Error, want.err) || (want.status.Terminal() && j.FinishedAt == nil) {
+			t.Errorf("job %d: got %s %q (finished %v), want %s %q", n, j.Status, j.Error, j.FinishedAt, want.status, want.err)
+		}
+	}
+	if again, err := q.Sweep(ctx); err != nil || len(again) != 0 {
+		t.Errorf("a second sweep ended %v (%v), want none", again, err)
+	}
+}
