@@ -291,13 +291,17 @@ func (f *Files) RemoveJobResults(id string) error {
 	return nil
 }
 
-// RemoveJobResults is Files.RemoveJobResults; the store also forgets what
-// it had verified of them.
+// RemoveJobResults is Files.RemoveJobResults, and also removes the job's
+// partial statistics (RemovePartials); the store forgets what it had
+// verified of the results.
 func (s *Store) RemoveJobResults(id string) error {
 	s.results.Lock()
 	defer s.results.Unlock()
 	if ValidID(id) {
 		s.verified.forget(s.JobDir(id))
 	}
-	return s.Files.RemoveJobResults(id)
+	if err := s.Files.RemoveJobResults(id); err != nil {
+		return err
+	}
+	return s.RemovePartials(id)
 }

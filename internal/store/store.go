@@ -263,6 +263,9 @@ func (s *Store) recover() error {
 			}
 		}
 	}
+	if err := s.recoverPartials(jobs, now); err != nil {
+		return err
+	}
 	for _, r := range recs {
 		if _, err := s.fs.Stat(s.path("datasets", r.ID, r.DataFile)); err != nil {
 			s.problems[r.ID] = "its stored files are missing or unreadable; delete it and upload it again"
