@@ -238,8 +238,16 @@ func startQueue(ctx context.Context, cfg config, st *store.Store, meta *pgmeta.M
 		}
 		return runner, runner.Shutdown, nil, nil
 	}
-	q, err := sharedjobs.New(ctx, sharedjobs.Config{Meta: meta, Results: st, Execute: execute, Workers: int(cfg.workers),
-		MaxQueue: int(cfg.maxQueued), RescueAfter: cfg.rescueAfter, Listen: cfg.role != roleWorker, Logger: log})
+	scfg := sharedjobs.Config{Meta: meta, Results: st, Execute: execute, Workers: int(cfg.workers),
+		MaxQueue: int(cfg.maxQueued), RescueAfter: cfg.rescueAfter, Listen: cfg.role != roleWorker, Logger: log}
+	if execute != nil {
+		// An out-of-core job's statistics are formed by shard tasks on
+		// every worker process, under the limit its workers have.
+		scfg.ShardTasks = func(job jobs.Job, attempt int) ([]jobs.ShardTask, error) {
+			return jobs.ShardTasks(st, cfg.maxJobMemory, job, attempt)
+		}
+	}
+	q, err := sharedjobs.New(ctx, scfg)
 	if err != nil {
 		return nil, nil, nil, err
 	}

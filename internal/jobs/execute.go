@@ -119,6 +119,9 @@ func (x *Executor) Execute(ctx context.Context, job Job, report Report) ([]strin
 
 func (x *Executor) execute(ctx context.Context, job Job, report Report) ([]string, error) {
 	req := job.Request
+	if job.Task != nil {
+		return x.executeShardTask(ctx, job, report) // outofcore.go
+	}
 	if req.Study() {
 		return x.executeStudy(ctx, job, report)
 	}

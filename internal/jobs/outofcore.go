@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -63,6 +64,104 @@ func ShardPartial(ctx context.Context, files ShardLoader, rec store.DatasetRecor
 	}
 	defer release()
 	return analysis.ShardStats(ctx, id, p, inputOf(ds), progress)
+}
+
+// ShardTask is one piece of an out-of-core run that can run on any
+// worker: the statistics of method number Method (0-based, in the
+// request's MethodIDs order) on row shard Shard (0-based) of the job's
+// data set, for attempt Attempt of the job (Job.Attempts), written as a
+// file (PartialStore.WritePartial) that the run of the same attempt reads
+// instead of forming them itself.
+type ShardTask struct {
+	Attempt int `json:"attempt"`
+	Method  int `json:"method"`
+	Shard   int `json:"shard"`
+}
+
+// PartialStore keeps the statistics shard tasks form, by job, attempt,
+// method and shard (store.Files). OpenPartial's error wraps
+// store.ErrNotFound when there is none.
+type PartialStore interface {
+	WritePartial(job string, attempt, method, shard int, write func(io.Writer) error) error
+	OpenPartial(job string, attempt, method, shard int) (io.ReadCloser, error)
+}
+
+// ShardTasks lists the shard tasks of attempt attempt of job when it runs
+// out of core under limit bytes (as Executor.WithMemoryLimit decides,
+// from the same records): one per method and row shard, methods first.
+// It returns none for a job that runs in memory.
+func ShardTasks(datasets DatasetLookup, limit int64, job Job, attempt int) ([]ShardTask, error) {
+	ooc, rec, err := outOfCorePlan(datasets, limit, job.Request)
+	if err != nil || !ooc {
+		return nil, err
+	}
+	var out []ShardTask
+	for k := range job.Request.MethodIDs() {
+		for s := range store.ShardCount(rec) {
+			out = append(out, ShardTask{Attempt: attempt, Method: k, Shard: s})
+		}
+	}
+	return out, nil
+}
+
+// executeShardTask forms the statistics of job.Task and writes them for
+// the run that solves.
+func (x *Executor) executeShardTask(ctx context.Context, job Job, report Report) ([]string, error) {
+	t := job.Task
+	files, ok := x.store.(ShardLoader)
+	partials, ok2 := x.store.(PartialStore)
+	if !ok || !ok2 {
+		return nil, fmt.Errorf("job %s: this worker cannot read row shards or write partial statistics", job.ID)
+	}
+	rec, err := x.store.Dataset(job.Request.Dataset)
+	if err != nil {
+		return nil, fmt.Errorf("data set %s: %w", job.Request.Dataset, err)
+	}
+	ids := job.Request.MethodIDs()
+	if t.Method < 0 || t.Method >= len(ids) || t.Shard < 0 || t.Shard >= store.ShardCount(rec) {
+		return nil, fmt.Errorf("job %s has %d methods and its data set %d row shards: there is no method %d, shard %d", job.ID, len(ids), store.ShardCount(rec), t.Method+1, t.Shard+1)
+	}
+	id := ids[t.Method]
+	m, _ := analysis.Lookup(id)
+	where := fmt.Sprintf("shard %d of %d", t.Shard+1, store.ShardCount(rec))
+	report(0, "fitting "+id, where)
+	part, err := ShardPartial(ctx, files, rec, t.Shard, id, job.Request.Params.Only(m.Takes), func(f float64, phase string) {
+		report(f, id+": "+phase, where)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s, %s: %w", id, where, err)
+	}
+	err = partials.WritePartial(job.ID, t.Attempt, t.Method, t.Shard, func(w io.Writer) error {
+		_, err := part.WriteTo(w)
+		return err
+	})
+	return nil, diskFull(err)
+}
+
+// readPartial reads the statistics a shard task of this attempt of job
+// formed for method k on shard s; nil when there are none (the run forms
+// them itself), and an error when the file is there but unreadable.
+func (x *Executor) readPartial(job Job, k, s int, id string, rows int) (*analysis.Partial, error) {
+	partials, ok := x.store.(PartialStore)
+	if !ok {
+		return nil, nil
+	}
+	r, err := partials.OpenPartial(job.ID, job.Attempts, k, s)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	part, err := analysis.ReadPartial(bufio.NewReaderSize(r, 1<<16))
+	if err != nil {
+		return nil, fmt.Errorf("reading the statistics a shard task formed: %w", err)
+	}
+	if part.Method() != id || part.Rows() != rows {
+		return nil, fmt.Errorf("the statistics a shard task formed are of %s on %d rows, not of %s on this shard's %d rows", part.Method(), part.Rows(), id, rows)
+	}
+	return part, nil
 }
 
 // WithMemoryLimit sets the memory a job of the executor may use (0: no
@@ -216,14 +315,21 @@ func estimateOutOfCore(req Request, train store.DatasetRecord, est estimators) (
 // its memory limit, on a data set stored in row shards, when admission
 // would admit it so. It returns the training set's record.
 func (x *Executor) outOfCore(req Request) (bool, store.DatasetRecord, error) {
-	var train store.DatasetRecord
-	if x.memoryLimit <= 0 || req.Study() {
-		return false, train, nil
-	}
 	if _, ok := x.store.(ShardLoader); !ok {
+		return false, store.DatasetRecord{}, nil
+	}
+	return outOfCorePlan(x.store, x.memoryLimit, req)
+}
+
+// outOfCorePlan says whether req's job runs out of core under limit
+// bytes (0: no limit, never): on a data set stored in row shards, when
+// admission would admit it so. It returns the training set's record.
+func outOfCorePlan(datasets DatasetLookup, limit int64, req Request) (bool, store.DatasetRecord, error) {
+	var train store.DatasetRecord
+	if limit <= 0 || req.Study() {
 		return false, train, nil
 	}
-	train, err := x.store.Dataset(req.Dataset)
+	train, err := datasets.Dataset(req.Dataset)
 	if err != nil {
 		return false, train, fmt.Errorf("data set %s: %w", req.Dataset, err)
 	}
@@ -232,11 +338,11 @@ func (x *Executor) outOfCore(req Request) (bool, store.DatasetRecord, error) {
 	}
 	var test store.DatasetRecord
 	if req.TestDataset != "" {
-		if test, err = x.store.Dataset(req.TestDataset); err != nil {
+		if test, err = datasets.Dataset(req.TestDataset); err != nil {
 			return false, train, fmt.Errorf("data set %s: %w", req.TestDataset, err)
 		}
 	}
-	ooc, _, err := admitJob(req, train, test, x.memoryLimit, realEstimators(), false)
+	ooc, _, err := admitJob(req, train, test, limit, realEstimators(), false)
 	return ooc, train, err
 }
 
@@ -254,6 +360,7 @@ func (x *Executor) executeOutOfCore(ctx context.Context, job Job, rec store.Data
 	}
 	defer staged.Discard()
 	ids := req.MethodIDs()
+	formed := 0 // the statistics shard tasks formed, read here
 	// Progress: the statistics passes to 0.75, the projection to 0.9.
 	models := make([]*analysis.Model, len(ids))
 	for k, id := range ids {
@@ -265,10 +372,15 @@ func (x *Executor) executeOutOfCore(ctx context.Context, job Job, rec store.Data
 			to := 0.05 + 0.7*(float64(k)+float64(s+1)/float64(shards+1))/float64(len(ids))
 			where := fmt.Sprintf("shard %d of %d", s+1, shards)
 			report(from, "fitting "+id, where)
-			part, err := ShardPartial(ctx, files, rec, s, id, params, func(f float64, phase string) {
-				report(from+(to-from)*f, id+": "+phase, where)
-			})
+			part, err := x.readPartial(job, k, s, id, shardRows(rec, s))
 			if err != nil {
+				return notes, fmt.Errorf("%s, %s: %w", id, where, err)
+			}
+			if part != nil {
+				formed++
+			} else if part, err = ShardPartial(ctx, files, rec, s, id, params, func(f float64, phase string) {
+				report(from+(to-from)*f, id+": "+phase, where)
+			}); err != nil {
 				return notes, fmt.Errorf("%s, %s: %w", id, where, err)
 			}
 			if total == nil {
@@ -288,6 +400,9 @@ func (x *Executor) executeOutOfCore(ctx context.Context, job Job, rec store.Data
 		}
 		models[k] = model
 		notes = append(notes, model.Notes...)
+	}
+	if formed > 0 {
+		notes = append(notes, fmt.Sprintf("%d of the %d statistics passes (one per method and row shard) were formed by shard tasks on the workers of the shared queue", formed, len(ids)*shards))
 	}
 	p, projected, labels, err := x.projectShards(ctx, files, rec, models, report)
 	if err != nil {
@@ -388,4 +503,13 @@ func (x *Executor) projectShards(ctx context.Context, files ShardLoader, rec sto
 		p.rowSplit[i], p.rowNumber[i] = PartAll, i+1
 	}
 	return p, projected, labels, nil
+}
+
+// shardRows is the number of rows of row shard s of rec (all of them for
+// a data set in one file).
+func shardRows(rec store.DatasetRecord, s int) int {
+	if len(rec.Shards) == 0 {
+		return rec.Summary.Rows
+	}
+	return rec.Shards[s].Rows
 }

@@ -79,11 +79,20 @@ const (
 type Config struct {
 	// Meta holds the job records and the connections; required.
 	Meta *pgmeta.Meta
-	// Results removes a deleted job's result files; required.
-	Results interface{ RemoveJobResults(id string) error }
+	// Results removes a deleted job's result files, and the partial
+	// statistics of a job that ran out of core; required.
+	Results interface {
+		RemoveJobResults(id string) error
+		RemovePartials(id string) error
+	}
 	// Execute runs a job; nil for a process that runs no jobs (role
-	// web): its queue only inserts, cancels and reads.
+	// web): its queue only inserts, cancels and reads. It also runs the
+	// shard tasks of out-of-core jobs (jobs.Job.Task set).
 	Execute jobs.Work
+	// ShardTasks lists the shard tasks of an attempt of a job that runs
+	// out of core (jobs.ShardTasks under this process's memory limit);
+	// nil: every job runs whole where it is taken (see shards.go).
+	ShardTasks func(job jobs.Job, attempt int) ([]jobs.ShardTask, error)
 	// Workers is how many jobs this process runs at once; default 1.
 	Workers int
 	// MaxQueue is how many jobs may wait, over every process; 0: no
@@ -124,6 +133,7 @@ type Queue struct {
 	wg     sync.WaitGroup
 
 	reads sync.Mutex // the subscribers' reads of records, in turn
+	slots chan struct{} // Workers: the jobs and shard tasks running at once
 
 	mu       sync.Mutex
 	stopping bool
@@ -184,9 +194,13 @@ func New(ctx context.Context, cfg Config) (*Queue, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	q := &Queue{cfg: cfg, pool: cfg.Meta.Pool(), running: map[string]*run{}, subs: map[string]map[chan jobs.Job]struct{}{}}
+	q := &Queue{cfg: cfg, pool: cfg.Meta.Pool(), running: map[string]*run{}, subs: map[string]map[chan jobs.Job]struct{}{},
+		slots: make(chan struct{}, cfg.Workers)}
 	workers := river.NewWorkers()
 	if err := river.AddWorkerSafely(workers, &runWorker{q: q}); err != nil {
+		return nil, fmt.Errorf("starting the job queue: %w", err)
+	}
+	if err := river.AddWorkerSafely(workers, &shardWorker{q: q}); err != nil {
 		return nil, fmt.Errorf("starting the job queue: %w", err)
 	}
 	rc := &river.Config{
@@ -201,7 +215,7 @@ func New(ctx context.Context, cfg Config) (*Queue, error) {
 		MaxAttempts:          riverMaxAttempts,
 	}
 	if cfg.Execute != nil {
-		rc.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.Workers}}
+		rc.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.Workers}, ShardQueue: {MaxWorkers: cfg.Workers}}
 	}
 	client, err := river.NewClient(riverpgxv5.New(q.pool), rc)
 	if err != nil {

@@ -20,8 +20,9 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 
 // results records the job results a queue removes.
 type results struct {
-	mu      sync.Mutex
-	removed []string
+	mu       sync.Mutex
+	removed  []string
+	partials []string // the jobs whose partial statistics were removed
 }
 
 func (r *results) RemoveJobResults(id string) error {
@@ -29,6 +30,19 @@ func (r *results) RemoveJobResults(id string) error {
 	defer r.mu.Unlock()
 	r.removed = append(r.removed, id)
 	return nil
+}
+
+func (r *results) RemovePartials(id string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.partials = append(r.partials, id)
+	return nil
+}
+
+func (r *results) partialsRemoved() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.partials...)
 }
 
 // env is a database with its metadata, migrated for the queue.

@@ -88,9 +88,19 @@ func (q *Queue) run(ctx context.Context, id string, attempt int) error {
 	r.mu.Lock()
 	job := r.job
 	r.mu.Unlock()
-	notes, err := q.execute(ctx, job, func(p float64, phase, msg string) { q.report(r, p, phase, msg) })
+	report := func(p float64, phase, msg string) { q.report(r, p, phase, msg) }
+	var notes []string
+	err = q.formShards(ctx, job, report) // shards.go
+	if err == nil {
+		var release func()
+		if release, err = q.slot(ctx); err == nil {
+			notes, err = q.execute(ctx, job, report)
+			release()
+		}
+	}
 	close(stopFlush)
 	<-flushDone
+	defer q.removePartials(id)
 	return q.finish(ctx, id, r, notes, err)
 }
 
