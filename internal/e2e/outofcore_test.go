@@ -164,15 +164,7 @@ func TestOutOfCoreBinary(t *testing.T) {
 	if peak >= limit {
 		t.Errorf("the worker's peak resident memory is %d MiB, want under the limit of %d MiB", peak>>20, limit>>20)
 	}
-	type result struct {
-		e oocEigen
-		z [][]float64
-	}
-	out := map[string]result{}
-	for _, m := range []string{"pca", "mddmp"} {
-		e, z := oocResults(ctx, t, a, id, m)
-		out[m] = result{e, z}
-	}
+	got := oocJobResults(ctx, t, a, id)
 	if err := a.stop(); err != nil {
 		t.Fatal(err)
 	}
@@ -185,38 +177,62 @@ func TestOutOfCoreBinary(t *testing.T) {
 	if j.Status != "succeeded" || len(j.Notes) > 0 && strings.Contains(j.Notes[0], "out of core") {
 		t.Fatalf("in-memory job: got %s %q, notes %q; want succeeded in memory", j.Status, j.Error, j.Notes)
 	}
+	oocCompare(t, got, oocJobResults(ctx, t, b, id2), 124000)
+	jtTmpEmpty(t, b, "after both jobs")
+}
+
+// oocResult is one method's results of a job.
+type oocResult struct {
+	e oocEigen
+	z [][]float64
+}
+
+// oocJobResults reads the results of pca and mddmp of a succeeded job.
+func oocJobResults(ctx context.Context, t *testing.T, a *app, id string) map[string]oocResult {
+	t.Helper()
+	out := map[string]oocResult{}
 	for _, m := range []string{"pca", "mddmp"} {
-		want, wz := oocResults(ctx, t, b, id2, m)
-		got := out[m]
-		if got.e.D != want.D || len(got.e.Eigenvalues) != len(want.Eigenvalues) {
-			t.Fatalf("%s: got d = %d and %d eigenvalues, want %d and %d", m, got.e.D, len(got.e.Eigenvalues), want.D, len(want.Eigenvalues))
+		e, z := oocResults(ctx, t, a, id, m)
+		out[m] = oocResult{e, z}
+	}
+	return out
+}
+
+// oocCompare requires the results of an out-of-core job to equal those
+// of the same job in memory, on rows rows: eigenvalues to 1e-10 of the
+// largest, projected rows to 1e-9 of their largest component.
+func oocCompare(t *testing.T, got, want map[string]oocResult, rows int) {
+	t.Helper()
+	for _, m := range []string{"pca", "mddmp"} {
+		g, w := got[m], want[m]
+		if g.e.D != w.e.D || len(g.e.Eigenvalues) != len(w.e.Eigenvalues) {
+			t.Fatalf("%s: got d = %d and %d eigenvalues, want %d and %d", m, g.e.D, len(g.e.Eigenvalues), w.e.D, len(w.e.Eigenvalues))
 		}
-		for i, v := range want.Eigenvalues {
-			if math.Abs(got.e.Eigenvalues[i]-v) > 1e-10*math.Abs(want.Eigenvalues[0]) {
-				t.Errorf("%s: eigenvalue %d: got %v, want %v", m, i+1, got.e.Eigenvalues[i], v)
+		for i, v := range w.e.Eigenvalues {
+			if math.Abs(g.e.Eigenvalues[i]-v) > 1e-10*math.Abs(w.e.Eigenvalues[0]) {
+				t.Errorf("%s: eigenvalue %d: got %v, want %v", m, i+1, g.e.Eigenvalues[i], v)
 			}
 		}
-		if len(got.z) != len(wz) || len(wz) != 124000 {
-			t.Fatalf("%s: got %d projected rows, want %d = 124 000", m, len(got.z), len(wz))
+		if len(g.z) != len(w.z) || len(w.z) != rows {
+			t.Fatalf("%s: got %d projected rows, want %d = %d", m, len(g.z), len(w.z), rows)
 		}
 		scale := 0.0
-		for _, row := range wz {
+		for _, row := range w.z {
 			for _, v := range row {
 				scale = max(scale, math.Abs(v))
 			}
 		}
 		bad := 0
-		for i := range wz {
-			for c := range wz[i] {
+		for i := range w.z {
+			for c := range w.z[i] {
 				// projected.csv writes 17 significant digits at most.
-				if math.Abs(got.z[i][c]-wz[i][c]) > 1e-9*scale {
+				if math.Abs(g.z[i][c]-w.z[i][c]) > 1e-9*scale {
 					bad++
 					if bad == 1 {
-						t.Errorf("%s: projected row %d, component %d: got %v, want %v (1e-9 of %v)", m, i+1, c+1, got.z[i][c], wz[i][c], scale)
+						t.Errorf("%s: projected row %d, component %d: got %v, want %v (1e-9 of %v)", m, i+1, c+1, g.z[i][c], w.z[i][c], scale)
 					}
 				}
 			}
 		}
 	}
-	jtTmpEmpty(t, b, "after both jobs")
 }
