@@ -75,14 +75,29 @@ func measurePeak(f func()) (peak, total int64) {
 // measurePeakFor is measurePeak for a check against the estimate est: a
 // sampled peak can miss a short fit's matrices altogether when the machine
 // is busy (the sampler is not scheduled while the fit runs), which would
-// make est look too pessimistic, so a peak that low is measured again, up
-// to three times in all, and the largest is kept. A peak above est needs
-// no second look: sampling only ever misses bytes.
+// make est look too pessimistic; and it can count garbage the collector
+// had not yet freed (its background marking starved on a busy machine, so
+// the sampled heap is close to everything the fit allocated), which would
+// make est look too low. A peak outside [(est − floor) / slack, est] is
+// therefore measured again, up to three times in all; the first inside is
+// kept, and when none is, the one nearest to it (a real error in est
+// shows in all three).
 func measurePeakFor(est int64, f func()) (peak, total int64) {
-	for range 3 {
+	miss := func(p int64) int64 { // how far p is from the band
+		switch {
+		case p > est:
+			return p - est
+		case est > estimateSlack*p+estimateFloor:
+			return est - (estimateSlack*p + estimateFloor)
+		}
+		return 0
+	}
+	for i := range 3 {
 		p, t := measurePeak(f)
-		peak, total = max(peak, p), max(total, t)
-		if est <= estimateSlack*peak+estimateFloor {
+		if i == 0 || miss(p) < miss(peak) {
+			peak, total = p, t
+		}
+		if miss(peak) == 0 {
 			break
 		}
 	}
