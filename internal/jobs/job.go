@@ -52,7 +52,7 @@ type Job struct {
 	Notes []string `json:"notes,omitempty"`
 	// Phases are the wall time of each phase of the last run, in the
 	// order they began (see PhaseOf); they add up to its duration.
-	Phases []PhaseTime `json:"phases,omitempty"`	// Task, when set, makes this not a job to run but one piece of an
+	Phases []PhaseTime `json:"phases,omitempty"` // Task, when set, makes this not a job to run but one piece of an
 	// out-of-core run of it, handed to a worker by the shared queue: the
 	// statistics of one method on one row shard (see ShardTask). It is
 	// never in a stored record.

@@ -132,7 +132,7 @@ type Queue struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
-	reads sync.Mutex // the subscribers' reads of records, in turn
+	reads sync.Mutex    // the subscribers' reads of records, in turn
 	slots chan struct{} // Workers: the jobs and shard tasks running at once
 
 	mu       sync.Mutex
