@@ -27,13 +27,15 @@ type ldJob struct {
 
 // ldRunJobs releases ldJobs submissions at once, one job per data set in
 // turn, follows each accepted job's events until it ends, and meanwhile
-// runs ldReaders readers. It returns what the readers knew at the end.
-func ldRunJobs(ctx context.Context, t *testing.T, c *http.Client, a *app, datasets []string, rep *ldReport) *ldBoard {
+// runs ldReaders readers. With several servers (urls: web processes of
+// the shared mode) job i is submitted to server i and followed on the
+// next one. It returns what the readers knew at the end.
+func ldRunJobs(ctx context.Context, t *testing.T, c *http.Client, urls []string, datasets []string, rep *ldReport) *ldBoard {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(ctx, ldJobWindow)
 	defer cancel()
 	board := &ldBoard{datasets: datasets, status: map[string]string{}}
-	readers := ldStartReaders(ctx, c, a.url, board)
+	readers := ldStartReaders(ctx, c, urls, board)
 
 	results := make([]ldJob, ldJobs)
 	gate := make(chan struct{})
@@ -42,7 +44,7 @@ func ldRunJobs(ctx context.Context, t *testing.T, c *http.Client, a *app, datase
 		wg.Go(func() {
 			<-gate
 			rng := rand.New(rand.NewPCG(3, uint64(i)))
-			results[i] = ldJobOne(ctx, c, a.url, ldJobRequest(datasets[i%len(datasets)], i), board, rng)
+			results[i] = ldJobOne(ctx, c, urls[i%len(urls)], urls[(i+1)%len(urls)], ldJobRequest(datasets[i%len(datasets)], i), board, rng)
 		})
 	}
 	begin := time.Now()
@@ -81,10 +83,11 @@ func ldRunJobs(ctx context.Context, t *testing.T, c *http.Client, a *app, datase
 	return board
 }
 
-// ldJobOne submits one job, trying again after each 429 (at most
-// ldMaxAttempts tries), then follows its events until it ends. It does
-// not touch t.
-func ldJobOne(ctx context.Context, c *http.Client, url string, req map[string]any, b *ldBoard, rng *rand.Rand) ldJob {
+// ldJobOne submits one job to url, trying again after each 429 (at most
+// ldMaxAttempts tries), then follows its events on follow (the same
+// server, or another web process of the shared mode) until it ends. It
+// does not touch t.
+func ldJobOne(ctx context.Context, c *http.Client, url, follow string, req map[string]any, b *ldBoard, rng *rand.Rand) ldJob {
 	var j ldJob
 	body, err := json.Marshal(req)
 	if err != nil {
@@ -126,14 +129,14 @@ func ldJobOne(ctx context.Context, c *http.Client, url string, req map[string]an
 	}
 	b.set(j.id, "queued")
 
-	j.events, err = jtFollow(ctx, url, j.id, func(e jtJob) { b.set(j.id, e.Status) })
+	j.events, err = jtFollow(ctx, follow, j.id, func(e jtJob) { b.set(j.id, e.Status) })
 	if err != nil {
 		j.streamErr = err.Error()
 	}
 	// The job as recorded (and, if its stream broke, until it ends).
 	for {
 		gctx, cancel := context.WithTimeout(ctx, ldReadTimeout)
-		r, err := ldSend(gctx, c, "GET", url+"/api/jobs/"+j.id, "", nil, -1)
+		r, err := ldSend(gctx, c, "GET", follow+"/api/jobs/"+j.id, "", nil, -1)
 		cancel()
 		if err == nil && r.Status == http.StatusOK && json.Unmarshal(r.Body, &j.final) == nil && jtTerminal(j.final.Status) {
 			b.set(j.id, j.final.Status)

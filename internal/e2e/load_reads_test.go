@@ -163,13 +163,13 @@ type ldReaderPool struct {
 	reads  *ldReads
 }
 
-// ldStartReaders starts ldReaders readers, which read until stop or the
-// end of ctx.
-func ldStartReaders(ctx context.Context, c *http.Client, url string, b *ldBoard) *ldReaderPool {
+// ldStartReaders starts ldReaders readers, reader k on server k of urls
+// in turn, which read until stop or the end of ctx.
+func ldStartReaders(ctx context.Context, c *http.Client, urls []string, b *ldBoard) *ldReaderPool {
 	ctx, cancel := context.WithCancel(ctx)
 	p := &ldReaderPool{cancel: cancel, reads: &ldReads{took: map[string][]time.Duration{}, failed: map[string]int{}}}
 	for k := range ldReaders {
-		p.wg.Go(func() { ldRead(ctx, c, url, b, p.reads, k) })
+		p.wg.Go(func() { ldRead(ctx, c, urls[k%len(urls)], b, p.reads, k) })
 	}
 	return p
 }

@@ -27,6 +27,9 @@ type ldReport struct {
 	Memory    ldMemStats
 	MaxHWM    int64
 	StopTime  time.Duration // graceful stop after the load
+	// Setup says what served the load ("" : one server with its
+	// default flags); the memory figures are of the process watched.
+	Setup string
 }
 
 type ldUploadStats struct {
@@ -96,8 +99,12 @@ func (r *ldReport) markdown() string {
 	fmt.Fprintf(&b, "## Load test, %s: %s\n\n", r.Started.Format("2006-01-02 15:04 UTC"), verdict)
 	fmt.Fprintf(&b, "Machine: %d cores (nproc), %s, %s. Load average (1, 5, 15 min) %s at the start, %s at the end. "+
 		"The whole test took %.1f s.\n\n", m.CPUs, m.CPU, m.Go, m.LoadStart, m.LoadEnd, r.Total.Seconds())
-	b.WriteString("Server: the real binary on loopback with its default flags (workers = the number of cores, " +
-		"-max-queued 100, -max-upload 1GiB), its data directory a fresh temporary directory.\n\n")
+	setup := r.Setup
+	if setup == "" {
+		setup = "the real binary on loopback with its default flags (workers = the number of cores, " +
+			"-max-queued 100, -max-upload 1GiB), its data directory a fresh temporary directory"
+	}
+	fmt.Fprintf(&b, "Server: %s.\n\n", setup)
 
 	u := r.Uploads
 	fmt.Fprintf(&b, "### Uploads\n\n%d uploads of %s (%d bytes; 2417 rows × 103 features + 14 labels) released at once; "+
@@ -136,7 +143,7 @@ func (r *ldReport) markdown() string {
 	}
 
 	mem := r.Memory
-	fmt.Fprintf(&b, "\n### Server memory and CPU\n\nVmRSS and VmHWM of the server process from /proc/PID/status, every %v (%d samples); "+
+	fmt.Fprintf(&b, "\n### Server memory and CPU\n\nVmRSS and VmHWM of the server process (in the shared mode, the first web process) from /proc/PID/status, every %v (%d samples); "+
 		"CPU time from /proc/stat and /proc/PID/stat: the server's, this test's (its clients) and the rest of the machine's, "+
 		"against the capacity (cores × wall time).\n\n", mem.Every, mem.Samples)
 	if mem.Samples == 0 {

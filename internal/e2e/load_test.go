@@ -108,15 +108,15 @@ func TestLoad(t *testing.T) {
 	}()
 
 	mem.phase("uploads")
-	datasets := ldUploadAll(ctx, t, client, a, yeast, &rep.Uploads)
+	datasets := ldUploadAll(ctx, t, client, []string{a.url}, yeast, &rep.Uploads)
 	if len(datasets) == 0 {
 		t.Fatal("no upload was accepted; no job can run")
 	}
 	mem.phase("jobs, with readers")
-	board := ldRunJobs(ctx, t, client, a, datasets, rep)
+	board := ldRunJobs(ctx, t, client, []string{a.url}, datasets, rep)
 	// The same reads with no job running, for comparison.
 	mem.phase("reads at rest")
-	readers := ldStartReaders(ctx, client, a.url, board)
+	readers := ldStartReaders(ctx, client, []string{a.url}, board)
 	ldSleep(ctx, ldRestReads)
 	rep.RestReads = readers.stop(t, "at rest")
 	rep.Memory = mem.stop()
@@ -217,9 +217,10 @@ type ldUpload struct {
 	tries429 []time.Duration
 }
 
-// ldUploadAll releases ldUploads uploads of file at once and returns the
-// ids of the data sets accepted.
-func ldUploadAll(ctx context.Context, t *testing.T, c *http.Client, a *app, file []byte, out *ldUploadStats) []string {
+// ldUploadAll releases ldUploads uploads of file at once, upload i to
+// server i of urls in turn, and returns the ids of the data sets
+// accepted, which every server must list.
+func ldUploadAll(ctx context.Context, t *testing.T, c *http.Client, urls []string, file []byte, out *ldUploadStats) []string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(ctx, ldUploadWindow)
 	defer cancel()
@@ -230,7 +231,7 @@ func ldUploadAll(ctx context.Context, t *testing.T, c *http.Client, a *app, file
 		wg.Go(func() {
 			<-gate
 			rng := rand.New(rand.NewPCG(1, uint64(i)))
-			results[i] = ldUploadOne(ctx, c, a.url, fmt.Sprintf("load-%02d", i+1), file, rng)
+			results[i] = ldUploadOne(ctx, c, urls[i%len(urls)], fmt.Sprintf("load-%02d", i+1), file, rng)
 		})
 	}
 	begin := time.Now()
@@ -259,25 +260,27 @@ func ldUploadAll(ctx context.Context, t *testing.T, c *http.Client, a *app, file
 			t.Errorf("upload %d: %d answers 429 without a Retry-After header", i+1, u.noRetry)
 		}
 	}
-	// Every acknowledged data set is listed, once.
-	r, err := ldSend(ctx, c, "GET", a.url+"/api/datasets", "", nil, -1)
-	if err != nil || r.Status != http.StatusOK {
-		t.Fatalf("GET /api/datasets after the uploads: %v %d %.200s", err, r.Status, r.Body)
-	}
-	var list []datasetInfo
-	if err := json.Unmarshal(r.Body, &list); err != nil {
-		t.Fatalf("GET /api/datasets: %v", err)
-	}
-	listed := map[string]bool{}
-	for _, d := range list {
-		listed[d.ID] = true
-	}
-	if len(list) != len(ids) {
-		t.Errorf("after the uploads: got %d data sets listed, want the %d accepted", len(list), len(ids))
-	}
-	for _, id := range ids {
-		if !listed[id] {
-			t.Errorf("data set %s was accepted but is not listed", id)
+	// Every acknowledged data set is listed, once, by every server.
+	for _, url := range urls {
+		r, err := ldSend(ctx, c, "GET", url+"/api/datasets", "", nil, -1)
+		if err != nil || r.Status != http.StatusOK {
+			t.Fatalf("GET %s/api/datasets after the uploads: %v %d %.200s", url, err, r.Status, r.Body)
+		}
+		var list []datasetInfo
+		if err := json.Unmarshal(r.Body, &list); err != nil {
+			t.Fatalf("GET %s/api/datasets: %v", url, err)
+		}
+		listed := map[string]bool{}
+		for _, d := range list {
+			listed[d.ID] = true
+		}
+		if len(list) != len(ids) {
+			t.Errorf("after the uploads: got %d data sets listed by %s, want the %d accepted", len(list), url, len(ids))
+		}
+		for _, id := range ids {
+			if !listed[id] {
+				t.Errorf("data set %s was accepted but is not listed by %s", id, url)
+			}
 		}
 	}
 	return ids

@@ -1,0 +1,101 @@
+//go:build load
+
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"testing"
+	"time"
+
+	"mldr/internal/pgtest"
+)
+
+// TestLoadShared is TestLoad in the shared mode: two web processes and
+// two worker processes (-workers 1 each, as many jobs at once as the
+// embedded default on 2 cores) of the real binary on one throwaway
+// PostgreSQL and one data directory, all on loopback. Upload i goes to
+// web process i in turn, job i is submitted to one web process and its
+// event stream followed on the other, and the readers alternate between
+// them. Besides TestLoad's checks, both web processes must list every
+// data set and every job.
+//
+//	MLDR_LOAD_REPORT=/tmp/load-shared.md go test -tags load -run TestLoadShared -v -count=1 ./internal/e2e/
+func TestLoadShared(t *testing.T) {
+	yeast := mustRead(t, sharedFile(t, "yeast/yeast.csv"))
+	if _, err := ldProcStatus(0); err != nil {
+		t.Skipf("needs /proc to read the server's memory: %v", err)
+	}
+	deadline := time.Now().Add(ldDeadline)
+	if d, ok := t.Deadline(); ok && d.Add(-30*time.Second).Before(deadline) {
+		deadline = d.Add(-30 * time.Second)
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+
+	dsn := pgtest.NewDB(t)
+	dir := t.TempDir()
+	bin := binary(t)
+	webs := []*app{
+		startWith(t, bin, nil, dir, "-database", dsn, "-role", "web"),
+		startWith(t, bin, nil, dir, "-database", dsn, "-role", "web"),
+	}
+	workers := []*app{
+		startWith(t, bin, nil, dir, "-database", dsn, "-role", "worker", "-workers", "1"),
+		startWith(t, bin, nil, dir, "-database", dsn, "-role", "worker", "-workers", "1"),
+	}
+	urls := []string{webs[0].url, webs[1].url}
+
+	rep := &ldReport{Started: time.Now().UTC(), Machine: ldReadMachine(ctx), MaxHWM: ldMaxHWM,
+		Setup: "the shared mode: two web processes (-role web) and two worker processes (-role worker -workers 1) " +
+			"of the real binary on loopback, on one throwaway PostgreSQL 15 cluster (initdb in a temporary directory) and one fresh data directory; " +
+			"upload i goes to web process i in turn, job i is submitted to one web process and its event stream followed on the other, " +
+			"and the readers alternate between them"}
+	rep.Uploads.File, rep.Uploads.Bytes = "yeast/yeast.csv", len(yeast)
+	mem := ldWatchServer(webs[0].cmd.Process.Pid, ldSampleEvery)
+	client := ldClient()
+	defer client.CloseIdleConnections()
+	defer func() {
+		rep.Memory = mem.stop()
+		rep.Machine.LoadEnd = ldLoadavg()
+		rep.Total = time.Since(rep.Started)
+		if rep.Memory.HWM > ldMaxHWM {
+			t.Errorf("the first web process's peak resident memory (VmHWM) is %s, above the bound of %s", ldMiB(rep.Memory.HWM), ldMiB(ldMaxHWM))
+		}
+		rep.Failed = t.Failed()
+		ldWriteReport(t, rep)
+	}()
+
+	mem.phase("uploads")
+	datasets := ldUploadAll(ctx, t, client, urls, yeast, &rep.Uploads)
+	if len(datasets) == 0 {
+		t.Fatal("no upload was accepted; no job can run")
+	}
+	mem.phase("jobs, with readers")
+	board := ldRunJobs(ctx, t, client, urls, datasets, rep)
+	for _, url := range urls {
+		r, err := ldSend(ctx, client, "GET", url+"/api/jobs", "", nil, -1)
+		var list []jtJob
+		if err != nil || r.Status != http.StatusOK || json.Unmarshal(r.Body, &list) != nil {
+			t.Fatalf("GET %s/api/jobs after the jobs: %v %d %.200s", url, err, r.Status, r.Body)
+		}
+		if len(list) != rep.Jobs.Accepted {
+			t.Errorf("%s lists %d jobs, want the %d accepted", url, len(list), rep.Jobs.Accepted)
+		}
+	}
+	mem.phase("reads at rest")
+	readers := ldStartReaders(ctx, client, urls, board)
+	ldSleep(ctx, ldRestReads)
+	rep.RestReads = readers.stop(t, "at rest")
+	rep.Memory = mem.stop()
+
+	begin := time.Now()
+	for _, a := range append(webs, workers...) {
+		if err := a.stop(); err != nil {
+			t.Errorf("stopping a process after the load: %v", err)
+		}
+	}
+	rep.StopTime = time.Since(begin)
+	jtTmpEmpty(t, webs[0], "after the load")
+}
