@@ -162,19 +162,28 @@ func refSource(file string) string {
 		"mdc_edm.json":       "mdc.py",
 		"fsdr_emotions.json": "fsdr.py",
 	}[file]
+	if script == "" { // LIBLINEAR's (liblinear_test.go)
+		return llSource(file)
+	}
 	return fmt.Sprintf("reference testdata/ref/%s from testdata/ref/%s", file, script)
 }
 
 // refRead decodes a reference file into v.
 func refRead(t *testing.T, file string, v any) {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(refDir, file))
+	refReadFrom(t, filepath.Join(refDir, file), refSource(file), v)
+}
+
+// refReadFrom decodes the reference file at path, made as src says, into v.
+func refReadFrom(t *testing.T, path, src string, v any) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (%s; regenerate as testdata/ref/README.md says)", err, refSource(file))
+		t.Fatalf("%v (%s; regenerate it as its script says)", err, src)
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if err := dec.Decode(v); err != nil {
-		t.Fatalf("decoding %s: %v", refSource(file), err)
+		t.Fatalf("decoding %s: %v", src, err)
 	}
 }
 
