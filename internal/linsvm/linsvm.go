@@ -168,8 +168,10 @@ func (r sparseRows) sqNorm(i int) float64 {
 
 // Rows wraps training or test rows for this package: a *mat.Dense or a
 // *sparse.CSR as they are (not copied; the caller does not change them
-// while Rows is in use), any other matrix copied into a *mat.Dense. Rows
-// is read-only and may serve several fits at once.
+// while Rows is in use), except a *mat.Dense most of whose cells are 0,
+// which is copied into CSR form (the same sums, since the zeros add exact
+// zeros, in a fraction of the time), and any other matrix, copied into a
+// *mat.Dense. Rows is read-only and may serve several fits at once.
 type Rows struct {
 	r rows
 	d int
@@ -184,6 +186,9 @@ func NewRows(x mat.Matrix) *Rows {
 	switch x := x.(type) {
 	case *mat.Dense:
 		r = denseRows{x}
+		if mostlyZero(x) {
+			r = sparseRows{sparse.FromDense(x)}
+		}
 	case *sparse.CSR:
 		r = sparseRows{x}
 	default:
@@ -194,6 +199,20 @@ func NewRows(x mat.Matrix) *Rows {
 		qd[i] = r.sqNorm(i) + 1
 	}
 	return &Rows{r: r, d: d, qd: qd}
+}
+
+// mostlyZero reports whether more than two thirds of x's cells are 0.
+func mostlyZero(x *mat.Dense) bool {
+	n, d := x.Dims()
+	zeros := 0
+	for i := range n {
+		for _, v := range x.RawRowView(i) {
+			if v == 0 {
+				zeros++
+			}
+		}
+	}
+	return 3*zeros > 2*n*d
 }
 
 // Dims returns the number of rows and features.
