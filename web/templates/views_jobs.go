@@ -48,6 +48,7 @@ type AnalyzeForm struct {
 	Classifier, SplitKind, TestFraction, Folds, Seed   string
 	GridMode, Grid, GridOf                             string
 	EvalK, EvalLambda                                  string
+	EvalC, EvalEps                                     string // the svm's c and eps
 	Preprocess                                         string // none, standardize or minmax
 	HasFolds                                           bool
 }
