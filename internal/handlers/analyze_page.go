@@ -70,7 +70,7 @@ func analyzeFormFrom(f url.Values, rec store.DatasetRecord) templates.AnalyzeFor
 		Classifier: f.Get("classifier"), SplitKind: f.Get("split"), TestFraction: f.Get("test_fraction"), Folds: f.Get("folds"),
 		Seed: f.Get("seed"), GridMode: f.Get("grid_mode"), Grid: f.Get("grid"), GridOf: f.Get("grid_of"),
 		EvalK: f.Get("eval_k"), EvalLambda: f.Get("eval_lambda"), EvalC: f.Get("eval_c"), EvalEps: f.Get("eval_eps"),
-		Preprocess: f.Get("preprocess"), HasFolds: rec.Folds > 0}
+		Preprocess: f.Get("preprocess"), HasFolds: rec.Folds > 0, SeedDim: views.SeedDimText(rec)}
 }
 
 // requestFromForm builds a job request from the form: only the parameters
@@ -110,7 +110,7 @@ func requestFromForm(dataset string, methods []string, f templates.AnalyzeForm) 
 			return req, badRequest("params.d", "d must be a whole number of at least 1, not %q", f.D)
 		}
 		p.D = d
-	} else if takes[analysis.ParamThr] && strings.TrimSpace(f.Thr) != "" {
+	} else if takes[analysis.ParamThr] && strings.TrimSpace(f.Thr) != "" && f.DimMode != "seed" { // seed: neither, seed 003's d′
 		t, err := num("thr", f.Thr)
 		if err != nil {
 			return req, err

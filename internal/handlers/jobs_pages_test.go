@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -288,6 +289,48 @@ func TestAnalyzeFormSVM(t *testing.T) {
 	s.waitJob(svm, jobs.Succeeded)
 	if got := s.page("/jobs/" + svm).Text(); !strings.Contains(got, "svm, LIBLINEAR -s 3 -B 1 (c = 0.5, eps = 0.001)") {
 		t.Errorf("the job's page does not give the svm's settings")
+	}
+}
+
+// TestAnalyzeFormSeedDim: on multi-dimensional data the form proposes
+// seed 003's d′ = ΣK_j − q with its reason, chosen by default; submitted,
+// it sends neither d nor thr, and sdem and pca keep d′ (multi-label data
+// are not offered it).
+func TestAnalyzeFormSeedDim(t *testing.T) {
+	s := newJobServer(t, 1, 10, nil)
+	md := s.demo("multidim")
+	rec, err := s.store.Dataset(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 0
+	for _, l := range rec.Summary.LabelStats {
+		want += len(l.Classes) - 1
+	}
+	form := s.page("/datasets/" + md + "/analyze").Find(`form[data-testid="analyze-form"]`)
+	seed := form.Find(`[data-testid="dim-seed"]`)
+	if _, checked := seed.Attr("checked"); !checked || !strings.Contains(seed.Parent().Text(), fmt.Sprintf("= %d", want)) {
+		t.Errorf("the seed 003 choice: checked %v, label %q; want checked, = %d", checked, seed.Parent().Text(), want)
+	}
+	if hint := form.Find("#seed-dim-hint").Text(); !strings.Contains(hint, "Seed 003 keeps ΣKj − q dimensions for every method") {
+		t.Errorf("the reason %q", hint)
+	}
+	f := analysisForm("sdem", "pca")
+	f.Set("dim_mode", "seed")
+	f.Set("grid", "")
+	job := s.startAnalysis(md, f)
+	j := s.waitJob(job, jobs.Succeeded)
+	if j.Request.Params.D != 0 || j.Request.Params.Thr != 0 {
+		t.Errorf("the request gives d = %d, thr = %v; want neither", j.Request.Params.D, j.Request.Params.Thr)
+	}
+	for _, id := range []string{"sdem", "pca"} {
+		if !slices.ContainsFunc(j.Notes, func(n string) bool { return strings.HasPrefix(n, fmt.Sprintf("%s: d = ΣK_j − q = %d", id, want)) }) {
+			t.Errorf("%s: notes %q, want one saying it kept ΣK_j − q = %d", id, j.Notes, want)
+		}
+	}
+	ml := s.demo("multilabel")
+	if s.page("/datasets/"+ml+"/analyze").Find(`[data-testid="dim-seed"]`).Length() != 0 {
+		t.Error("multi-label data are offered seed 003's d′")
 	}
 }
 
