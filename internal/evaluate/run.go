@@ -482,8 +482,8 @@ func (r *runner) svmNotes() {
 	for _, m := range append([]string{Ori}, methodIDs(r.spec.Methods)...) {
 		if f := r.svmFits[m]; f.Capped > 0 {
 			r.note("svm: %d of the %d binary SVMs of %s (over the folds and values of d) stopped at LIBLINEAR's limit of %d sweeps "+
-				"before the tolerance eps = %g, where LIBLINEAR stops too; their results depend on the order of the sweeps, which is LIBLINEAR's",
-				f.Capped, f.Total, m, linsvm.DefaultMaxIter, r.spec.Options.Eps)
+				"before the tolerance eps = %g, as liblinear-train stops them; there the result depends on the order of the sweeps, "+
+				"which is LIBLINEAR's, so it is still liblinear-train's", f.Capped, f.Total, m, linsvm.DefaultMaxIter, r.spec.Options.Eps)
 		}
 	}
 }
