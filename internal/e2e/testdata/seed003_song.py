@@ -43,9 +43,10 @@ import time
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-REF = os.path.normpath(os.path.join(HERE, "..", "..", "evaluate", "testdata", "ref"))
-sys.path.insert(0, REF)
+EVAL = os.path.normpath(os.path.join(HERE, "..", "..", "evaluate", "testdata"))
+sys.path[:0] = [os.path.join(EVAL, "ref"), os.path.join(EVAL, "liblinear")]
 import common  # noqa: E402  (the CSV reader, the metrics of spec A)
+from make_goldens import write_problem  # noqa: E402  (LIBLINEAR's data files)
 from mdc import read_folds  # noqa: E402
 
 GENERATOR = "internal/e2e/testdata/seed003_song.py"
@@ -67,12 +68,6 @@ def projections(Xtr, Ytr, classes, d):
     U, s, _ = np.linalg.svd(Xc.T @ Z, full_matrices=False)
     assert np.all(np.diff(s[:d]) < 0) and s[d - 1] > 1e-8 * s[0], s  # d′ distinct non-zero values
     return mean, {"pca": pca, "sdem": U[:, :d]}
-
-
-def write_problem(path, X, y):
-    with open(path, "w") as f:
-        for xi, yi in zip(X, y):
-            f.write(str(int(yi)) + " " + " ".join(f"{j + 1}:{float(v)!r}" for j, v in enumerate(xi)) + "\n")
 
 
 def liblinear(tmp, Xtr, ytr, Xte, eps):
