@@ -157,6 +157,7 @@ func Fit(ctx context.Context, id string, in Input, p Params, progress Progress) 
 	if m.densify {
 		in, note = in.densified(m.ID)
 	}
+	p, seed := seedDefault(m.ID, p, in.Classes)
 	model, err := m.fit(ctx, in, p, stage{p: progress, from: 0, to: 1, name: m.ID})
 	if err != nil {
 		return nil, err
@@ -164,6 +165,7 @@ func Fit(ctx context.Context, id string, in Input, p Params, progress Progress) 
 	if note != "" {
 		model.Notes = append(model.Notes, note)
 	}
+	model.seedDim(seed, in.Classes)
 	if progress != nil {
 		progress(1, "done")
 	}

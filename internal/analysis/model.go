@@ -82,6 +82,19 @@ type Model struct {
 
 	embedding *mat.Dense // mds: every embedding coordinate computed
 	dual      *mat.Dense // kcplst: (λI + K)⁻¹Z, N×q, for KernelCodes
+	// seed is SeedDim of the method and the data fitted, which Choose
+	// applies as Fit does.
+	seed int
+}
+
+// seedDim records that the fit's data give the method seed 003's
+// dimension seed (SeedDim), and notes it when the fit took it (seed > 0;
+// classes are the data's).
+func (m *Model) seedDim(seed int, classes []int) {
+	m.seed = SeedDim(m.Method, classes)
+	if seed > 0 {
+		m.Notes = append(m.Notes, seedNote(m, seed, classes))
+	}
 }
 
 // Block is the part of P that one class variable's LDA gave.
@@ -342,9 +355,13 @@ func newFeatureModel(id string, p Params, e eigenResult, limit int, what string,
 }
 
 // Choose returns the model cut to the d that p selects — p.D, or p.Thr's
-// rule, or the method's default — on this decomposition, as Fit would have
-// chosen it. It is how a cached decomposition serves another d or thr.
+// rule, or the method's default (SeedDim on multi-dimensional data for the
+// methods it concerns) — on this decomposition, as Fit would have chosen
+// it. It is how a cached decomposition serves another d or thr.
 func (m *Model) Choose(p Params) (*Model, error) {
+	if p.D == 0 && p.Thr == 0 && p.MaxDim == 0 && m.seed > 0 { // seed 003's d′, as Fit
+		p.MaxDim = m.seed
+	}
 	d := p.D
 	if d == 0 {
 		if m.Method == "occa" && p.Thr == 0 { // occa's default: every direction

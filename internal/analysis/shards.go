@@ -558,6 +558,7 @@ func FitFromPartial(ctx context.Context, id string, p Params, part *Partial, pro
 	in := part.placeholder()
 	in.shard = &shardHook{method: id, kind: labelKind(id, p, in.MultiDim()), part: part}
 	st := stage{p: progress, from: 0, to: 1, name: id}
+	p, seed := seedDefault(id, p, in.Classes)
 	var model *Model
 	if id == "plst" {
 		model, err = plstFromPartial(ctx, in, p, st)
@@ -568,6 +569,7 @@ func FitFromPartial(ctx context.Context, id string, p Params, part *Partial, pro
 		return nil, err
 	}
 	model.Projected = nil // the placeholder's row
+	model.seedDim(seed, in.Classes)
 	if progress != nil {
 		progress(1, "done")
 	}

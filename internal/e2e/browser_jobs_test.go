@@ -125,6 +125,22 @@ func TestBrowserAnalysis(t *testing.T) {
 	if eval[bool](t, ctx, `document.querySelector("#test_fraction").closest("[data-split]").hidden === false`) {
 		t.Error("the test share is shown for a k-fold split")
 	}
+	// The svm's c and eps show with the svm only (issue 17).
+	classifier := func(c string) []chromedp.Action[chromedp.Void] {
+		return []chromedp.Action[chromedp.Void]{chromedp.SetValue(chromedp.CSS(`#classifier`), c),
+			chromedp.Evaluate[chromedp.Void](`document.querySelector("#classifier").dispatchEvent(new Event("change", {bubbles: true}))`)}
+	}
+	svmShown := func() bool {
+		return eval[bool](t, ctx, `!document.querySelector("#eval_c").closest("[data-classifier]").hidden`)
+	}
+	if svmShown() {
+		t.Error("the svm's c and eps show with ML-kNN")
+	}
+	run(t, ctx, "choose the linear SVM", classifier("svm")...)
+	if !svmShown() {
+		t.Error("choosing the linear SVM does not show its c and eps")
+	}
+	run(t, ctx, "choose ML-kNN again", classifier("mlknn")...)
 	shot(t, ctx, "11-analyze")
 	run(t, ctx, "start the analysis", chromedp.Click(chromedp.CSS(`[data-testid="analyze-submit"]`)))
 	waitURL(t, ctx, "notice=started")

@@ -39,7 +39,7 @@ func jtSlowJob(dataset string) map[string]any {
 
 // jtMetricKeys are the multi-label metrics of the contract.
 var jtMetricKeys = []string{"hamming_loss", "one_error", "coverage", "ranking_loss", "average_precision",
-	"subset_accuracy", "example_accuracy", "example_f1", "micro_f1", "macro_f1"}
+	"subset_accuracy", "example_accuracy", "example_f1", "example_precision", "example_recall", "micro_f1", "macro_f1"}
 
 // jtMethodFiles are a method's result files, with their Content-Type.
 var jtMethodFiles = map[string]string{

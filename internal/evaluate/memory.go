@@ -3,6 +3,7 @@ package evaluate
 import (
 	"fmt"
 	"math"
+	"runtime"
 
 	"mldr/internal/analysis"
 	"mldr/internal/knn"
@@ -46,12 +47,11 @@ func EstimateMemory(s analysis.Shape, testRows int, spec Spec) (int64, error) {
 		return 0, fmt.Errorf("evaluate: the test part must have between 1 and %d rows, not %d", s.N-1, testRows)
 	}
 	o := spec.Options
-	switch o.Classifier {
-	case "", ClassifierMLkNN, ClassifierRidge:
-	case ClassifierNone:
+	if err := o.Check(); err != nil {
+		return 0, err
+	}
+	if o.Classifier == ClassifierNone {
 		return 0, ErrNothingToEvaluate
-	default:
-		return 0, fmt.Errorf("evaluate: classifier must be mlknn, ridge or none, not %q", o.Classifier)
 	}
 	k := o.K
 	if k == 0 {
@@ -78,6 +78,8 @@ func EstimateMemory(s analysis.Shape, testRows int, spec Spec) (int64, error) {
 	switch {
 	case nnz > 0 && o.Classifier == ClassifierRidge:
 		peak = 8 * (dense + classifierMem(o.Classifier, k, s.Classes, ntr, nte, d, q, ones))
+	case nnz > 0 && o.Classifier == ClassifierSVM: // on the sparse rows
+		peak = 8 * classifierMem(o.Classifier, k, s.Classes, ntr, nte, d, q, ones)
 	case nnz > 0:
 		peak = 8 * sparseSearchMem(k, s.Classes, ntr, nte, d, q, ones, min(nnz, ntr*d))
 	default:
@@ -147,9 +149,12 @@ func EstimateMemory(s analysis.Shape, testRows int, spec Spec) (int64, error) {
 // their ones, 24 a row) and its outputs; ridge's centred copies, its f×f (or, with
 // fewer training rows than features, ntr×ntr) system, a Cholesky copy and
 // factor, the weights and the outputs; for multi-dimensional data the
-// k-NN vote, or one ridge per class variable.
+// k-NN vote, or one ridge per class variable; the svm's (svmMem).
 func classifierMem(classifier string, k int, classes []int, ntr, nte, f, q, ones float64) float64 {
 	metrics := 4*nte*q + 16*q
+	if classifier == ClassifierSVM {
+		return svmMem(classes, ntr, nte, f, q) + metrics
+	}
 	if classifier == ClassifierRidge {
 		c := q
 		if classes != nil {
@@ -164,6 +169,26 @@ func classifierMem(classifier string, k int, classes []int, ntr, nte, f, q, ones
 	search := float64(max(knn.EstimateMemory(int(ntr), int(ntr), int(f), k, true),
 		knn.EstimateMemory(int(ntr), int(nte), int(f), k, false))) / 8
 	return search + 1.5*ntr*float64(k) + 2*q*float64(k+1) + 3*ntr + ones/2 + 2*nte*q + metrics
+}
+
+// svmMem is the svm's peak, in float64s, on f features (the rows are not
+// copied, dense or sparse): the ±1 labels of every binary problem (one per
+// label; per class variable one per class, or one for two), LIBLINEAR's
+// order of the rows per label or variable (4 bytes a row) and the labels
+// as integers, each problem's weights, ‖x̃_i‖² of the training and test
+// rows, and for each of the fits running at once (one a core) its dual
+// variables and coordinate index (12 bytes a row); then the predictions
+// and decision values.
+func svmMem(classes []int, ntr, nte, f, q float64) float64 {
+	problems, groups := q, q
+	if classes != nil {
+		problems = 0
+		for _, k := range classes {
+			problems += float64(k)
+		}
+	}
+	running := min(float64(runtime.GOMAXPROCS(0)), groups)
+	return problems*ntr + groups*(ntr/2+ntr) + problems*(f+1) + ntr + nte + running*1.5*ntr + 2*nte*q
 }
 
 // sparseSearchMem is classifierMem for ML-kNN or the k-NN vote on sparse

@@ -45,6 +45,7 @@ func TestEstimateMemorySparse(t *testing.T) {
 		{Spec{Methods: []MethodRun{{ID: "mvmd"}}, Grid: Grid{Dims: []int{2, 4, 8}}}, true},
 		{Spec{Methods: []MethodRun{{ID: "cplst"}}, Grid: Grid{Dims: []int{2, 4}}, Options: Options{Classifier: ClassifierRidge}}, false},
 		{Spec{Methods: []MethodRun{{ID: "pca", Params: analysis.Params{D: 4}}}, Options: Options{Classifier: ClassifierRidge}}, false},
+		{Spec{Methods: []MethodRun{{ID: "pca", Params: analysis.Params{D: 4}}}, Options: Options{Classifier: ClassifierSVM}}, true},
 	}
 	for _, sh := range []struct {
 		n, d, q int

@@ -62,6 +62,7 @@ func TestEstimateMemory(t *testing.T) {
 		{Methods: []MethodRun{{ID: "cplst"}, {ID: "mlsi"}}, Grid: Grid{Percent: []float64{25, 50, 100}, Of: "rank"}},
 		{Methods: []MethodRun{{ID: "pca"}, {ID: "kcplst"}}, Grid: Grid{Dims: []int{2, 4}}, Options: Options{Classifier: ClassifierRidge}},
 		{Methods: []MethodRun{{ID: "lpp", Params: analysis.Params{K: 5}}, {ID: "ge-hamming"}}, Options: Options{Classifier: ClassifierRidge}},
+		{Methods: []MethodRun{{ID: "pca"}, {ID: "mddmp"}}, Grid: Grid{Dims: []int{2, 4}}, Options: Options{Classifier: ClassifierSVM}},
 	}
 	for _, sh := range []struct{ n, d, q int }{{200, 30, 6}, {60, 400, 5}, {500, 120, 10}} {
 		for si, spec := range specs {
@@ -107,7 +108,8 @@ func TestEstimateMemoryRefusals(t *testing.T) {
 		{"no rows", analysis.Shape{N: 1, D: 10, Q: 3}, 1, Spec{}},
 		{"test part too large", s, 100, Spec{}},
 		{"unknown method", s, 10, Spec{Methods: []MethodRun{{ID: "nope"}}}},
-		{"unknown classifier", s, 10, Spec{Options: Options{Classifier: "svm"}}},
+		{"unknown classifier", s, 10, Spec{Options: Options{Classifier: "svc"}}},
+		{"c of ridge", s, 10, Spec{Options: Options{Classifier: ClassifierRidge, C: 2}}},
 		{"classifier none", s, 10, Spec{Options: Options{Classifier: ClassifierNone}}},
 	} {
 		if _, err := EstimateMemory(tc.s, tc.test, tc.spec); err == nil {

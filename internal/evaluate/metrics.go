@@ -17,6 +17,10 @@ const (
 	SubsetAccuracy   = "subset_accuracy"
 	ExampleAccuracy  = "example_accuracy"
 	ExampleF1        = "example_f1"
+	// ExamplePrecision and ExampleRecall are seed 004's instance-based
+	// precision and recall (issue 17).
+	ExamplePrecision = "example_precision"
+	ExampleRecall    = "example_recall"
 	MicroF1          = "micro_f1"
 	MacroF1          = "macro_f1"
 	EncodingError    = "encoding_error"
@@ -64,10 +68,16 @@ func LowerIsBetter(key string) bool {
 //     example_f1: |Y∩P|/|Y∪P| and 2|Y∩P|/(|Y|+|P|) per row, 1 when both are
 //     empty; micro_f1 over all decisions; macro_f1 the mean of per-label F1,
 //     a label never present and never predicted counting 1.
+//   - example_precision and example_recall (seed 004's instance-based
+//     precision and recall): the mean over rows of |Y∩P|/|P| and |Y∩P|/|Y|;
+//     a row that predicts nothing has precision 1 (nothing claimed, nothing
+//     wrong) and a row without labels recall 1 (nothing to find), whatever
+//     the other set holds: scikit-learn's precision_score and recall_score
+//     with average="samples", zero_division=1.
 func MultiLabelMetrics(y, pred, scores *mat.Dense) map[string]float64 {
 	n, q := y.Dims()
 	m := map[string]float64{}
-	var wrong, exact, acc, f1 float64
+	var wrong, exact, acc, f1, exPrec, exRec float64
 	tp, fp, fn := make([]float64, q), make([]float64, q), make([]float64, q)
 	var oneErr, rankLoss, avgPrec float64
 	var cover float64
@@ -109,6 +119,8 @@ func MultiLabelMetrics(y, pred, scores *mat.Dense) map[string]float64 {
 			acc += inter / union
 			f1 += 2 * inter / (nY + nP)
 		}
+		exPrec += ratioOr1(inter, nP)
+		exRec += ratioOr1(inter, nY)
 		// Ranks of the row's labels: 1 for the highest score, ties
 		// ranked by label index, the later label first (the order a
 		// stable ascending sort of the scores gives, read from its end).
@@ -171,6 +183,8 @@ func MultiLabelMetrics(y, pred, scores *mat.Dense) map[string]float64 {
 	m[SubsetAccuracy] = exact / nf
 	m[ExampleAccuracy] = acc / nf
 	m[ExampleF1] = f1 / nf
+	m[ExamplePrecision] = exPrec / nf
+	m[ExampleRecall] = exRec / nf
 	m[Coverage] = math.NaN()
 	if labelled > 0 {
 		m[Coverage] = cover/float64(labelled) - 1
@@ -201,6 +215,15 @@ func rankOf(s []float64, l int) int {
 		}
 	}
 	return r
+}
+
+// ratioOr1 is a/b, 1 when b is 0 (an empty set: nothing claimed, or
+// nothing to find).
+func ratioOr1(a, b float64) float64 {
+	if b == 0 {
+		return 1
+	}
+	return a / b
 }
 
 // f1Of is 2TP/(2TP + FP + FN), 1 when nothing was there to find or claimed.

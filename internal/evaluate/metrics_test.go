@@ -48,6 +48,11 @@ func TestMetricsHandComputed(t *testing.T) {
 	near(t, "example_accuracy", got[ExampleAccuracy], 1.5/4)
 	// Example F1: row1 2·1/3, row2 0, row3 0, row4 1 → (2/3 + 1)/4.
 	near(t, "example_f1", got[ExampleF1], (2.0/3+1)/4)
+	// Example precision |Y∩P|/|P|: row1 1/1, row2 0/1, row3 0/2, row4 1 →
+	// 2/4; recall |Y∩P|/|Y|: row1 1/2, row2 0/1, row3 no label → 1, row4 1
+	// → 2.5/4.
+	near(t, "example_precision", got[ExamplePrecision], 0.5)
+	near(t, "example_recall", got[ExampleRecall], 2.5/4)
 	// Per label TP/FP/FN: l0 2/1/0, l1 1/0/1, l2 1/1/1, l3 1/1/0 → micro
 	// 2·5/(10 + 3 + 2).
 	near(t, "micro_f1", got[MicroF1], 10.0/15)
@@ -64,6 +69,13 @@ func TestMetricsEdgeCases(t *testing.T) {
 		OneError: 0, RankingLoss: 0, AveragePrecision: 1, Coverage: -1, HammingLoss: 0} {
 		near(t, k, got[k], want)
 	}
+	// Empty sets (scikit-learn's zero_division=1): a row predicting nothing
+	// has precision 1, a row without labels recall 1. Row 1: labels {0},
+	// nothing predicted → precision 1, recall 0; row 2: no label, {1}
+	// predicted → precision 0, recall 1.
+	got = MultiLabelMetrics(m(2, 2, 1, 0, 0, 0), m(2, 2, 0, 0, 0, 1), m(2, 2, 0.1, 0.2, 0.3, 0.4))
+	near(t, "example_precision with empty sets", got[ExamplePrecision], 0.5)
+	near(t, "example_recall with empty sets", got[ExampleRecall], 0.5)
 	// One-error takes the first of tied top scores.
 	got = MultiLabelMetrics(m(1, 3, 0, 1, 0), m(1, 3, 0, 0, 0), m(1, 3, 0.7, 0.7, 0.1))
 	near(t, "one_error with a tie", got[OneError], 1)

@@ -42,6 +42,9 @@ var (
 	refMLKeys = []string{"hamming_loss", "one_error", "coverage", "ranking_loss", "average_precision",
 		"subset_accuracy", "example_accuracy", "example_f1", "micro_f1", "macro_f1"}
 	refMDKeys = []string{"hamming_score", "exact_match", "sub_exact_match"}
+	// refPRKeys are seed 004's instance-based precision and recall (issue
+	// 17), in metrics.json only.
+	refPRKeys = []string{"example_precision", "example_recall"}
 )
 
 // refInfo describes a data file a reference was computed from.
@@ -159,19 +162,28 @@ func refSource(file string) string {
 		"mdc_edm.json":       "mdc.py",
 		"fsdr_emotions.json": "fsdr.py",
 	}[file]
+	if script == "" { // LIBLINEAR's (liblinear_test.go)
+		return llSource(file)
+	}
 	return fmt.Sprintf("reference testdata/ref/%s from testdata/ref/%s", file, script)
 }
 
 // refRead decodes a reference file into v.
 func refRead(t *testing.T, file string, v any) {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(refDir, file))
+	refReadFrom(t, filepath.Join(refDir, file), refSource(file), v)
+}
+
+// refReadFrom decodes the reference file at path, made as src says, into v.
+func refReadFrom(t *testing.T, path, src string, v any) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (%s; regenerate as testdata/ref/README.md says)", err, refSource(file))
+		t.Fatalf("%v (%s; regenerate it as its script says)", err, src)
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if err := dec.Decode(v); err != nil {
-		t.Fatalf("decoding %s: %v", refSource(file), err)
+		t.Fatalf("decoding %s: %v", src, err)
 	}
 }
 
@@ -256,7 +268,9 @@ func refCheckMetrics(t *testing.T, what string, got, want map[string]float64, ke
 
 // TestReferenceMultiLabelMetrics checks MultiLabelMetrics against
 // metrics.json: random cases whose values come from scikit-learn 1.2
-// (no tied scores, every row with 1…q−1 labels), and cases with ties and
+// (no tied scores, every row with 1…q−1 labels; example_precision and
+// example_recall are its precision_score and recall_score with
+// average="samples", zero_division=1), and cases with ties and
 // rows without or with all labels whose values come from the reference's
 // own implementation of the ML-kNN MATLAB conventions (each case's Source
 // says which).
@@ -272,7 +286,7 @@ func TestReferenceMultiLabelMetrics(t *testing.T) {
 			y, pred, scores := refDense(c.Y), refDense(c.Pred), refDense(c.Scores)
 			got := evaluate.MultiLabelMetrics(y, pred, scores)
 			src := fmt.Sprintf("%s, case %s: %s", refSource(file), c.Name, c.Source)
-			refCheckMetrics(t, c.Name, got, c.Metrics, refMLKeys, 1e-12, nil, src)
+			refCheckMetrics(t, c.Name, got, c.Metrics, append(slices.Clone(refMLKeys), refPRKeys...), 1e-12, nil, src)
 			if !mat.Equal(y, refDense(c.Y)) || !mat.Equal(pred, refDense(c.Pred)) || !mat.Equal(scores, refDense(c.Scores)) {
 				t.Errorf("%s: MultiLabelMetrics modified its arguments", c.Name)
 			}

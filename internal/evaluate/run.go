@@ -1,39 +1,52 @@
 package evaluate
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"maps"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
 
 	"mldr/internal/analysis"
+	"mldr/internal/linsvm"
 	"mldr/internal/preprocess"
 )
 
 // Classifiers, by their API names. On multi-dimensional data "mlknn" is the
-// k-NN vote and "ridge" one-vs-rest ridge, one per class variable.
+// k-NN vote, "ridge" one-vs-rest ridge and "svm" LIBLINEAR's one-vs-rest
+// SVM, one per class variable.
 const (
 	ClassifierMLkNN = "mlknn"
 	ClassifierRidge = "ridge"
+	ClassifierSVM   = "svm"
 	ClassifierNone  = "none"
 )
+
+// Classifiers lists the classifiers a run accepts, "none" last.
+var Classifiers = []string{ClassifierMLkNN, ClassifierRidge, ClassifierSVM, ClassifierNone}
 
 // Ori is the method name of the baseline without reduction.
 const Ori = "ori"
 
 // Options configure the classifier used after feature-space reductions and
 // for the baseline. Zero values mean the defaults (ML-kNN, k = 10, s = 1,
-// λ = 0.1). Label-space methods use their own regressor (see Run).
+// λ = 0.1; for svm c = 1, eps = 1e-4). Label-space methods use their own
+// regressor (see Run).
 type Options struct {
 	Classifier string  `json:"classifier,omitempty"`
 	K          int     `json:"k,omitempty"`
 	S          float64 `json:"s,omitempty"`
 	Lambda     float64 `json:"lambda,omitempty"`
+	// C and Eps are the svm's cost and stopping tolerance (LIBLINEAR's -c
+	// and -e); only the svm takes them.
+	C   float64 `json:"c,omitempty"`
+	Eps float64 `json:"eps,omitempty"`
 	// Preprocess scales the features inside each split (see Run): one of
 	// preprocess.Kinds; "" means "none".
 	Preprocess string `json:"preprocess,omitempty"`
@@ -166,6 +179,7 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 			return nil, err
 		}
 	}
+	r.svmNotes()
 	return r.result(), nil
 }
 
@@ -202,6 +216,21 @@ type runner struct {
 	rankBase map[string]int
 	// rowErrs holds the per-row errors, with Spec.RowErrors (recordErrors).
 	rowErrs map[errKey]*rowErrors
+	// step is the work the runner is at, for the svm's progress and its
+	// fits' accounting (svmFits, by method).
+	step    step
+	svmFits map[string]SVMFits
+}
+
+// step is a part of a fold: the method (or ori) evaluated, and the share
+// of the fold it spans.
+type step struct {
+	fold     int
+	method   string
+	from, to float64
+	// at is the share reported last within the step, so that progress
+	// never goes back when the classifier runs again (at another d).
+	at float64
 }
 
 func newRunner(data analysis.Input, splits []Split, spec Spec, progress analysis.Progress) (*runner, error) {
@@ -209,25 +238,13 @@ func newRunner(data analysis.Input, splits []Split, spec Spec, progress analysis
 	if o.Classifier == "" {
 		o.Classifier = ClassifierMLkNN
 	}
-	switch o.Classifier {
-	case ClassifierMLkNN, ClassifierRidge:
-	case ClassifierNone:
+	if err := o.Check(); err != nil {
+		return nil, err
+	}
+	if o.Classifier == ClassifierNone {
 		return nil, ErrNothingToEvaluate
-	default:
-		return nil, fmt.Errorf("evaluate: classifier must be mlknn, ridge or none, not %q", o.Classifier)
 	}
-	if o.K == 0 {
-		o.K = DefaultK
-	}
-	if o.S == 0 {
-		o.S = DefaultS
-	}
-	if o.Lambda == 0 {
-		o.Lambda = DefaultLambda
-	}
-	if o.K < 1 || o.S < 0 || o.Lambda < 0 {
-		return nil, fmt.Errorf("evaluate: k must be ≥ 1, s and lambda ≥ 0")
-	}
+	o.fill()
 	if err := spec.Grid.check(); err != nil {
 		return nil, err
 	}
@@ -250,6 +267,37 @@ func newRunner(data analysis.Input, splits []Split, spec Spec, progress analysis
 		}
 	}
 	return &runner{data: data, splits: splits, spec: spec, progress: progress, cells: map[cellKey][]Row{}}, nil
+}
+
+// Check refuses an unknown classifier, naming the valid ones, and
+// parameters out of range, naming the field ("" is the default
+// classifier; zero values are defaults).
+func (o Options) Check() error {
+	switch {
+	case o.Classifier != "" && !slices.Contains(Classifiers, o.Classifier):
+		return fmt.Errorf("evaluate: classifier must be one of %s, not %q", strings.Join(Classifiers, ", "), o.Classifier)
+	case o.K < 0:
+		return fmt.Errorf("evaluate: k must be ≥ 1, not %d", o.K)
+	case !(o.S >= 0) || !(o.Lambda >= 0):
+		return fmt.Errorf("evaluate: s and lambda must be ≥ 0")
+	case o.Classifier != ClassifierSVM && (o.C != 0 || o.Eps != 0):
+		return fmt.Errorf("evaluate: c and eps are the svm's; the classifier %s takes neither", cmp.Or(o.Classifier, ClassifierMLkNN))
+	case !(o.C >= 0) || math.IsInf(o.C, 0):
+		return fmt.Errorf("evaluate: c must be a number greater than 0, not %v", o.C)
+	case !(o.Eps >= 0) || math.IsInf(o.Eps, 0):
+		return fmt.Errorf("evaluate: eps must be a number greater than 0, not %v", o.Eps)
+	}
+	return nil
+}
+
+// fill puts the defaults in o's zero values: the classifier's own only
+// (c and eps for svm).
+func (o *Options) fill() {
+	o.Classifier = cmp.Or(o.Classifier, ClassifierMLkNN)
+	o.K, o.S, o.Lambda = cmp.Or(o.K, DefaultK), cmp.Or(o.S, DefaultS), cmp.Or(o.Lambda, DefaultLambda)
+	if o.Classifier == ClassifierSVM {
+		o.C, o.Eps = cmp.Or(o.C, DefaultC), cmp.Or(o.Eps, DefaultEps)
+	}
 }
 
 func (g Grid) check() error {
@@ -401,6 +449,53 @@ func (r *runner) fixRankGrid(ctx context.Context) error {
 	return nil
 }
 
+// begin starts a step of fold f: method, over the fold's share [from, to),
+// reported as phase.
+func (r *runner) begin(f int, method string, from, to float64, phase string) {
+	r.step = step{fold: f, method: method, from: from, to: to, at: from}
+	r.report(f, from, phase)
+}
+
+// svm is the classifier "svm" of Options, reporting its progress within
+// the current step.
+func (r *runner) svm() SVM {
+	o := r.spec.Options
+	return SVM{C: o.C, Eps: o.Eps, Progress: func(done, total int) {
+		st := &r.step
+		st.at = max(st.at, st.from+(st.to-st.from)*float64(done)/float64(total))
+		r.report(st.fold, st.at, fmt.Sprintf("%s: svm %d of %d", st.method, done, total))
+	}}
+}
+
+// countSVM adds a step's svm fits to its method's account.
+func (r *runner) countSVM(f SVMFits) {
+	if r.svmFits == nil {
+		r.svmFits = map[string]SVMFits{}
+	}
+	a := r.svmFits[r.step.method]
+	r.svmFits[r.step.method] = SVMFits{Total: a.Total + f.Total, Capped: a.Capped + f.Capped}
+}
+
+// svmNotes says, per method, how many of its svm fits stopped at
+// LIBLINEAR's limit of sweeps.
+func (r *runner) svmNotes() {
+	for _, m := range append([]string{Ori}, methodIDs(r.spec.Methods)...) {
+		if f := r.svmFits[m]; f.Capped > 0 {
+			r.note("svm: %d of the %d binary SVMs of %s (over the folds and values of d) stopped at LIBLINEAR's limit of %d sweeps "+
+				"before the tolerance eps = %g, as liblinear-train stops them; there the result depends on the order of the sweeps, "+
+				"which is LIBLINEAR's, so it is still liblinear-train's", f.Capped, f.Total, m, linsvm.DefaultMaxIter, r.spec.Options.Eps)
+		}
+	}
+}
+
+func methodIDs(runs []MethodRun) []string {
+	ids := make([]string, len(runs))
+	for i, m := range runs {
+		ids[i] = m.ID
+	}
+	return ids
+}
+
 func (r *runner) report(fold int, part float64, phase string) {
 	if r.progress != nil {
 		r.progress((float64(fold)+min(part, 1))/float64(len(r.splits)), phase)
@@ -454,7 +549,7 @@ func (r *runner) fold(ctx context.Context, f int, sp Split) error {
 	}
 	_, nFeat := features(r.data).Dims()
 	steps := float64(len(r.spec.Methods) + 1)
-	r.report(f, 0, "baseline")
+	r.begin(f, Ori, 0, 1/steps, "baseline")
 	r.lastFit, r.mark = 0, r.clock()
 	m, pred, err := r.classifyOri(ctx, train, test)
 	if err != nil {
@@ -463,7 +558,7 @@ func (r *runner) fold(ctx context.Context, f int, sp Split) error {
 	r.recordErrors(Ori, nFeat, f, test.Y, pred, test.MultiDim())
 	r.add(Ori, nFeat, f, m)
 	for mi, run := range r.spec.Methods {
-		r.report(f, float64(mi+1)/steps, run.ID)
+		r.begin(f, run.ID, float64(mi+1)/steps, float64(mi+2)/steps, run.ID)
 		r.lastFit, r.mark = 0, r.clock()
 		if err := r.method(ctx, run, train, test, f); err != nil {
 			return err
@@ -656,6 +751,9 @@ func (r *runner) featureDim(ctx context.Context, m *analysis.Model, pts []point,
 // columns.
 func (r *runner) classify(ctx context.Context, xtr, xte *mat.Dense, train, test analysis.Input, blocks []analysis.Block) (map[string]float64, *mat.Dense, error) {
 	o := r.spec.Options
+	if o.Classifier == ClassifierSVM && len(blocks) == 0 {
+		return r.classifySVM(ctx, xtr, xte, train, test)
+	}
 	if !train.MultiDim() {
 		if o.Classifier == ClassifierRidge {
 			m, err := RidgeBR{Lambda: o.Lambda}.Fit(xtr, train.Y)
@@ -676,8 +774,11 @@ func (r *runner) classify(ctx context.Context, xtr, xte *mat.Dense, train, test 
 		return MultiLabelMetrics(test.Y, pred, post), pred, nil
 	}
 	predict := func(xtr, ytr, xte *mat.Dense, classes []int) (*mat.Dense, error) {
-		if o.Classifier == ClassifierRidge {
+		switch o.Classifier {
+		case ClassifierRidge:
 			return OvRRidge{Lambda: o.Lambda}.Predict(xtr, ytr, xte, classes)
+		case ClassifierSVM:
+			return r.predictClassesSVM(ctx, xtr, ytr, xte, classes)
 		}
 		return KNNVote{K: o.K}.Predict(ctx, xtr, ytr, xte, classes)
 	}
@@ -699,6 +800,35 @@ func (r *runner) classify(ctx context.Context, xtr, xte *mat.Dense, train, test 
 		pred.SetCol(j, mat.Col(nil, 0, pj))
 	}
 	return MultiDimMetrics(test.Y, pred), pred, nil
+}
+
+// predictClassesSVM is the svm on class variables (xtr and xte dense or
+// sparse), its fits counted.
+func (r *runner) predictClassesSVM(ctx context.Context, xtr mat.Matrix, ytr *mat.Dense, xte mat.Matrix, classes []int) (*mat.Dense, error) {
+	pred, fits, err := r.svm().PredictClasses(ctx, xtr, ytr, xte, classes)
+	if err != nil {
+		return nil, err
+	}
+	r.countSVM(fits)
+	return pred, nil
+}
+
+// classifySVM runs the svm on features xtr → xte (dense or sparse) and
+// scores it against the test labels, as classify does.
+func (r *runner) classifySVM(ctx context.Context, xtr, xte mat.Matrix, train, test analysis.Input) (map[string]float64, *mat.Dense, error) {
+	if train.MultiDim() {
+		pred, err := r.predictClassesSVM(ctx, xtr, train.Y, xte, train.Classes)
+		if err != nil {
+			return nil, nil, err
+		}
+		return MultiDimMetrics(test.Y, pred), pred, nil
+	}
+	pred, scores, fits, err := r.svm().PredictLabels(ctx, xtr, train.Y, xte)
+	if err != nil {
+		return nil, nil, err
+	}
+	r.countSVM(fits)
+	return MultiLabelMetrics(test.Y, pred, scores), pred, nil
 }
 
 // labelSpace evaluates a label-space model at every M: one regression to
@@ -874,11 +1004,15 @@ func (r *runner) denseFeatures(in analysis.Input, why string) *mat.Dense {
 // classifyOri runs the classifier of Options on the original features:
 // on sparse features, ML-kNN and the k-NN vote search the neighbours on
 // the sparse rows (knn.SearchSparse: the same neighbours as on the dense
-// rows); ridge makes them dense.
+// rows), the svm fits on the sparse rows (the same sums: the same
+// weights); ridge makes them dense.
 func (r *runner) classifyOri(ctx context.Context, train, test analysis.Input) (map[string]float64, *mat.Dense, error) {
 	o := r.spec.Options
 	if train.Sparse == nil || o.Classifier == ClassifierRidge {
 		return r.classify(ctx, r.denseFeatures(train, "the ridge baseline (ori)"), r.denseFeatures(test, ""), train, test, nil)
+	}
+	if o.Classifier == ClassifierSVM {
+		return r.classifySVM(ctx, train.Sparse, test.Sparse, train, test)
 	}
 	if train.MultiDim() {
 		pred, err := KNNVote{K: o.K}.predictSparse(ctx, train.Sparse, train.Y, test.Sparse, train.Classes)

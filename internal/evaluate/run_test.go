@@ -209,7 +209,7 @@ func TestRunLabelSpaceFullDimension(t *testing.T) {
 func TestRunMultiDim(t *testing.T) {
 	data := runData(3, 150, 5, 0, []int{3, 2})
 	folds, _ := KFold(150, 3, 1)
-	for _, cl := range []string{ClassifierMLkNN, ClassifierRidge} {
+	for _, cl := range []string{ClassifierMLkNN, ClassifierRidge, ClassifierSVM} {
 		res, err := Run(context.Background(), data, folds, Spec{
 			Methods: []MethodRun{{ID: "sdem"}, {ID: "lda"}}, Grid: Grid{Dims: []int{1, 2}},
 			Options: Options{Classifier: cl},
@@ -234,7 +234,10 @@ func TestRunRefusals(t *testing.T) {
 		splits []Split
 	}{
 		"mds":            {Spec{Methods: []MethodRun{{ID: "mds"}}}, []Split{h}},
-		"classifier":     {Spec{Options: Options{Classifier: "svm"}}, []Split{h}},
+		"classifier":     {Spec{Options: Options{Classifier: "svc"}}, []Split{h}},
+		"c of mlknn":     {Spec{Options: Options{C: 2}}, []Split{h}},
+		"negative c":     {Spec{Options: Options{Classifier: ClassifierSVM, C: -1}}, []Split{h}},
+		"NaN eps":        {Spec{Options: Options{Classifier: ClassifierSVM, Eps: math.NaN()}}, []Split{h}},
 		"grid both":      {Spec{Grid: Grid{Dims: []int{1}, Percent: []float64{50}}}, []Split{h}},
 		"grid percent":   {Spec{Grid: Grid{Percent: []float64{150}}}, []Split{h}},
 		"no split":       {Spec{}, nil},
@@ -252,6 +255,68 @@ func TestRunRefusals(t *testing.T) {
 	cancel()
 	if _, err := Run(ctx, data, []Split{h}, Spec{Methods: []MethodRun{{ID: "pca"}}}, nil); !errors.Is(err, context.Canceled) {
 		t.Errorf("canceled: got %v", err)
+	}
+}
+
+// TestRunSVM: the classifier svm after a method and for ori equals
+// SVM's own predictions on the same projected rows; its defaults (c = 1,
+// eps = 1e-4) are what a zero Options gives; its progress moves forward
+// within each step and names the SVMs; a fit stopped at LIBLINEAR's limit
+// of sweeps is noted.
+func TestRunSVM(t *testing.T) {
+	data := runData(6, 160, 6, 3, nil)
+	h, _ := Holdout(160, 0.25, 2)
+	var phases []string
+	var seen []float64
+	spec := Spec{Methods: []MethodRun{{ID: "pca", Params: analysis.Params{D: 3}}}, Options: Options{Classifier: ClassifierSVM}}
+	res, err := Run(context.Background(), data, []Split{h}, spec, func(f float64, phase string) {
+		seen, phases = append(seen, f), append(phases, phase)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < len(seen); i++ {
+		if seen[i] < seen[i-1] {
+			t.Fatalf("progress went back: %v", seen)
+		}
+	}
+	if !slices.Contains(phases, "pca: svm 3 of 3") || !slices.Contains(phases, "ori: svm 3 of 3") {
+		t.Errorf("phases %q, want the svm's progress of ori and pca", phases)
+	}
+	train, test := subset(data, h.Train), subset(data, h.Test)
+	m, err := analysis.Fit(context.Background(), "pca", train, analysis.Params{D: 3}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ztr, _ := m.Transform(train.X)
+	zte, _ := m.Transform(test.X)
+	for _, c := range []struct {
+		method   string
+		xtr, xte *mat.Dense
+	}{{Ori, train.X, test.X}, {"pca", ztr, zte}} {
+		pred, scores, _, err := SVM{C: 1, Eps: 1e-4}.PredictLabels(context.Background(), c.xtr, train.Y, c.xte)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := MultiLabelMetrics(test.Y, pred, scores)
+		for _, r := range res.Rows {
+			if r.Method == c.method && r.Fold == nil && !reflect.DeepEqual(r.Metrics, want) {
+				t.Errorf("%s: metrics %v, want SVM's own %v", c.method, r.Metrics, want)
+			}
+		}
+	}
+	// The defaults, and the note on fits stopped at the limit of sweeps.
+	r, err := newRunner(data, []Split{h}, spec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := r.spec.Options; o.C != DefaultC || o.Eps != DefaultEps {
+		t.Errorf("defaults c = %v, eps = %v; want %v, %v", o.C, o.Eps, DefaultC, DefaultEps)
+	}
+	r.svmFits = map[string]SVMFits{Ori: {Total: 3, Capped: 2}}
+	r.svmNotes()
+	if len(r.notes) != 1 || !strings.Contains(r.notes[0], "2 of the 3 binary SVMs of ori") {
+		t.Errorf("notes %q, want one on ori's 2 capped fits", r.notes)
 	}
 }
 

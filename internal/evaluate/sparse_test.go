@@ -33,6 +33,8 @@ func TestRunSparseMatchesDense(t *testing.T) {
 		{"enron/enron.csv", ClassifierMLkNN, []string{"pca", "mddmp", "cplst", "mvmd"}},
 		{"medical/medical.csv", ClassifierRidge, []string{"mddmp"}},
 		{"edm/edm.csv", ClassifierMLkNN, []string{"sdem"}},
+		{"edm/edm.csv", ClassifierSVM, []string{"sdem", "lda"}},
+		{"emotions/emotions.csv", ClassifierSVM, []string{"mddmp"}},
 	} {
 		t.Run(tc.file+"/"+tc.classifier, func(t *testing.T) {
 			path := filepath.Join("..", "..", "..", "shared", "datasets", filepath.FromSlash(tc.file))

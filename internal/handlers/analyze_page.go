@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"mldr/internal/analysis"
+	"mldr/internal/evaluate"
 	"mldr/internal/jobs"
 	"mldr/internal/store"
 	"mldr/internal/views"
@@ -68,7 +69,8 @@ func analyzeFormFrom(f url.Values, rec store.DatasetRecord) templates.AnalyzeFor
 		Lambda: f.Get("lambda"), Ridge: f.Get("ridge"), LabelKernel: f.Get("label_kernel"), K: f.Get("k"), Normalize: f.Get("normalize"),
 		Classifier: f.Get("classifier"), SplitKind: f.Get("split"), TestFraction: f.Get("test_fraction"), Folds: f.Get("folds"),
 		Seed: f.Get("seed"), GridMode: f.Get("grid_mode"), Grid: f.Get("grid"), GridOf: f.Get("grid_of"),
-		EvalK: f.Get("eval_k"), EvalLambda: f.Get("eval_lambda"), Preprocess: f.Get("preprocess"), HasFolds: rec.Folds > 0}
+		EvalK: f.Get("eval_k"), EvalLambda: f.Get("eval_lambda"), EvalC: f.Get("eval_c"), EvalEps: f.Get("eval_eps"),
+		Preprocess: f.Get("preprocess"), HasFolds: rec.Folds > 0, SeedDim: views.SeedDimText(rec)}
 }
 
 // requestFromForm builds a job request from the form: only the parameters
@@ -108,7 +110,7 @@ func requestFromForm(dataset string, methods []string, f templates.AnalyzeForm) 
 			return req, badRequest("params.d", "d must be a whole number of at least 1, not %q", f.D)
 		}
 		p.D = d
-	} else if takes[analysis.ParamThr] && strings.TrimSpace(f.Thr) != "" {
+	} else if takes[analysis.ParamThr] && strings.TrimSpace(f.Thr) != "" && f.DimMode != "seed" { // seed: neither, seed 003's d′
 		t, err := num("thr", f.Thr)
 		if err != nil {
 			return req, err
@@ -146,6 +148,22 @@ func requestFromForm(dataset string, methods []string, f templates.AnalyzeForm) 
 			return req, badRequest("evaluate.lambda", "the classifier's ridge must be a number")
 		} else if l != nil {
 			e.Lambda = *l
+		}
+		if f.Classifier == evaluate.ClassifierSVM { // the other classifiers take neither
+			for _, x := range []struct {
+				name, val string
+				dst       *float64
+			}{{"c", f.EvalC, &e.C}, {"eps", f.EvalEps, &e.Eps}} {
+				v, err := num(x.name, x.val)
+				switch {
+				case err != nil:
+					return req, badRequest("evaluate."+x.name, "the svm's %s must be a number, not %q", x.name, x.val)
+				case v != nil && *v <= 0: // 0 would mean the default to the API
+					return req, badRequest("evaluate."+x.name, "the svm's %s must be greater than 0, not %s", x.name, x.val)
+				case v != nil:
+					*x.dst = *v
+				}
+			}
 		}
 		for _, part := range strings.FieldsFunc(f.Grid, func(r rune) bool { return r == ',' || r == ' ' || r == ';' }) {
 			v, err := strconv.ParseFloat(part, 64)

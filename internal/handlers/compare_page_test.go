@@ -39,7 +39,7 @@ func TestComparePageMetrics(t *testing.T) {
 	}
 	selected := func(doc *goquery.Document) string { return doc.Find(`#metric option[selected]`).AttrOr("value", "") }
 	warnings := func(doc *goquery.Document) string { return doc.Find(`[data-testid="compare-warnings"]`).Text() }
-	common := "hamming_loss ranking_loss one_error coverage average_precision subset_accuracy example_accuracy example_f1 micro_f1 macro_f1"
+	common := "hamming_loss ranking_loss one_error coverage average_precision subset_accuracy example_accuracy example_f1 example_precision example_recall micro_f1 macro_f1"
 	const sameData = "different data sets"
 	const sameSplit = "different splits"
 

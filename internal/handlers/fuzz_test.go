@@ -101,6 +101,8 @@ func FuzzJobRequest(f *testing.F) {
 		`{"dataset":"ML","methods":["pca","mddmp","cplst"],"params":{"thr":0.9,"lambda":0.1},"evaluate":{"classifier":"mlknn","dims":[1,2]}}`,
 		`{"dataset":"MD","method":"sdem","split":{"kind":"kfold","folds":3,"seed":2},"evaluate":{"classifier":"mlknn","percent":[50,100],"of":"rank"}}`,
 		`{"dataset":"ML","test_dataset":"MD","method":"pca"}`,
+		`{"dataset":"MD","methods":["sdem","pca"],"split":{"kind":"kfold","folds":3},"evaluate":{"classifier":"svm","c":0.5,"eps":1e-3}}`,
+		`{"dataset":"ML","method":"pca","evaluate":{"classifier":"ridge","c":-1e300}}`,
 		`{"dataset":"ML","method":"lpp","params":{"k":5,"gamma":0.5,"ridge":0.001}}`,
 		`{"dataset":"ML","method":"mddmp","params":{"label_kernel":"rbf","gamma":-1}}`,
 		`{"dataset":"ML","method":"pca","params":{"d":1e400}}`,
@@ -123,6 +125,7 @@ func FuzzAnalyzeForm(f *testing.F) {
 	f.Add("methods=pca&dim_mode=d&d=abc", false)
 	f.Add("methods=cplst&methods=occa&dim_mode=d&d=2&lambda=-1&classifier=ridge&grid=1,2,x", false)
 	f.Add("methods=lda&split=kfold&folds=1&seed=-3&grid_mode=percent&grid=0,500&grid_of=rank", true)
+	f.Add("methods=pca&classifier=svm&eval_c=1e400&eval_eps=-0", false)
 	f.Add("%zz&methods", false)
 	f.Fuzz(func(t *testing.T, form string, multiDim bool) {
 		id := tg.ml

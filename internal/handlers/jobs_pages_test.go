@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -211,6 +212,9 @@ func TestAnalyzeRefusals(t *testing.T) {
 		{"beta not a number", func(f url.Values) { f.Set("beta", "x"); f["methods"] = []string{"mddmf"} }, 400, "#beta", "beta"},
 		{"bad grid", func(f url.Values) { f.Set("grid", "1, two") }, 400, "#grid", "two"},
 		{"bad test share", func(f url.Values) { f.Set("test_fraction", "2") }, 400, "#test_fraction", "test_fraction must be in (0, 1)"},
+		{"svm c not a number", func(f url.Values) { f.Set("classifier", "svm"); f.Set("eval_c", "big") }, 400, "#eval_c", "svm's c must be a number"},
+		{"svm eps not positive", func(f url.Values) { f.Set("classifier", "svm"); f.Set("eval_eps", "0") }, 400, "#eval_eps", "svm's eps must be greater than 0"},
+		{"unknown classifier", func(f url.Values) { f.Set("classifier", "svc") }, 400, "#classifier", "svm"},
 	}
 	before := s.snapshot()
 	for _, c := range cases {
@@ -240,6 +244,93 @@ func TestAnalyzeRefusals(t *testing.T) {
 	}
 	if list := s.page("/jobs"); list.Find(`[data-testid="job-row"]`).Length() != 0 {
 		t.Error("a refused analysis made a job")
+	}
+}
+
+// TestAnalyzeFormSVM: the form offers the linear SVM with its c and eps
+// (labelled, described), sends them with the svm only, and the job's
+// settings say what ran.
+func TestAnalyzeFormSVM(t *testing.T) {
+	s := newJobServer(t, 1, 10, nil)
+	id := s.demo("multilabel")
+	form := s.page("/datasets/" + id + "/analyze").Find(`form[data-testid="analyze-form"]`)
+	if form.Find(`#classifier option[value="svm"]`).Length() != 1 {
+		t.Error("the form does not offer the classifier svm")
+	}
+	for _, c := range []struct{ id, value string }{{"eval_c", "1"}, {"eval_eps", "0.0001"}} {
+		in := form.Find("#" + c.id)
+		if in.AttrOr("value", "") != c.value || form.Find(`label[for="`+c.id+`"]`).Length() != 1 || in.AttrOr("aria-describedby", "") != "svm-hint" {
+			t.Errorf("#%s: value %q, want %q, with a label and the hint", c.id, in.AttrOr("value", ""), c.value)
+		}
+	}
+	request := func(job string) jobs.Evaluate {
+		t.Helper()
+		_, body := s.do("GET", "/api/jobs/"+job, "", nil)
+		var j struct {
+			Request jobs.Request `json:"request"`
+		}
+		if err := json.Unmarshal(body, &j); err != nil || j.Request.Evaluate == nil {
+			t.Fatalf("job %s: %v %s", job, err, body)
+		}
+		return *j.Request.Evaluate
+	}
+	f := analysisForm("pca")
+	f.Set("classifier", "svm")
+	f.Set("eval_c", "0.5")
+	f.Set("eval_eps", "0.001")
+	svm := s.startAnalysis(id, f)
+	if e := request(svm); e.Classifier != "svm" || e.C != 0.5 || e.Eps != 0.001 {
+		t.Errorf("svm job's evaluation %+v, want svm with c = 0.5, eps = 0.001", e)
+	}
+	f.Set("classifier", "mlknn") // c and eps stay in the form, and are not sent
+	if e := request(s.startAnalysis(id, f)); e.Classifier != "mlknn" || e.C != 0 || e.Eps != 0 {
+		t.Errorf("ML-kNN job's evaluation %+v, want no c or eps", e)
+	}
+	s.waitJob(svm, jobs.Succeeded)
+	if got := s.page("/jobs/" + svm).Text(); !strings.Contains(got, "svm, LIBLINEAR -s 3 -B 1 (c = 0.5, eps = 0.001)") {
+		t.Errorf("the job's page does not give the svm's settings")
+	}
+}
+
+// TestAnalyzeFormSeedDim: on multi-dimensional data the form proposes
+// seed 003's d′ = ΣK_j − q with its reason, chosen by default; submitted,
+// it sends neither d nor thr, and sdem and pca keep d′ (multi-label data
+// are not offered it).
+func TestAnalyzeFormSeedDim(t *testing.T) {
+	s := newJobServer(t, 1, 10, nil)
+	md := s.demo("multidim")
+	rec, err := s.store.Dataset(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 0
+	for _, l := range rec.Summary.LabelStats {
+		want += len(l.Classes) - 1
+	}
+	form := s.page("/datasets/" + md + "/analyze").Find(`form[data-testid="analyze-form"]`)
+	seed := form.Find(`[data-testid="dim-seed"]`)
+	if _, checked := seed.Attr("checked"); !checked || !strings.Contains(seed.Parent().Text(), fmt.Sprintf("= %d", want)) {
+		t.Errorf("the seed 003 choice: checked %v, label %q; want checked, = %d", checked, seed.Parent().Text(), want)
+	}
+	if hint := form.Find("#seed-dim-hint").Text(); !strings.Contains(hint, "Seed 003 keeps ΣKj − q dimensions for every method") {
+		t.Errorf("the reason %q", hint)
+	}
+	f := analysisForm("sdem", "pca")
+	f.Set("dim_mode", "seed")
+	f.Set("grid", "")
+	job := s.startAnalysis(md, f)
+	j := s.waitJob(job, jobs.Succeeded)
+	if j.Request.Params.D != 0 || j.Request.Params.Thr != 0 {
+		t.Errorf("the request gives d = %d, thr = %v; want neither", j.Request.Params.D, j.Request.Params.Thr)
+	}
+	for _, id := range []string{"sdem", "pca"} {
+		if !slices.ContainsFunc(j.Notes, func(n string) bool { return strings.HasPrefix(n, fmt.Sprintf("%s: d = ΣK_j − q = %d", id, want)) }) {
+			t.Errorf("%s: notes %q, want one saying it kept ΣK_j − q = %d", id, j.Notes, want)
+		}
+	}
+	ml := s.demo("multilabel")
+	if s.page("/datasets/"+ml+"/analyze").Find(`[data-testid="dim-seed"]`).Length() != 0 {
+		t.Error("multi-label data are offered seed 003's d′")
 	}
 }
 

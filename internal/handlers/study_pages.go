@@ -70,6 +70,7 @@ func (h *handler) pageSubmitStudy(w http.ResponseWriter, r *http.Request) {
 	}
 	form := analyzeFormFrom(r.PostForm, recs[0])
 	form.HasFolds = !slices.ContainsFunc(recs, func(r store.DatasetRecord) bool { return r.Folds == 0 })
+	form.SeedDim = views.SeedDimText(recs...)
 	methods := r.PostForm["methods"]
 	req, err := requestFromForm("", methods, form)
 	for _, rec := range recs {

@@ -526,7 +526,7 @@ func admit(req Request, train, test store.DatasetRecord, limit int64, est estima
 			f.fits = append(f.fits, "fewer test rows (at most about "+group(roundDown(n))+")")
 		}
 		other := *req.Evaluate
-		other.Classifier = evaluate.ClassifierRidge
+		other.Classifier, other.C, other.Eps = evaluate.ClassifierRidge, 0, 0
 		if req.Evaluate.Classifier == evaluate.ClassifierRidge {
 			other.Classifier = evaluate.ClassifierMLkNN
 		}
@@ -631,6 +631,8 @@ func classifierName(c string, multiDim bool) string {
 	switch {
 	case c == evaluate.ClassifierRidge:
 		return "ridge"
+	case c == evaluate.ClassifierSVM:
+		return "the linear SVM"
 	case multiDim:
 		return "the k-NN vote"
 	}

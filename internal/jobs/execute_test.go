@@ -272,6 +272,17 @@ func TestExecuteSplitKinds(t *testing.T) {
 	if len(metrics.Rows) != 5*(3+1) || metrics.Rows[3].Metrics["hamming_score"] == 0 {
 		t.Errorf("predefined folds: %d rows", len(metrics.Rows))
 	}
+	// The svm (issue 17): metrics.json records its c and eps.
+	j, _, err = e.run(Request{Dataset: e.md.ID, Methods: []string{"sdem"}, Split: &Split{Kind: SplitPredefined}, Evaluate: &Evaluate{Classifier: "svm"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = os.ReadFile(filepath.Join(e.store.JobDir(j.ID), FileMetrics))
+	metrics = MetricsFile{}
+	json.Unmarshal(b, &metrics)
+	if o := metrics.Classifier; o.Classifier != "svm" || o.C != 1 || o.Eps != 1e-4 || len(metrics.Rows) != 2*(3+1) {
+		t.Errorf("svm: classifier %+v, %d rows", o, len(metrics.Rows))
+	}
 	// mds: no projection, embedding of every row.
 	j, _, err = e.run(Request{Dataset: e.ml.ID, Method: "mds", Params: analysis.Params{D: 2}})
 	if err != nil {

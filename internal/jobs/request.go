@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -62,13 +63,17 @@ type Split struct {
 
 // Evaluate configures the evaluation: a classifier and a grid of d.
 type Evaluate struct {
-	Classifier string    `json:"classifier,omitempty"`
-	K          int       `json:"k,omitempty"`
-	S          float64   `json:"s,omitempty"`
-	Lambda     float64   `json:"lambda,omitempty"`
-	Dims       []int     `json:"dims,omitempty"`
-	Percent    []float64 `json:"percent,omitempty"`
-	Of         string    `json:"of,omitempty"`
+	Classifier string  `json:"classifier,omitempty"`
+	K          int     `json:"k,omitempty"`
+	S          float64 `json:"s,omitempty"`
+	Lambda     float64 `json:"lambda,omitempty"`
+	// C and Eps are the svm's cost and stopping tolerance (LIBLINEAR's -c
+	// and -e; defaults 1 and 1e-4); the other classifiers take neither.
+	C       float64   `json:"c,omitempty"`
+	Eps     float64   `json:"eps,omitempty"`
+	Dims    []int     `json:"dims,omitempty"`
+	Percent []float64 `json:"percent,omitempty"`
+	Of      string    `json:"of,omitempty"`
 }
 
 // Defaults of a request.
@@ -209,6 +214,10 @@ func (r *Request) Normalize() {
 		}
 		if e.Lambda == 0 {
 			e.Lambda = evaluate.DefaultLambda
+		}
+		if e.Classifier == evaluate.ClassifierSVM {
+			e.C = cmp.Or(e.C, evaluate.DefaultC)
+			e.Eps = cmp.Or(e.Eps, evaluate.DefaultEps)
 		}
 	}
 }
@@ -411,11 +420,14 @@ func (r *Request) checkSplit(ds DatasetLookup, train store.DatasetRecord, ids []
 	if e == nil || e.Classifier == evaluate.ClassifierNone {
 		return nil
 	}
-	if e.Classifier != evaluate.ClassifierMLkNN && e.Classifier != evaluate.ClassifierRidge {
-		return reqErr(http.StatusBadRequest, "evaluate.classifier", "classifier must be mlknn, ridge or none, not %q", e.Classifier)
+	if !slices.Contains(evaluate.Classifiers, e.Classifier) {
+		return reqErr(http.StatusBadRequest, "evaluate.classifier", "classifier must be one of %s, not %q", strings.Join(evaluate.Classifiers, ", "), e.Classifier)
 	}
 	if e.K < 1 || e.S < 0 || e.Lambda <= 0 {
 		return reqErr(http.StatusBadRequest, "evaluate", "k must be ≥ 1, s ≥ 0 and lambda > 0")
+	}
+	if err := e.checkSVM(); err != nil {
+		return err
 	}
 	if len(e.Dims) > 0 && len(e.Percent) > 0 {
 		return reqErr(http.StatusBadRequest, "evaluate.dims", "give dims or percent, not both")
@@ -437,6 +449,30 @@ func (r *Request) checkSplit(ds DatasetLookup, train store.DatasetRecord, ids []
 		return reqErr(http.StatusUnprocessableEntity, "method", "mds embeds its training rows only and cannot be evaluated on held-out rows; run it without an evaluation")
 	}
 	return r.checkEvaluation(ds, train, ids)
+}
+
+// checkSVM refuses c and eps given to a classifier other than svm, and
+// values out of range.
+func (e *Evaluate) checkSVM() error {
+	if e.Classifier != evaluate.ClassifierSVM {
+		for _, f := range []struct {
+			name string
+			v    float64
+		}{{"c", e.C}, {"eps", e.Eps}} {
+			if f.v != 0 {
+				return reqErr(http.StatusBadRequest, "evaluate."+f.name, "%s is the svm's (LIBLINEAR's -%s); the classifier %s takes none: "+
+					"leave it out, or choose the classifier svm", f.name, f.name[:1], e.Classifier)
+			}
+		}
+		return nil
+	}
+	if !(e.C > 0) || math.IsInf(e.C, 0) {
+		return reqErr(http.StatusBadRequest, "evaluate.c", "c, the svm's cost of a violated margin, must be a number greater than 0, not %v", e.C)
+	}
+	if !(e.Eps > 0) || math.IsInf(e.Eps, 0) {
+		return reqErr(http.StatusBadRequest, "evaluate.eps", "eps, the svm's stopping tolerance, must be a number greater than 0, not %v", e.Eps)
+	}
+	return nil
 }
 
 // FoldsLookup reads a data set's predefined folds. A DatasetLookup that is
@@ -543,7 +579,7 @@ func (r *Request) validateStudy(ds DatasetLookup, lim Limits) error {
 	case n > MaxStudyDatasets:
 		return reqErr(http.StatusBadRequest, "datasets", "a study may cover at most %d data sets, not %d", MaxStudyDatasets, n)
 	case r.Evaluate == nil || r.Evaluate.Classifier == evaluate.ClassifierNone:
-		return reqErr(http.StatusBadRequest, "evaluate", "a study compares methods by their evaluation: give evaluate with a classifier (mlknn or ridge)")
+		return reqErr(http.StatusBadRequest, "evaluate", "a study compares methods by their evaluation: give evaluate with a classifier (mlknn, ridge or svm)")
 	}
 	var kind dataset.Kind
 	var first string

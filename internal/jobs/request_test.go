@@ -69,7 +69,11 @@ func TestValidate(t *testing.T) {
 		{"bad test fraction", Request{Dataset: "ml", Method: "pca", Split: &Split{Kind: SplitHoldout, TestFraction: 1.5}}, 400, "split.test_fraction"},
 		{"too many folds", Request{Dataset: "ml", Method: "pca", Split: &Split{Kind: SplitKFold, Folds: 101}}, 400, "split.folds"},
 		{"no predefined folds", Request{Dataset: "ml", Method: "pca", Split: &Split{Kind: SplitPredefined}}, 422, "split"},
-		{"unknown classifier", Request{Dataset: "ml", Method: "pca", Evaluate: &Evaluate{Classifier: "svm"}}, 400, "evaluate.classifier"},
+		{"unknown classifier", Request{Dataset: "ml", Method: "pca", Evaluate: &Evaluate{Classifier: "svc"}}, 400, "evaluate.classifier"},
+		{"c of mlknn", Request{Dataset: "ml", Method: "pca", Evaluate: &Evaluate{C: 2}}, 400, "evaluate.c"},
+		{"eps of ridge", Request{Dataset: "ml", Method: "pca", Evaluate: &Evaluate{Classifier: "ridge", Eps: 0.1}}, 400, "evaluate.eps"},
+		{"negative c", Request{Dataset: "ml", Method: "pca", Evaluate: &Evaluate{Classifier: "svm", C: -1}}, 400, "evaluate.c"},
+		{"negative eps", Request{Dataset: "ml", Method: "pca", Evaluate: &Evaluate{Classifier: "svm", Eps: -1e-3}}, 400, "evaluate.eps"},
 		{"dims and percent", Request{Dataset: "ml", Method: "pca", Evaluate: &Evaluate{Dims: []int{1}, Percent: []float64{10}}}, 400, "evaluate.dims"},
 		{"bad percent", Request{Dataset: "ml", Method: "pca", Evaluate: &Evaluate{Percent: []float64{0}}}, 400, "evaluate.percent"},
 		{"mds evaluated", Request{Dataset: "ml", Method: "mds", Evaluate: &Evaluate{}}, 422, "method"},
@@ -103,6 +107,7 @@ func TestValidate(t *testing.T) {
 		{Dataset: "ml", Method: "mddmp", Params: analysis.Params{D: 6}, Evaluate: &Evaluate{}},
 		{Dataset: "ml", Methods: []string{"pca", "mvmd"}, Params: analysis.Params{Beta: f(0.3), Thr: 0.9}},
 		{Dataset: "md", Methods: []string{"sdem", "lda"}, Split: &Split{Kind: SplitPredefined}, Evaluate: &Evaluate{Classifier: "ridge"}},
+		{Dataset: "md", Methods: []string{"sdem", "pca"}, Split: &Split{Kind: SplitPredefined}, Evaluate: &Evaluate{Classifier: "svm", C: 0.5}},
 		{Dataset: "ml", TestDataset: "ml2", Method: "cplst", Evaluate: &Evaluate{Dims: []int{1, 2}}},
 		{Dataset: "ml", Method: "mds", Params: analysis.Params{D: 2}},
 	} {
@@ -119,8 +124,13 @@ func TestNormalize(t *testing.T) {
 	if r.Split.Kind != SplitHoldout || r.Split.TestFraction != 0.2 || r.Split.Seed != 1 {
 		t.Errorf("an evaluation's default split: got %+v", r.Split)
 	}
-	if e := r.Evaluate; e.Classifier != "mlknn" || e.K != 10 || e.S != 1 || e.Lambda != 0.1 {
+	if e := r.Evaluate; e.Classifier != "mlknn" || e.K != 10 || e.S != 1 || e.Lambda != 0.1 || e.C != 0 || e.Eps != 0 {
 		t.Errorf("evaluation defaults: got %+v", e)
+	}
+	r = Request{Dataset: "ml", Method: "pca", Evaluate: &Evaluate{Classifier: "svm"}}
+	r.Normalize()
+	if e := r.Evaluate; e.C != 1 || e.Eps != 1e-4 {
+		t.Errorf("the svm's defaults: got c = %v, eps = %v, want 1 and 0.0001", e.C, e.Eps)
 	}
 	r = Request{Dataset: "ml", Method: "pca"}
 	r.Normalize()

@@ -133,7 +133,7 @@ func evaluationSpec(req Request) evaluate.Spec {
 	e := req.Evaluate
 	spec := evaluate.Spec{
 		Grid:    evaluate.Grid{Dims: e.Dims, Percent: e.Percent, Of: e.Of},
-		Options: evaluate.Options{Classifier: e.Classifier, K: e.K, S: e.S, Lambda: e.Lambda, Preprocess: req.Preprocess},
+		Options: evaluate.Options{Classifier: e.Classifier, K: e.K, S: e.S, Lambda: e.Lambda, C: e.C, Eps: e.Eps, Preprocess: req.Preprocess},
 	}
 	for _, id := range req.MethodIDs() {
 		m, _ := analysis.Lookup(id)

@@ -162,6 +162,29 @@ func TestExecuteStudy(t *testing.T) {
 	}
 }
 
+// A study with the svm (issue 17) compares seed 004's example precision
+// and recall too, higher being better.
+func TestExecuteStudySVM(t *testing.T) {
+	e := newExecEnv(t)
+	other := e.addDemo(7)
+	j, _, err := e.run(Request{Datasets: []string{e.ml.ID, other.ID}, Methods: []string{"pca"}, Params: analysis.Params{D: 3},
+		Split: &Split{Kind: SplitKFold, Folds: 3}, Evaluate: &Evaluate{Classifier: "svm"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c comparison.File
+	b, _ := os.ReadFile(filepath.Join(e.store.JobDir(j.ID), FileComparison))
+	if err := json.Unmarshal(b, &c); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{evaluate.ExamplePrecision, evaluate.ExampleRecall} {
+		i := slices.IndexFunc(c.Comparisons, func(c comparison.Comparison) bool { return c.Metric == m })
+		if i < 0 || c.Comparisons[i].Better != "higher" || c.Comparisons[i].Scores[1][1] == nil {
+			t.Errorf("%s: no comparison of it, higher being better, with scores", m)
+		}
+	}
+}
+
 // A grid of dims makes one comparison per d, of the methods only.
 func TestStudyInputGrid(t *testing.T) {
 	fold := 1

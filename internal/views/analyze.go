@@ -3,6 +3,7 @@ package views
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"mldr/internal/analysis"
@@ -17,11 +18,48 @@ import (
 func DefaultAnalyzeForm(rec store.DatasetRecord) templates.AnalyzeForm {
 	f := templates.AnalyzeForm{DimMode: "thr", Thr: "0.99", D: "", Beta: "0.5", Lambda: "0.1", LabelKernel: "linear", K: "10", Normalize: analysis.NormalizeUnit,
 		Classifier: "mlknn", SplitKind: "holdout", TestFraction: "0.2", Folds: "10", Seed: "1", GridMode: "percent", Grid: "10, 20, 30, 40, 50, 60, 70, 80, 90, 100", GridOf: "rank",
-		EvalK: "10", EvalLambda: "0.1", Preprocess: "none", HasFolds: rec.Folds > 0}
+		EvalK: "10", EvalLambda: "0.1", EvalC: "1", EvalEps: "0.0001", Preprocess: "none", HasFolds: rec.Folds > 0}
 	if rec.Folds > 0 {
 		f.SplitKind = "predefined"
 	}
+	if f.SeedDim = SeedDimText(rec); f.SeedDim != "" {
+		f.DimMode = "seed" // seed 003's protocol on multi-dimensional data
+	}
 	return f
+}
+
+// SeedDimText is seed 003's d′ = ΣK_j − q of multi-dimensional data sets
+// as the analysis form shows it: "6", or for several data sets that
+// differ "4 to 12"; "" for multi-label data.
+func SeedDimText(recs ...store.DatasetRecord) string {
+	lo, hi := 0, 0
+	for i, rec := range recs {
+		d := analysis.SeedDim("sdem", classesOf(rec))
+		if d == 0 {
+			return ""
+		}
+		if i == 0 || d < lo {
+			lo = d
+		}
+		hi = max(hi, d)
+	}
+	if lo == hi {
+		return strconv.Itoa(lo)
+	}
+	return fmt.Sprintf("%d to %d", lo, hi)
+}
+
+// classesOf is K_j of each class variable of a multi-dimensional data
+// set; nil for multi-label data.
+func classesOf(rec store.DatasetRecord) []int {
+	if rec.Summary.Kind != dataset.MultiDim {
+		return nil
+	}
+	classes := []int{}
+	for _, l := range rec.Summary.LabelStats {
+		classes = append(classes, len(l.Classes))
+	}
+	return classes
 }
 
 // DefaultStudyForm is the analysis form's defaults for a study: each
@@ -32,6 +70,7 @@ func DefaultStudyForm(recs []store.DatasetRecord) templates.AnalyzeForm {
 	f := DefaultAnalyzeForm(recs[0])
 	f.Grid = ""
 	f.HasFolds = !slices.ContainsFunc(recs, func(r store.DatasetRecord) bool { return r.Folds == 0 })
+	f.SeedDim = SeedDimText(recs...)
 	if f.HasFolds {
 		f.SplitKind = jobs.SplitPredefined
 	} else {
@@ -47,13 +86,8 @@ func DefaultStudyForm(recs []store.DatasetRecord) templates.AnalyzeForm {
 func (b *Builder) Analyze(rec store.DatasetRecord, form templates.AnalyzeForm, checked []string, fe *templates.FormError) templates.AnalyzeView {
 	v := templates.AnalyzeView{DatasetID: rec.ID, DatasetName: rec.Name, Summary: rec.Summary,
 		Form: form, Error: fe, Labels: rec.Summary.Labels}
-	shape := analysis.Shape{N: rec.Summary.Rows, D: rec.Summary.Features, Q: len(rec.Summary.Labels)}
+	shape := analysis.Shape{N: rec.Summary.Rows, D: rec.Summary.Features, Q: len(rec.Summary.Labels), Classes: classesOf(rec)}
 	multiDim := rec.Summary.Kind == dataset.MultiDim
-	if multiDim {
-		for _, l := range rec.Summary.LabelStats {
-			shape.Classes = append(shape.Classes, len(l.Classes))
-		}
-	}
 	if checked == nil {
 		checked = []string{"pca", "mddmp"}
 		if multiDim {

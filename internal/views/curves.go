@@ -14,7 +14,7 @@ import (
 
 // metricOrder lists the metrics in the order the pages offer them.
 var metricOrder = []string{evaluate.HammingLoss, evaluate.RankingLoss, evaluate.OneError, evaluate.Coverage, evaluate.AveragePrecision,
-	evaluate.SubsetAccuracy, evaluate.ExampleAccuracy, evaluate.ExampleF1, evaluate.MicroF1, evaluate.MacroF1,
+	evaluate.SubsetAccuracy, evaluate.ExampleAccuracy, evaluate.ExampleF1, evaluate.ExamplePrecision, evaluate.ExampleRecall, evaluate.MicroF1, evaluate.MacroF1,
 	evaluate.HammingScore, evaluate.ExactMatch, evaluate.SubExactMatch, evaluate.EncodingError, evaluate.PredictionError, evaluate.LossBound}
 
 // MetricOptions lists the metrics a run reported, in the pages' order.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"mldr/internal/analysis"
+	"mldr/internal/evaluate"
 	"mldr/internal/jobs"
 	"mldr/web/templates"
 )
@@ -129,7 +130,11 @@ func (b *Builder) JobHeader(j jobs.Job) templates.JobHeader {
 		add("test set", b.datasetName(req.TestDataset))
 	}
 	if e := req.Evaluate; e != nil {
-		add("classifier", fmt.Sprintf("%s (k = %d, s = %g, λ = %g)", e.Classifier, e.K, e.S, e.Lambda))
+		if e.Classifier == evaluate.ClassifierSVM {
+			add("classifier", fmt.Sprintf("svm, LIBLINEAR -s 3 -B 1 (c = %g, eps = %g)", e.C, e.Eps))
+		} else {
+			add("classifier", fmt.Sprintf("%s (k = %d, s = %g, λ = %g)", e.Classifier, e.K, e.S, e.Lambda))
+		}
 		switch {
 		case len(e.Dims) > 0:
 			add("values of d", strings.Trim(fmt.Sprint(e.Dims), "[]"))

@@ -304,7 +304,10 @@
       });
       if (limits) { limits.textContent = lim.length ? "At most: " + lim.join(", ") + "." : "Tick a method."; }
       var evaluating = classifier && classifier.value !== "none";
-      $$("[data-eval]", form).forEach(function (el) { el.hidden = !evaluating; });
+      $$("[data-eval]", form).forEach(function (el) {
+        var only = el.getAttribute("data-classifier");
+        el.hidden = !evaluating || (only !== null && classifier.value !== only);
+      });
       var kind = split ? split.value : "";
       var tf = $("[data-split=holdout]", form), fo = $("[data-split=kfold]", form);
       if (tf) { tf.hidden = !evaluating || kind !== "holdout"; }

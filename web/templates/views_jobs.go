@@ -42,14 +42,19 @@ type MethodChoice struct {
 
 // AnalyzeForm holds the form's values (as typed, to show them again).
 type AnalyzeForm struct {
-	DimMode                                            string // "d" or "thr"
+	DimMode                                            string // "d", "thr" or "seed" (neither sent: seed 003's d′ where it applies)
 	D, Thr, Beta, Gamma, Lambda, Ridge, LabelKernel, K string
 	Normalize                                          string // "unit" or "b"
 	Classifier, SplitKind, TestFraction, Folds, Seed   string
 	GridMode, Grid, GridOf                             string
 	EvalK, EvalLambda                                  string
+	EvalC, EvalEps                                     string // the svm's c and eps
 	Preprocess                                         string // none, standardize or minmax
 	HasFolds                                           bool
+	// SeedDim is seed 003's d′ = ΣK_j − q of multi-dimensional data as
+	// the form shows it ("6"; for a study "6", or "4 to 12" when the data
+	// sets differ); "" for multi-label data, which do not offer it.
+	SeedDim string
 }
 
 // JobView is a job's page.

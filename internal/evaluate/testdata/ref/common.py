@@ -32,6 +32,9 @@ SOFTWARE = {
 ML_KEYS = ["hamming_loss", "one_error", "coverage", "ranking_loss", "average_precision",
            "subset_accuracy", "example_accuracy", "example_f1", "micro_f1", "macro_f1"]
 MD_KEYS = ["hamming_score", "exact_match", "sub_exact_match"]
+# Seed 004's instance-based precision and recall (issue 17), in metrics.py
+# only, so that the other scripts' files stay as they were.
+PR_KEYS = ["example_precision", "example_recall"]
 
 
 # ---------------------------------------------------------------- data
@@ -170,6 +173,23 @@ def multilabel_metrics(Y, P, S):
         macro += 2 * int(tp[l]) / d if d else 1.0
     out["macro_f1"] = macro / q
     return out, kept
+
+
+def example_precision_recall(Y, P):
+    """Spec A's instance-based precision and recall (seed 004): the mean
+    over rows of |Y∩P|/|P| and |Y∩P|/|Y|; a row predicting nothing has
+    precision 1, a row without labels recall 1 (nothing claimed, nothing to
+    find: scikit-learn's zero_division=1)."""
+    Y = np.asarray(Y, dtype=int)
+    P = np.asarray(P, dtype=int)
+    n = Y.shape[0]
+    prec = rec = 0.0
+    for i in range(n):
+        inter = int(np.sum((Y[i] == 1) & (P[i] == 1)))
+        ny, np_ = int(Y[i].sum()), int(P[i].sum())
+        prec += inter / np_ if np_ else 1.0
+        rec += inter / ny if ny else 1.0
+    return {"example_precision": prec / n, "example_recall": rec / n}
 
 
 def multidim_metrics(Y, P):

@@ -10,15 +10,19 @@ Multi-label cases of two kinds:
   stored values are scikit-learn's: hamming_loss, label_ranking_loss,
   label_ranking_average_precision_score, coverage_error − 1, f1_score
   (micro, macro, samples; zero_division=1), accuracy_score (subset
-  accuracy) and jaccard_score(average="samples", zero_division=1)
-  (example accuracy); one_error, which scikit-learn lacks, comes from the
+  accuracy), jaccard_score(average="samples", zero_division=1)
+  (example accuracy), precision_score and recall_score
+  (average="samples", zero_division=1: example_precision and
+  example_recall, issue 17); one_error, which scikit-learn lacks, comes from the
   numpy implementation in common.py. The script stops unless that numpy
   implementation of spec A agrees with scikit-learn on every metric.
 * "numpy-spec-A" cases: ties in the scores, rows with no label and with all
   labels, a label nobody has or predicts, and data where no instance
   qualifies for the ranking metrics. Only the numpy implementation of spec A
   (common.multilabel_metrics, the ML-kNN MATLAB conventions) computes them:
-  scikit-learn's conventions differ on exactly these points.
+  scikit-learn's conventions differ on exactly these points. Their
+  example_precision and example_recall, which have no tie convention, are
+  cross-checked with scikit-learn (zero_division=1): equal on every case.
 
 Multi-dimensional cases: seeded random class indices and predictions;
 numpy (common.multidim_metrics), cross-checked with sklearn's
@@ -33,7 +37,7 @@ import time
 import numpy as np
 from sklearn.metrics import (accuracy_score, coverage_error, f1_score, hamming_loss,
                              jaccard_score, label_ranking_average_precision_score,
-                             label_ranking_loss)
+                             label_ranking_loss, precision_score, recall_score)
 
 import common
 
@@ -78,13 +82,16 @@ def sklearn_case(name, seed, n, q, unused_label=False):
         "example_f1": float(f1_score(Y, P, average="samples", zero_division=1)),
         "micro_f1": float(f1_score(Y, P, average="micro", zero_division=1)),
         "macro_f1": float(f1_score(Y, P, average="macro", zero_division=1)),
+        "example_precision": float(precision_score(Y, P, average="samples", zero_division=1)),
+        "example_recall": float(recall_score(Y, P, average="samples", zero_division=1)),
     }
     own, kept = common.multilabel_metrics(Y, P, S)
+    own.update(common.example_precision_recall(Y, P))
     assert kept == n
     m["one_error"] = own["one_error"]
-    diff = common.max_abs_diff(m, own, common.ML_KEYS)
+    diff = common.max_abs_diff(m, own, common.ML_KEYS + common.PR_KEYS)
     assert diff < 1e-14, (name, diff, m, own)
-    m = {k: m[k] for k in common.ML_KEYS}
+    m = {k: m[k] for k in common.ML_KEYS + common.PR_KEYS}
     return {
         "name": name,
         "source": "scikit-learn " + common.SOFTWARE["sklearn"] + " (one_error: numpy, spec A; "
@@ -118,6 +125,11 @@ def strict_ranking_loss(Y, S):
 def numpy_case(name, Y, P, S, seed=None, expect_differs=()):
     Y, P, S = np.asarray(Y, dtype=int), np.asarray(P, dtype=int), np.asarray(S, dtype=float)
     m, kept = common.multilabel_metrics(Y, P, S)
+    m.update(common.example_precision_recall(Y, P))
+    sk = {"example_precision": float(precision_score(Y, P, average="samples", zero_division=1)),
+          "example_recall": float(recall_score(Y, P, average="samples", zero_division=1))}
+    pr_diff = common.max_abs_diff(m, sk, common.PR_KEYS)
+    assert pr_diff < 1e-14, (name, pr_diff, sk)
     opp = opposite_ties(Y, P, S)
     differs = sorted(k for k in common.ML_KEYS if opp[k] != m[k])
     if strict_ranking_loss(Y, S) != m["ranking_loss"]:
@@ -138,6 +150,7 @@ def numpy_case(name, Y, P, S, seed=None, expect_differs=()):
             "rows_without_labels": int(np.sum(sizes == 0)),
             "rows_with_all_labels": int(np.sum(sizes == Y.shape[1])),
             "metrics_sensitive_to_tie_conventions": differs,
+            "example_precision_recall_vs_sklearn_zero_division_1_max_abs_diff": pr_diff,
         },
     }
 
