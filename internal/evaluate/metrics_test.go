@@ -11,6 +11,13 @@ func m(r, c int, v ...float64) *mat.Dense { return mat.NewDense(r, c, v) }
 
 func near(t *testing.T, what string, got, want float64) {
 	t.Helper()
+	// A NaN is near only a NaN (a plain difference would let any NaN pass).
+	if math.IsNaN(got) || math.IsNaN(want) {
+		if math.IsNaN(got) != math.IsNaN(want) {
+			t.Errorf("%s: got %.15g, want %.15g", what, got, want)
+		}
+		return
+	}
 	if math.Abs(got-want) > 1e-12 {
 		t.Errorf("%s: got %.15g, want %.15g", what, got, want)
 	}
@@ -60,13 +67,15 @@ func TestMetricsHandComputed(t *testing.T) {
 }
 
 func TestMetricsEdgeCases(t *testing.T) {
-	// A label never present and never predicted counts F1 = 1; nothing to
-	// rank leaves one_error 0, ranking_loss 0, average_precision 1.
+	// A label never present and never predicted counts F1 = 1; with no
+	// row that has a label there is nothing to rank, so the ranking
+	// metrics are undefined (NaN; undefined.go), never a made-up value.
 	y := m(2, 2, 0, 0, 0, 0)
 	p := m(2, 2, 0, 0, 0, 0)
 	got := MultiLabelMetrics(y, p, m(2, 2, 0.1, 0.2, 0.3, 0.4))
+	nan := math.NaN()
 	for k, want := range map[string]float64{MacroF1: 1, MicroF1: 1, ExampleF1: 1, ExampleAccuracy: 1, SubsetAccuracy: 1,
-		OneError: 0, RankingLoss: 0, AveragePrecision: 1, Coverage: -1, HammingLoss: 0} {
+		OneError: nan, RankingLoss: nan, AveragePrecision: nan, Coverage: nan, HammingLoss: 0} {
 		near(t, k, got[k], want)
 	}
 	// Empty sets (scikit-learn's zero_division=1): a row predicting nothing
