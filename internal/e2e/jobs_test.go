@@ -684,7 +684,7 @@ func TestJobValidationOverHTTP(t *testing.T) {
 		{"d of the wrong type", `{"dataset":"DS","method":"mddmp","params":{"d":"five"}}`, 400, "params.d", ""},
 		{"two JSON values", `{"dataset":"DS","method":"pca"} {}`, 400, "", ""},
 		{"unknown split kind", `{"dataset":"DS","method":"pca","split":{"kind":"random"}}`, 400, "split.kind", ""},
-		{"unknown classifier", `{"dataset":"DS","method":"pca","evaluate":{"classifier":"svm"}}`, 400, "evaluate.classifier", ""},
+		{"unknown classifier", `{"dataset":"DS","method":"pca","evaluate":{"classifier":"logreg"}}`, 400, "evaluate.classifier", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
