@@ -1,6 +1,6 @@
 //go:build !race
 
-package analysis_test
+package analysis
 
-// raceEnabled: see race_on_test.go.
-const raceEnabled = false
+// RaceEnabled: see race_on_test.go.
+const RaceEnabled = false

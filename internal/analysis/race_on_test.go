@@ -1,8 +1,8 @@
 //go:build race
 
-package analysis_test
+package analysis
 
-// raceEnabled: the race detector slows numeric code 5–10 times; the
+// RaceEnabled: the race detector slows numeric code 5–10 times; the
 // heaviest comparisons run in the build without it (.ci/run's openblas
 // pass runs this package without -race).
-const raceEnabled = true
+const RaceEnabled = true

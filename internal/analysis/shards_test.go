@@ -73,7 +73,7 @@ func shardCuts() []shardCut {
 		{"uneven-dense", uneven, dense},
 		{"uneven-mixed", uneven, mixed},
 	}
-	if raceEnabled {
+	if analysis.RaceEnabled {
 		return []shardCut{all[2], all[5]}
 	}
 	return all

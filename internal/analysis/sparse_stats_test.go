@@ -195,6 +195,9 @@ func TestEstimateMemorySparse(t *testing.T) {
 		t.Skip("fits every method on four shapes")
 	}
 	shapes := []struct{ n, d, q int }{{400, 160, 8}, {150, 600, 12}, {900, 450, 10}, {3000, 300, 10}}
+	if RaceEnabled {
+		shapes = shapes[:2] // every shape in the pass without the race detector
+	}
 	for _, m := range Methods() {
 		for _, sh := range shapes {
 			c := memCase{id: m.ID, p: Params{D: 2}, n: sh.n, d: sh.d, q: sh.q}

@@ -88,7 +88,7 @@ func TestSparseMatchesDense(t *testing.T) {
 			for _, p := range params {
 				name := fmt.Sprintf("%s/%s/%s", f.name, m.ID, p.LabelKernel)
 				t.Run(name, func(t *testing.T) {
-					if raceEnabled && (!underRace[m.ID] || p.LabelKernel != "") {
+					if analysis.RaceEnabled && (!underRace[m.ID] || p.LabelKernel != "") {
 						t.Skip("slow under the race detector; the build without it (.ci/run's openblas pass) runs it")
 					}
 					want, err := analysis.Fit(t.Context(), m.ID, dense, p, nil)
