@@ -56,16 +56,7 @@ func TestLoadShared(t *testing.T) {
 	mem := ldWatchServer(webs[0].cmd.Process.Pid, ldSampleEvery)
 	client := ldClient()
 	defer client.CloseIdleConnections()
-	defer func() {
-		rep.Memory = mem.stop()
-		rep.Machine.LoadEnd = ldLoadavg()
-		rep.Total = time.Since(rep.Started)
-		if rep.Memory.HWM > ldMaxHWM {
-			t.Errorf("the first web process's peak resident memory (VmHWM) is %s, above the bound of %s", ldMiB(rep.Memory.HWM), ldMiB(ldMaxHWM))
-		}
-		rep.Failed = t.Failed()
-		ldWriteReport(t, rep)
-	}()
+	defer ldFinish(t, rep, mem, "the first web process")
 
 	mem.phase("uploads")
 	datasets := ldUploadAll(ctx, t, client, urls, yeast, &rep.Uploads)

@@ -95,17 +95,7 @@ func TestLoad(t *testing.T) {
 	mem := ldWatchServer(a.cmd.Process.Pid, ldSampleEvery)
 	client := ldClient()
 	defer client.CloseIdleConnections()
-	defer func() {
-		// Written even when the test fails part way.
-		rep.Memory = mem.stop()
-		rep.Machine.LoadEnd = ldLoadavg()
-		rep.Total = time.Since(rep.Started)
-		if rep.Memory.HWM > ldMaxHWM {
-			t.Errorf("the server's peak resident memory (VmHWM) is %s, above the bound of %s", ldMiB(rep.Memory.HWM), ldMiB(ldMaxHWM))
-		}
-		rep.Failed = t.Failed()
-		ldWriteReport(t, rep)
-	}()
+	defer ldFinish(t, rep, mem, "the server")
 
 	mem.phase("uploads")
 	datasets := ldUploadAll(ctx, t, client, []string{a.url}, yeast, &rep.Uploads)
@@ -127,6 +117,21 @@ func TestLoad(t *testing.T) {
 	}
 	rep.StopTime = time.Since(begin)
 	jtTmpEmpty(t, a, "after the load")
+}
+
+// ldFinish ends a load test, also when it fails part way: it stops the
+// memory watch of process (what the report calls it), checks its peak
+// against ldMaxHWM and writes the report.
+func ldFinish(t *testing.T, rep *ldReport, mem *ldWatch, process string) {
+	t.Helper()
+	rep.Memory = mem.stop()
+	rep.Machine.LoadEnd = ldLoadavg()
+	rep.Total = time.Since(rep.Started)
+	if rep.Memory.HWM > ldMaxHWM {
+		t.Errorf("%s's peak resident memory (VmHWM) is %s, above the bound of %s", process, ldMiB(rep.Memory.HWM), ldMiB(ldMaxHWM))
+	}
+	rep.Failed = t.Failed()
+	ldWriteReport(t, rep)
 }
 
 // ldClient is the load's HTTP client: enough idle connections kept for
