@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"testing"
@@ -23,15 +22,7 @@ import (
 //
 //	MLDR_LOAD_REPORT=/tmp/load-shared.md go test -tags load -run TestLoadShared -v -count=1 ./internal/e2e/
 func TestLoadShared(t *testing.T) {
-	yeast := mustRead(t, sharedFile(t, "yeast/yeast.csv"))
-	if _, err := ldProcStatus(0); err != nil {
-		t.Skipf("needs /proc to read the server's memory: %v", err)
-	}
-	deadline := time.Now().Add(ldDeadline)
-	if d, ok := t.Deadline(); ok && d.Add(-30*time.Second).Before(deadline) {
-		deadline = d.Add(-30 * time.Second)
-	}
-	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	yeast, ctx, cancel := ldStart(t)
 	defer cancel()
 
 	dsn := pgtest.NewDB(t)

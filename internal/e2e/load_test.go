@@ -77,16 +77,7 @@ func ldJobRequest(dataset string, i int) map[string]any {
 // stops cleanly with nothing left in tmp/. It logs a report and writes it
 // as markdown to $MLDR_LOAD_REPORT when that is set.
 func TestLoad(t *testing.T) {
-	yeastPath := sharedFile(t, "yeast/yeast.csv")
-	yeast := mustRead(t, yeastPath)
-	if _, err := ldProcStatus(0); err != nil {
-		t.Skipf("needs /proc to read the server's memory: %v", err)
-	}
-	deadline := time.Now().Add(ldDeadline)
-	if d, ok := t.Deadline(); ok && d.Add(-30*time.Second).Before(deadline) {
-		deadline = d.Add(-30 * time.Second)
-	}
-	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	yeast, ctx, cancel := ldStart(t)
 	defer cancel()
 
 	rep := &ldReport{Started: time.Now().UTC(), Machine: ldReadMachine(ctx), MaxHWM: ldMaxHWM}
@@ -117,6 +108,23 @@ func TestLoad(t *testing.T) {
 	}
 	rep.StopTime = time.Since(begin)
 	jtTmpEmpty(t, a, "after the load")
+}
+
+// ldStart begins a load test: it reads yeast.csv, skips without /proc,
+// and returns the test's context, ending at ldDeadline or 30 s before go
+// test's own deadline, whichever is first.
+func ldStart(t *testing.T) ([]byte, context.Context, context.CancelFunc) {
+	t.Helper()
+	yeast := mustRead(t, sharedFile(t, "yeast/yeast.csv"))
+	if _, err := ldProcStatus(0); err != nil {
+		t.Skipf("needs /proc to read the server's memory: %v", err)
+	}
+	deadline := time.Now().Add(ldDeadline)
+	if d, ok := t.Deadline(); ok && d.Add(-30*time.Second).Before(deadline) {
+		deadline = d.Add(-30 * time.Second)
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	return yeast, ctx, cancel
 }
 
 // ldFinish ends a load test, also when it fails part way: it stops the
