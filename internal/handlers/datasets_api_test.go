@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -46,6 +48,31 @@ func TestCreateAndReadDataset(t *testing.T) {
 	ds, err := dataset.Load(bytes.NewReader(csv), dataset.Options{})
 	if err != nil || ds.Rows() != 3 || ds.X.At(2, 1) != 6 || ds.Y.At(2, 1) != 0 {
 		t.Errorf("data.csv does not load back: %v", err)
+	}
+}
+
+// TestUploadFieldOrder checks that the options of an upload mean the same
+// whether they come before its file (which is then read as it arrives)
+// or after it (then read again from disk): the same data set either way.
+func TestUploadFieldOrder(t *testing.T) {
+	s := newServer(t, t.TempDir(), 1<<20)
+	file := part{name: "file", file: "t.csv", body: "a,b,c,label:y\n1,2,x,0\n3,4,y,1\n5,6,z,1\n"}
+	fields := []part{{name: "labels", body: "b,label:y"}, {name: "drop", body: "c"}, {name: "kind", body: "multidim"}}
+	var got []apiDataset
+	for _, parts := range [][]part{append(slices.Clone(fields), file), append([]part{file}, fields...)} {
+		resp, body := s.upload("/api/datasets", parts...)
+		if resp.StatusCode != http.StatusCreated {
+			t.Fatalf("got %d %s, want 201", resp.StatusCode, body)
+		}
+		d := decode[apiDataset](t, body)
+		if d.Features != 1 || strings.Join(d.Labels, ",") != "b,y" || d.Kind != "multidim" {
+			t.Errorf("got %+v, want feature a and the labels b, y of a multidim set", d)
+		}
+		d.ID = ""
+		got = append(got, d)
+	}
+	if !reflect.DeepEqual(got[0], got[1]) {
+		t.Errorf("options before the file gave %+v, after it %+v", got[0], got[1])
 	}
 }
 

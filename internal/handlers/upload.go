@@ -57,6 +57,12 @@ func (h *handler) receivePart(r *http.Request, st *store.Staged, part *multipart
 	name := part.FormName()
 	switch name {
 	case "file":
+		// With the options sent before the file (the upload form sends
+		// them first), the file is read as it arrives; options that come
+		// after it and change them make the store read it again.
+		if opts, err := uploadOptions(values); err == nil {
+			st.ReadAsReceived(opts, r.ContentLength)
+		}
 		return st.ReceiveSource(r.Context(), part.FileName(), part, h.maxUpload)
 	case "xml", "folds":
 		// An empty file field of a form arrives as an empty part.

@@ -71,6 +71,9 @@ func (s *Store) Import(ctx context.Context, up Upload) (DatasetRecord, error) {
 		return DatasetRecord{}, err
 	}
 	defer st.Discard()
+	if up.XML == nil {
+		st.ReadAsReceived(up.Options, 0)
+	}
 	if err := st.ReceiveSource(ctx, up.FileName, up.Source, up.MaxBytes); err != nil {
 		return DatasetRecord{}, err
 	}
@@ -94,6 +97,22 @@ type Staged struct {
 	received bool
 	xml      []string
 	folds    bool
+
+	readWith *dataset.Options // ReadAsReceived's options, for the next ReceiveSource
+	sizeHint int64
+	early    *earlyRead // the data file read as it arrived, or nil
+	synced   chan error // the data file's fsync, running beside the reading
+}
+
+// ReadAsReceived asks that ReceiveSource read the data file with opts as
+// it arrives, beside the receiving, rather than CreateDataset from disk
+// after it. CreateDataset uses that reading if its own options (and the
+// label file of a ReceiveXML) turn out the same, and otherwise reads the
+// file again: a client that sends the options before the file saves the
+// time of the reading. sizeHint (≤ 0: unknown) is the most bytes the file
+// can have, e.g. the request's length.
+func (st *Staged) ReadAsReceived(opts dataset.Options, sizeHint int64) {
+	st.readWith, st.sizeHint = &opts, sizeHint
 }
 
 // Stage starts receiving an upload.
@@ -106,7 +125,25 @@ func (s *Store) Stage() (*Staged, error) {
 }
 
 // Discard removes what was received; after CreateDataset it does nothing.
-func (st *Staged) Discard() { st.fs.RemoveAll(st.dir) }
+// It waits for the reading and the syncing that ReceiveSource started.
+func (st *Staged) Discard() {
+	if st.early != nil {
+		<-st.early.done
+		st.early.ds = nil
+	}
+	st.waitSynced()
+	st.fs.RemoveAll(st.dir)
+}
+
+// waitSynced waits for the data file's fsync and returns its error, once.
+func (st *Staged) waitSynced() error {
+	if st.synced == nil {
+		return nil
+	}
+	err := <-st.synced
+	st.synced = nil
+	return err
+}
 
 // Received reports whether the data file has arrived.
 func (st *Staged) Received() bool { return st.received }
@@ -121,16 +158,38 @@ func (st *Staged) ReceiveSource(ctx context.Context, fileName string, r io.Reade
 	}
 	h := sha256.New()
 	path := filepath.Join(st.dir, sourceFile)
-	size, err := spool(ctx, st.fs, path, r, limit, h)
+	sinks := []io.Writer{h}
+	var toReader *io.PipeWriter
+	if st.readWith != nil {
+		opts := *st.readWith
+		if st.xml != nil {
+			opts.LabelXML = st.xml
+		}
+		st.early, toReader = startEarlyRead(opts, st.sizeHint)
+		sinks = append(sinks, toReader)
+	}
+	size, f, err := receive(ctx, st.fs, path, r, limit, sinks...)
+	if toReader != nil {
+		toReader.CloseWithError(err) // nil: the end of the file
+	}
 	if err != nil {
 		return err
 	}
 	if size == 0 && fileName == "" {
+		f.Close()
+		if st.early != nil {
+			<-st.early.done
+			st.early = nil
+		}
 		if err := st.fs.Remove(path); err != nil {
 			return fmt.Errorf("removing an empty file part: %w", err)
 		}
 		return nil
 	}
+	// The file is made durable while it is read; CreateDataset waits for
+	// both before it moves the upload into place.
+	st.synced = make(chan error, 1)
+	go func() { st.synced <- syncClose(f) }()
 	st.fileName, st.size, st.sha256, st.received = fileName, size, hex.EncodeToString(h.Sum(nil)), true
 	return nil
 }
@@ -187,7 +246,7 @@ func (s *Store) CreateDataset(ctx context.Context, st *Staged, name string, opts
 		return DatasetRecord{}, &dataset.InputError{Field: "folds", Msg: "predefined folds number the rows of the file, " +
 			"so they cannot be used with missing=drop-rows, which leaves rows out"}
 	}
-	ds, err := loadFile(s.fs, filepath.Join(st.dir, sourceFile), opts)
+	ds, err := st.read(opts)
 	if err != nil {
 		return DatasetRecord{}, err
 	}
@@ -213,6 +272,9 @@ func (s *Store) CreateDataset(ctx context.Context, st *Staged, name string, opts
 	if err := ctx.Err(); err != nil {
 		return DatasetRecord{}, err
 	}
+	if err := st.waitSynced(); err != nil {
+		return DatasetRecord{}, fmt.Errorf("storing the uploaded file: %w", err)
+	}
 	final := s.path("datasets", rec.ID)
 	if err := s.fs.Rename(st.dir, final); err != nil {
 		return DatasetRecord{}, fmt.Errorf("moving the data set into place: %w", err)
@@ -228,6 +290,20 @@ func (s *Store) CreateDataset(ctx context.Context, st *Staged, name string, opts
 		return DatasetRecord{}, err
 	}
 	return rec, nil
+}
+
+// read returns the data file read with opts: the reading made as it
+// arrived (ReadAsReceived) if it used the same options, or else a reading
+// from disk now.
+func (st *Staged) read(opts dataset.Options) (*dataset.Dataset, error) {
+	if st.early != nil {
+		e := st.early
+		st.early = nil
+		if ds, err, ok := e.result(opts); ok {
+			return ds, err
+		}
+	}
+	return loadFile(st.fs, filepath.Join(st.dir, sourceFile), opts)
 }
 
 func readFolds(fsys FS, path string, rows int) ([]dataset.Fold, error) {

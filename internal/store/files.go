@@ -106,14 +106,28 @@ func (c ctxReader) Read(p []byte) (int, error) {
 // most limit bytes are accepted (limit ≤ 0: no limit); beyond it the copy
 // stops with a *TooLargeError. On error the file may remain, part written:
 // it is in a staging directory, which the caller discards.
-func spool(ctx context.Context, fsys FS, path string, r io.Reader, limit int64, w ...io.Writer) (n int64, err error) {
+func spool(ctx context.Context, fsys FS, path string, r io.Reader, limit int64, w ...io.Writer) (int64, error) {
+	n, f, err := receive(ctx, fsys, path, r, limit, w...)
+	if err != nil {
+		return n, err
+	}
+	return n, syncClose(f)
+}
+
+// spoolBuffer is the size of the pieces receive writes: a multipart part
+// gives at most 4 KiB a read, and a write (a system call, a hash update,
+// a pipe's hand-over) for each would cost more than the copying.
+const spoolBuffer = 256 << 10
+
+// receive is spool without the fsync: it returns the file open, written
+// but not synced, for syncClose (on error it has closed it).
+func receive(ctx context.Context, fsys FS, path string, r io.Reader, limit int64, w ...io.Writer) (n int64, _ File, err error) {
 	f, err := fsys.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 	if err != nil {
-		return 0, fmt.Errorf("creating %s: %w", filepath.Base(path), err)
+		return 0, nil, fmt.Errorf("creating %s: %w", filepath.Base(path), err)
 	}
-	closed := false
 	defer func() {
-		if err != nil && !closed {
+		if err != nil {
 			f.Close()
 		}
 	}()
@@ -121,19 +135,45 @@ func spool(ctx context.Context, fsys FS, path string, r io.Reader, limit int64, 
 	if limit > 0 {
 		src = io.LimitReader(src, limit+1)
 	}
-	n, err = io.Copy(io.MultiWriter(append([]io.Writer{f}, w...)...), src)
-	if err != nil {
-		return n, fmt.Errorf("receiving the file: %w", err)
+	dst := io.MultiWriter(append([]io.Writer{f}, w...)...)
+	buf := make([]byte, spoolBuffer)
+	for eof := false; !eof; {
+		// Fill buf, or take what came before the end (io.ReadFull would
+		// not tell a reader's own io.ErrUnexpectedEOF, a body cut short,
+		// from the end).
+		k := 0
+		for k < len(buf) {
+			m, rerr := src.Read(buf[k:])
+			k += m
+			if rerr == io.EOF {
+				eof = true
+				break
+			}
+			if rerr != nil {
+				return n, nil, fmt.Errorf("receiving the file: %w", rerr)
+			}
+		}
+		if k > 0 {
+			if _, err := dst.Write(buf[:k]); err != nil {
+				return n, nil, fmt.Errorf("receiving the file: %w", err)
+			}
+			n += int64(k)
+		}
 	}
 	if limit > 0 && n > limit {
-		return n, &TooLargeError{Limit: limit}
+		return n, nil, &TooLargeError{Limit: limit}
 	}
+	return n, f, nil
+}
+
+// syncClose makes a file that receive wrote durable and closes it.
+func syncClose(f File) error {
 	if err := f.Sync(); err != nil {
-		return n, fmt.Errorf("syncing %s: %w", filepath.Base(path), err)
+		f.Close()
+		return fmt.Errorf("syncing %s: %w", filepath.Base(f.Name()), err)
 	}
-	closed = true
 	if err := f.Close(); err != nil {
-		return n, fmt.Errorf("closing %s: %w", filepath.Base(path), err)
+		return fmt.Errorf("closing %s: %w", filepath.Base(f.Name()), err)
 	}
-	return n, nil
+	return nil
 }

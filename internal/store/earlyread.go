@@ -1,0 +1,69 @@
+package store
+
+import (
+	"errors"
+	"io"
+	"reflect"
+
+	"mldr/internal/dataset"
+)
+
+// earlyRead is the reading of an upload's data file while it arrives: a
+// goroutine runs dataset.Load on what the receiving hands it through a
+// pipe, so that the parsing (most of an upload's work) runs beside the
+// network, the hashing and the disk instead of after them.
+type earlyRead struct {
+	opts dataset.Options
+	done chan struct{}
+	ds   *dataset.Dataset // when done, if err is nil
+	err  error
+}
+
+// startEarlyRead starts reading with opts what the returned writer is
+// given; the receiving must close the writer (CloseWithError) when the
+// file has ended or failed. sizeHint (≤ 0: unknown) is the most bytes the
+// file can have, for sizing the matrices once.
+func startEarlyRead(opts dataset.Options, sizeHint int64) (*earlyRead, *io.PipeWriter) {
+	pr, pw := io.Pipe()
+	e := &earlyRead{opts: opts, done: make(chan struct{})}
+	go func() {
+		defer close(e.done)
+		var r io.Reader = pr
+		if sizeHint > 0 {
+			r = sizedReader{pr, sizeHint}
+		}
+		e.ds, e.err = dataset.Load(r, opts)
+		// A reading that stopped early (a refused file) still takes the
+		// rest, so that the receiving never waits for it.
+		_, _ = io.Copy(io.Discard, pr)
+		pr.Close()
+	}()
+	return e, pw
+}
+
+// sizedReader tells dataset.Load how large its input will be at most (its
+// Len), which a pipe cannot.
+type sizedReader struct {
+	io.Reader
+	n int64
+}
+
+// Len is the size the input will have at most.
+func (s sizedReader) Len() int { return int(s.n) }
+
+// result waits for the reading and returns it if it was made with opts:
+// the data set, or the loader's refusal of the file (an *InputError,
+// which reading it again from disk would repeat). Anything else (other
+// options, a failed receiving) returns ok false: read the file again.
+func (e *earlyRead) result(opts dataset.Options) (ds *dataset.Dataset, err error, ok bool) {
+	<-e.done
+	if !reflect.DeepEqual(e.opts, opts) {
+		e.ds = nil // not kept beside the second reading
+		return nil, nil, false
+	}
+	var ie *dataset.InputError
+	if e.err != nil && !errors.As(e.err, &ie) {
+		return nil, nil, false
+	}
+	return e.ds, e.err, true
+}
