@@ -160,6 +160,9 @@ func send(ctx context.Context, c *http.Client, method, url, contentType string, 
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
+	if sb, ok := body.(sizedBody); ok {
+		req.ContentLength = sb.n
+	}
 	resp, err := c.Do(req)
 	if err != nil {
 		return answer{}, err
@@ -170,6 +173,13 @@ func send(ctx context.Context, c *http.Client, method, url, contentType string, 
 		return answer{}, fmt.Errorf("%s %s: reading the answer: %w", method, url, err)
 	}
 	return answer{status: resp.StatusCode, body: b}, nil
+}
+
+// sizedBody is a request body of n bytes, sent with that Content-Length
+// rather than chunked.
+type sizedBody struct {
+	io.Reader
+	n int64
 }
 
 // apiError is the webapp's error for an answer that is not the one
@@ -189,30 +199,34 @@ func apiError(what string, a answer, want int) error {
 }
 
 // uploadCSV uploads the CSV file at path as a new data set (POST
-// /api/datasets, the file streamed from disk) and returns its id and the
-// time from the request to the whole answer.
+// /api/datasets, the file streamed from disk, with its length declared as
+// a browser or curl declares it) and returns its id and the time from the
+// request to the whole answer.
 func uploadCSV(ctx context.Context, c *http.Client, base, path string) (id string, took time.Duration, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", 0, fmt.Errorf("uploading: %w", err)
 	}
 	defer f.Close()
-	pr, pw := io.Pipe()
-	mw := multipart.NewWriter(pw)
-	go func() {
-		w, err := mw.CreateFormFile("file", filepath.Base(path))
-		if err == nil {
-			_, err = io.Copy(w, f)
-		}
-		if err == nil {
-			err = mw.Close()
-		}
-		pw.CloseWithError(err)
-	}()
+	st, err := f.Stat()
+	if err != nil {
+		return "", 0, fmt.Errorf("uploading: %w", err)
+	}
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	if _, err := mw.CreateFormFile("file", filepath.Base(path)); err != nil {
+		return "", 0, fmt.Errorf("uploading: %w", err)
+	}
+	head := bytes.Clone(buf.Bytes())
+	buf.Reset()
+	if err := mw.Close(); err != nil {
+		return "", 0, fmt.Errorf("uploading: %w", err)
+	}
+	tail := buf.Bytes()
+	body := sizedBody{io.MultiReader(bytes.NewReader(head), f, bytes.NewReader(tail)), int64(len(head)) + st.Size() + int64(len(tail))}
 	start := time.Now()
-	a, err := send(ctx, c, http.MethodPost, base+"/api/datasets", mw.FormDataContentType(), pr)
+	a, err := send(ctx, c, http.MethodPost, base+"/api/datasets", mw.FormDataContentType(), body)
 	took = time.Since(start)
-	_ = pr.Close() // ends the writer if the server answered before reading it all
 	if err != nil {
 		return "", 0, fmt.Errorf("uploading %s: %w", path, err)
 	}

@@ -59,8 +59,11 @@ func (h *handler) receivePart(r *http.Request, st *store.Staged, part *multipart
 	case "file":
 		// With the options sent before the file (the upload form sends
 		// them first), the file is read as it arrives; options that come
-		// after it and change them make the store read it again.
-		if opts, err := uploadOptions(values); err == nil {
+		// after it and change them make the store read it again. Only a
+		// body of declared length (browsers and curl declare it) is read
+		// so: without a size the loader could not size its matrices once,
+		// and growing them would cost more than the reading saves.
+		if opts, err := uploadOptions(values); err == nil && r.ContentLength > 0 {
 			st.ReadAsReceived(opts, r.ContentLength)
 		}
 		return st.ReceiveSource(r.Context(), part.FileName(), part, h.maxUpload)
