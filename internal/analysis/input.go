@@ -61,14 +61,9 @@ var minSquarable = math.Sqrt(0x1p-1022)
 // largest magnitude M has 4·N·M² above the largest float64 (a centred value
 // is at most 2M, and N of their squares are summed); it underflows when M
 // is not 0 but M² is below the smallest normal float64.
-func (in Input) checkScale() error {
+// maxAbs holds the largest magnitude of each column.
+func (in Input) checkScale(maxAbs []float64) error {
 	n, _ := in.dims()
-	var maxAbs []float64
-	if in.Sparse != nil {
-		maxAbs = sparseColumnMaxAbs(in.Sparse)
-	} else {
-		maxAbs = columnMaxAbs(in.X.RawMatrix())
-	}
 	big := math.Sqrt(math.MaxFloat64 / (4 * float64(n)))
 	for j, m := range maxAbs {
 		switch {
@@ -105,39 +100,76 @@ func (in Input) matrix() mat.Matrix {
 // MultiDim reports whether the labels are class variables.
 func (in Input) MultiDim() bool { return in.Classes != nil }
 
-// columnMaxAbs is the largest magnitude of every column of x, found on
-// every core (each worker keeps its own maxima over a range of rows).
-func columnMaxAbs(x blas64.General) []float64 {
+// scanDense reads x once, on every core: the largest magnitude of every
+// column, and whether every value is finite: ok is false and (i, j) the
+// place of the first NaN or infinity, row by row, when one is not (then
+// maxAbs is nil). Validation and the scale check take both from this one
+// pass over the data, which on a job's 200 MB matrix costs as much as the
+// statistics of mddmp. A row is summed as Σ (v − v), which is 0 when every
+// v is finite and NaN otherwise; only a row that fails is searched.
+func scanDense(x blas64.General) (maxAbs []float64, i, j int, ok bool) {
 	n, d := x.Rows, x.Cols
 	workers := max(1, min(runtime.GOMAXPROCS(0), n/1024))
 	part := make([][]float64, workers)
+	bad := make([]int, workers) // first bad row of each worker's range, or -1
 	var wg sync.WaitGroup
 	for w := range workers {
 		lo, hi := n*w/workers, n*(w+1)/workers
+		bad[w] = -1
 		wg.Go(func() {
 			m := make([]float64, d)
+			part[w] = m
 			for i := lo; i < hi; i++ {
-				for j, v := range x.Data[i*x.Stride : i*x.Stride+d] {
-					if a := math.Abs(v); a > m[j] {
-						m[j] = a
+				row := x.Data[i*x.Stride : i*x.Stride+d]
+				var s0, s1 float64
+				k := 0
+				for ; k+2 <= d; k += 2 {
+					v0, v1 := row[k], row[k+1]
+					s0 += v0 - v0
+					s1 += v1 - v1
+					if a := math.Abs(v0); a > m[k] {
+						m[k] = a
+					}
+					if a := math.Abs(v1); a > m[k+1] {
+						m[k+1] = a
 					}
 				}
+				for ; k < d; k++ {
+					v := row[k]
+					s0 += v - v
+					if a := math.Abs(v); a > m[k] {
+						m[k] = a
+					}
+				}
+				if s0+s1 != 0 {
+					bad[w] = i
+					return
+				}
 			}
-			part[w] = m
 		})
 	}
 	wg.Wait()
+	for _, i := range bad {
+		if i >= 0 {
+			for j, v := range x.Data[i*x.Stride : i*x.Stride+d] {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return nil, i, j, false
+				}
+			}
+		}
+	}
 	out := part[0]
 	for _, m := range part[1:] {
 		for j, v := range m {
 			out[j] = max(out[j], v)
 		}
 	}
-	return out
+	return out, 0, 0, true
 }
 
-// validate checks shapes and values: at least 2 rows, finite features,
-// labels of the declared kind.
+// validate checks shapes and values: at least 2 rows, finite features
+// on a scale whose squares float64 holds (checkScale), labels of the
+// declared kind.
 func (in Input) validate() error { return in.validateRows(2) }
 
 // validateRows is validate with at least minRows rows (a shard may hold
@@ -161,15 +193,22 @@ func (in Input) validateRows(minRows int) error {
 	case in.Classes != nil && len(in.Classes) != q:
 		return invalid("", "%d class variables but %d category counts", q, len(in.Classes))
 	}
+	var maxAbs []float64
 	if in.Sparse != nil {
 		if err := checkSparse(in.Sparse); err != nil {
 			return err
 		}
+		maxAbs = sparseColumnMaxAbs(in.Sparse)
 	} else {
 		raw := in.X.RawMatrix()
-		if i, j, ok := firstNonFinite(raw); !ok {
+		var i, j int
+		var ok bool
+		if maxAbs, i, j, ok = scanDense(raw); !ok {
 			return invalid("", "feature %d of row %d is %v; the data must be finite", j+1, i+1, raw.Data[i*raw.Stride+j])
 		}
+	}
+	if err := in.checkScale(maxAbs); err != nil {
+		return err
 	}
 	yr := in.Y.RawMatrix()
 	for i := range n {
@@ -185,50 +224,11 @@ func (in Input) validateRows(minRows int) error {
 	return nil
 }
 
-// firstNonFinite finds the first NaN or infinity of x, row by row, on
-// every core: ok is false and (i, j) its place when there is one. A row is
-// summed as Σ (v − v), which is 0 when every v is finite and NaN
-// otherwise, in four independent sums; only a row that fails is searched.
+// firstNonFinite finds the first NaN or infinity of x, row by row: ok is
+// false and (i, j) its place when there is one (scanDense).
 func firstNonFinite(x blas64.General) (i, j int, ok bool) {
-	n, d := x.Rows, x.Cols
-	workers := max(1, min(runtime.GOMAXPROCS(0), n/1024))
-	bad := make([]int, workers) // first bad row of each worker's range, or -1
-	var wg sync.WaitGroup
-	for w := range workers {
-		lo, hi := n*w/workers, n*(w+1)/workers
-		bad[w] = -1
-		wg.Go(func() {
-			for i := lo; i < hi; i++ {
-				row := x.Data[i*x.Stride : i*x.Stride+d]
-				var s0, s1, s2, s3 float64
-				k := 0
-				for ; k+4 <= d; k += 4 {
-					s0 += row[k] - row[k]
-					s1 += row[k+1] - row[k+1]
-					s2 += row[k+2] - row[k+2]
-					s3 += row[k+3] - row[k+3]
-				}
-				for ; k < d; k++ {
-					s0 += row[k] - row[k]
-				}
-				if s0+s1+s2+s3 != 0 {
-					bad[w] = i
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	for _, i := range bad {
-		if i >= 0 {
-			for j, v := range x.Data[i*x.Stride : i*x.Stride+d] {
-				if math.IsNaN(v) || math.IsInf(v, 0) {
-					return i, j, false
-				}
-			}
-		}
-	}
-	return 0, 0, true
+	_, i, j, ok = scanDense(x)
+	return i, j, ok
 }
 
 // sparseRows is an N×c matrix in compressed rows: the label matrices of

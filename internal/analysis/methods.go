@@ -140,9 +140,7 @@ func Fit(ctx context.Context, id string, in Input, p Params, progress Progress) 
 	if err := in.validate(); err != nil {
 		return nil, err
 	}
-	if err := in.checkScale(); err != nil {
-		return nil, err
-	}
+
 	if err := m.checkKind(in.MultiDim()); err != nil {
 		return nil, err
 	}

@@ -389,9 +389,7 @@ func ShardStats(ctx context.Context, id string, p Params, shard Input, progress 
 	if err := shard.validateRows(1); err != nil {
 		return nil, err
 	}
-	if err := shard.checkScale(); err != nil {
-		return nil, err
-	}
+
 	if err := m.checkKind(shard.MultiDim()); err != nil {
 		return nil, err
 	}

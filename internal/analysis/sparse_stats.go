@@ -333,7 +333,7 @@ func newRowSpaceSparse(ctx context.Context, x *sparse.CSR, shift []float64, st s
 	return factorRowSpace(ctx, at, n, d, st)
 }
 
-// sparseColumnMaxAbs is columnMaxAbs for sparse X (its zeros count as 0).
+// sparseColumnMaxAbs is scanDense's maxAbs for sparse X (its zeros count as 0).
 func sparseColumnMaxAbs(x *sparse.CSR) []float64 {
 	m := make([]float64, x.C)
 	for k, j := range x.Ind {
