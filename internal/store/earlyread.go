@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"reflect"
 
@@ -28,18 +29,33 @@ func startEarlyRead(opts dataset.Options, sizeHint int64) (*earlyRead, *io.PipeW
 	e := &earlyRead{opts: opts, done: make(chan struct{})}
 	go func() {
 		defer close(e.done)
+		defer func() {
+			// A reading that stopped early (a refused file, or a panic)
+			// still takes the rest, so that the receiving never waits
+			// for it.
+			_, _ = io.Copy(io.Discard, pr)
+			pr.Close()
+		}()
+		defer func() {
+			// This goroutine is not the request's, whose handler turns a
+			// panic into an answer: a panic here would end the server.
+			// The error is not the loader's refusal, so CreateDataset
+			// reads the file again, in the request's goroutine.
+			if v := recover(); v != nil {
+				e.ds, e.err = nil, fmt.Errorf("reading the file as it arrived: panic: %v", v)
+			}
+		}()
 		var r io.Reader = pr
 		if sizeHint > 0 {
 			r = sizedReader{pr, sizeHint}
 		}
-		e.ds, e.err = dataset.Load(r, opts)
-		// A reading that stopped early (a refused file) still takes the
-		// rest, so that the receiving never waits for it.
-		_, _ = io.Copy(io.Discard, pr)
-		pr.Close()
+		e.ds, e.err = loadEarly(r, opts)
 	}()
 	return e, pw
 }
+
+// loadEarly is dataset.Load; a test makes it panic.
+var loadEarly = dataset.Load
 
 // sizedReader tells dataset.Load how large its input will be at most (its
 // Len), which a pipe cannot.

@@ -198,3 +198,37 @@ func TestReadAsReceivedBrokenUpload(t *testing.T) {
 		})
 	}
 }
+
+// TestReadAsReceivedPanic checks that a panic of the reading beside the
+// receiving, which no handler would recover, ends neither the server nor
+// the upload: the file is read again from disk.
+func TestReadAsReceivedPanic(t *testing.T) {
+	defer func(load func(io.Reader, dataset.Options) (*dataset.Dataset, error)) { loadEarly = load }(loadEarly)
+	loadEarly = func(r io.Reader, _ dataset.Options) (*dataset.Dataset, error) {
+		io.CopyN(io.Discard, r, 5)
+		panic("a bug")
+	}
+	fsys := &openLog{}
+	s, err := Open(Config{Dir: t.TempDir(), FS: fsys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	st, err := s.Stage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Discard()
+	opts := dataset.Options{LabelPrefix: "label:"}
+	st.ReadAsReceived(opts, int64(len(csvA)))
+	if err := st.ReceiveSource(context.Background(), "a.csv", strings.NewReader(csvA), 0); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := s.CreateDataset(context.Background(), st, "", opts)
+	if err != nil || rec.Summary.Rows != 3 {
+		t.Fatalf("got %+v, %v; want the 3 rows read from disk", rec.Summary, err)
+	}
+	if fsys.count() != 1 {
+		t.Errorf("the file was read from disk %d times, want 1", fsys.count())
+	}
+}
