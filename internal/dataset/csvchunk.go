@@ -31,14 +31,12 @@ type chunk struct {
 	// is left empty once the builder holds its rows sparse.
 	nnz []int64
 	// zeroRuns, set when the builder holds its rows sparse, makes row take
-	// runs of zero cells at once, and the worker compress the fast rows:
-	// row r's stored cells (those not storedZero) are
-	// spInd/spVal[spPtr[r]:spPtr[r+1]], so that the committer, which runs
-	// alone, appends them instead of searching every cell of every row.
+	// runs of zero cells at once, and the worker compress the fast rows
+	// into sp (its row r is the chunk's r-th fast row), so that the
+	// committer, which runs alone, appends them instead of searching every
+	// cell of every row.
 	zeroRuns bool
-	spPtr    []int64
-	spInd    []int32
-	spVal    []float64
+	sp       sparseRows
 }
 
 // slowLine is a line for the plain path: data[start:end], without its
@@ -105,13 +103,13 @@ func (d *labelDict) add(tok []byte, line int) int32 {
 func (f *fastCSV) parse(c *chunk) {
 	c.vals, c.codes, c.rows, c.slow, c.stop = c.vals[:0], c.codes[:0], 0, c.slow[:0], -1
 	c.nnz = c.nnz[:0]
-	c.spPtr, c.spInd, c.spVal = c.spPtr[:0], c.spInd[:0], c.spVal[:0]
+	c.sp.ptr, c.sp.ind, c.sp.val = c.sp.ptr[:0], c.sp.ind[:0], c.sp.val[:0]
 	c.zeroRuns = f.sparse.Load()
 	count := !c.zeroRuns
 	if count {
 		c.nnz = append(c.nnz, 0)
 	} else {
-		c.spPtr = append(c.spPtr, 0)
+		c.sp.ptr = append(c.sp.ptr, 0)
 	}
 	data := c.data
 	// Room for as many rows as the chunk can hold, so that the block is
@@ -132,7 +130,7 @@ func (f *fastCSV) parse(c *chunk) {
 			if count {
 				c.nnz = append(c.nnz, c.nnz[c.rows-1]+nnzOf(c.vals[len(c.vals)-f.width:]))
 			} else {
-				c.compressRow(c.vals[len(c.vals)-f.width:])
+				c.sp.add(c.vals[len(c.vals)-f.width:])
 			}
 			pos = next
 			continue
@@ -155,18 +153,6 @@ func (f *fastCSV) parse(c *chunk) {
 		pos = next
 	}
 	c.lines = line
-}
-
-// compressRow appends the stored cells of a fast row (given densely) to
-// the chunk's compressed rows.
-func (c *chunk) compressRow(row []float64) {
-	for j, v := range row {
-		if !storedZero(v) {
-			c.spInd = append(c.spInd, int32(j))
-			c.spVal = append(c.spVal, v)
-		}
-	}
-	c.spPtr = append(c.spPtr, int64(len(c.spVal)))
 }
 
 // row parses the line at data[pos:] as a fast row, appending it to c, and

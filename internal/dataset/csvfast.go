@@ -335,13 +335,13 @@ func (f *fastCSV) commitRows(c *chunk, from, to, line int) {
 	}
 	b := f.b
 	w, q := f.width, f.nlab
-	if b.sp != nil && len(c.spPtr) == c.rows+1 {
+	if b.sp != nil && len(c.sp.ptr) == c.rows+1 {
 		// The worker compressed the rows.
-		lo, hi := c.spPtr[from], c.spPtr[to]
+		lo, hi := c.sp.ptr[from], c.sp.ptr[to]
 		shift := int64(len(b.sp.val)) - lo
-		b.sp.ind = append(b.sp.ind, c.spInd[lo:hi]...)
-		b.sp.val = append(b.sp.val, c.spVal[lo:hi]...)
-		for _, p := range c.spPtr[from+1 : to+1] {
+		b.sp.ind = append(b.sp.ind, c.sp.ind[lo:hi]...)
+		b.sp.val = append(b.sp.val, c.sp.val[lo:hi]...)
+		for _, p := range c.sp.ptr[from+1 : to+1] {
 			b.sp.ptr = append(b.sp.ptr, p+shift)
 		}
 	} else if b.sp != nil {

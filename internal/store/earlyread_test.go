@@ -38,6 +38,24 @@ func (o *openLog) count() int {
 	return o.sources
 }
 
+// stageLogged opens a store over an openLog and stages an upload in it;
+// both are closed and discarded when t ends.
+func stageLogged(t *testing.T) (*Store, *openLog, *Staged) {
+	t.Helper()
+	fsys := &openLog{}
+	s, err := Open(Config{Dir: t.TempDir(), FS: fsys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	st, err := s.Stage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(st.Discard)
+	return s, fsys, st
+}
+
 const (
 	arffXY = "@relation r\n@attribute a numeric\n@attribute b numeric\n@attribute x {0,1}\n@attribute y {0,1}\n@data\n" +
 		"1,2,0,1\n3,4,1,1\n5,6,1,0\n"
@@ -71,17 +89,7 @@ func TestReadAsReceived(t *testing.T) {
 			opts: dataset.Options{Labels: []string{"b"}}, rereads: 1, wantLabel: []string{"b"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			fsys := &openLog{}
-			s, err := Open(Config{Dir: t.TempDir(), FS: fsys})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
-			st, err := s.Stage()
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Discard()
+			s, fsys, st := stageLogged(t)
 			if tc.readWith != nil {
 				st.ReadAsReceived(*tc.readWith, int64(len(tc.file)))
 			}
@@ -208,17 +216,7 @@ func TestReadAsReceivedPanic(t *testing.T) {
 		io.CopyN(io.Discard, r, 5)
 		panic("a bug")
 	}
-	fsys := &openLog{}
-	s, err := Open(Config{Dir: t.TempDir(), FS: fsys})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	st, err := s.Stage()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Discard()
+	s, fsys, st := stageLogged(t)
 	opts := dataset.Options{LabelPrefix: "label:"}
 	st.ReadAsReceived(opts, int64(len(csvA)))
 	if err := st.ReceiveSource(context.Background(), "a.csv", strings.NewReader(csvA), 0); err != nil {
