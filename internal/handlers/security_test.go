@@ -417,13 +417,17 @@ func TestUploadLimit(t *testing.T) {
 	// The first upload holds the only slot while its body trickles in. It
 	// is written by hand on a connection of its own, so that its headers
 	// surely reach the server (a client may buffer them with the body).
-	conn, err := net.Dial("tcp", strings.TrimPrefix(s.http.URL, "http://"))
-	if err != nil {
-		t.Fatal(err)
+	var conn net.Conn
+	start := func() {
+		var err error
+		if conn, err = net.Dial("tcp", strings.TrimPrefix(s.http.URL, "http://")); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(conn, "POST /api/datasets HTTP/1.1\r\nHost: test\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n", ctype, len(all))
+		conn.Write(all[:10])
 	}
-	defer conn.Close()
-	fmt.Fprintf(conn, "POST /api/datasets HTTP/1.1\r\nHost: test\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n", ctype, len(all))
-	conn.Write(all[:10])
+	start()
+	defer func() { conn.Close() }()
 	deadline := time.Now().Add(10 * time.Second)
 	var got *http.Response
 	for time.Now().Before(deadline) {
@@ -436,6 +440,13 @@ func TestUploadLimit(t *testing.T) {
 			}
 			break
 		}
+		// The second upload ran, so the first held no slot: its request
+		// reached the server only after the second had taken the slot, and
+		// was refused (an answer the server sends only after the rest of
+		// the body, which never comes), or it has not reached the server
+		// yet. Send the first again, and wait a little for it.
+		conn.Close()
+		start()
 		time.Sleep(10 * time.Millisecond)
 	}
 	if got == nil || got.Header.Get("Retry-After") == "" {
