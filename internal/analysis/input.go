@@ -224,13 +224,6 @@ func (in Input) validateRows(minRows int) error {
 	return nil
 }
 
-// firstNonFinite finds the first NaN or infinity of x, row by row: ok is
-// false and (i, j) its place when there is one (scanDense).
-func firstNonFinite(x blas64.General) (i, j int, ok bool) {
-	_, i, j, ok = scanDense(x)
-	return i, j, ok
-}
-
 // sparseRows is an N×c matrix in compressed rows: the label matrices of
 // multi-label data (few ones per row), one-hot class variables and the
 // quadratic label kernel's feature map are all sparse.

@@ -83,9 +83,10 @@ func TestParamsOnly(t *testing.T) {
 	}
 }
 
-// firstNonFinite finds the first NaN or infinity in row order wherever it
-// is: in either worker's rows, in the four sums' tails, or nowhere.
-func TestFirstNonFinite(t *testing.T) {
+// scanDense finds the first NaN or infinity in row order wherever it is:
+// in either worker's rows, in the sums' tails, or nowhere; and, when there
+// is none, each column's largest magnitude.
+func TestScanDense(t *testing.T) {
 	tests := []struct {
 		n, d, i, j int
 		v          float64
@@ -110,9 +111,20 @@ func TestFirstNonFinite(t *testing.T) {
 				x.Set(tc.n-1, 0, 1)
 			}
 		}
-		i, j, ok := firstNonFinite(x.RawMatrix())
+		maxAbs, i, j, ok := scanDense(x.RawMatrix())
 		if ok != (tc.i < 0) || (!ok && (i != tc.i || j != tc.j)) {
 			t.Errorf("%+v: got (%d, %d, %v)", tc, i, j, ok)
+		}
+		if ok {
+			for c := range tc.d {
+				want := 0.0
+				for r := range tc.n {
+					want = math.Max(want, math.Abs(x.At(r, c)))
+				}
+				if maxAbs[c] != want {
+					t.Errorf("%+v: column %d's largest magnitude %v, want %v", tc, c, maxAbs[c], want)
+				}
+			}
 		}
 	}
 }
