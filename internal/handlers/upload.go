@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"mime"
 	"mime/multipart"
 	"net/http"
 	"slices"
@@ -27,7 +26,11 @@ const maxFieldBytes = 64 << 10
 // fields. The caller must Discard the staged upload.
 func (h *handler) receiveUpload(r *http.Request) (*store.Staged, map[string]string, error) {
 	values := map[string]string{}
-	mr, err := multipartReader(r)
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{bufio.NewReaderSize(r.Body, bodyBuffer), r.Body}
+	mr, err := r.MultipartReader()
 	if err != nil {
 		return nil, values, badRequest("file", "send the upload as multipart/form-data, with the data file in a field named \"file\"")
 	}
@@ -59,16 +62,6 @@ func (h *handler) receiveUpload(r *http.Request) (*store.Staged, map[string]stri
 // reader, which asks for 4 KiB at a time: without it, each ask is a
 // system call on the connection.
 const bodyBuffer = 256 << 10
-
-// multipartReader is r.MultipartReader reading the body through a buffer
-// of bodyBuffer bytes.
-func multipartReader(r *http.Request) (*multipart.Reader, error) {
-	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if err != nil || mt != "multipart/form-data" || params["boundary"] == "" {
-		return nil, errors.New("not a multipart/form-data request")
-	}
-	return multipart.NewReader(bufio.NewReaderSize(r.Body, bodyBuffer), params["boundary"]), nil
-}
 
 func (h *handler) receivePart(r *http.Request, st *store.Staged, part *multipart.Part, values map[string]string) error {
 	name := part.FormName()
