@@ -71,9 +71,6 @@ func (s *Store) Import(ctx context.Context, up Upload) (DatasetRecord, error) {
 		return DatasetRecord{}, err
 	}
 	defer st.Discard()
-	if up.XML == nil {
-		st.ReadAsReceived(up.Options, 0)
-	}
 	if err := st.ReceiveSource(ctx, up.FileName, up.Source, up.MaxBytes); err != nil {
 		return DatasetRecord{}, err
 	}
