@@ -11,13 +11,13 @@ import (
 )
 
 // Blocking of addAtB: atbKC rows of the operands are packed at a time
-// (a panel of 8 columns of them is 16 KB, which stays in the L1 cache
+// (a panel of 12 columns of them is 24 KB, which stays in the L1 cache
 // while the tiles of a block of rows use it), and the rows of c are dealt
-// to the goroutines in blocks of atbMC (the packed columns of a that such
-// a block reads, 256 × 64 × 8 bytes, stay in the L2 cache).
+// to the goroutines in blocks of atbMC, four panels (the packed columns of
+// a that such a block reads, 256 × 48 × 8 bytes, stay in the L2 cache).
 const (
 	atbKC = 256
-	atbMC = 64
+	atbMC = 48
 )
 
 // addAtB adds alpha·AᵀB to c: a is k×m, b is k×n, c is m×n, all row-major.
@@ -26,8 +26,8 @@ const (
 // symmetric rank-k update when a and b are the same).
 //
 // Both operands are packed once per atbKC rows into the panels of Gram
-// (row r of a panel holds 8 consecutive columns of that row), alpha folded
-// into a's, and each 4×8 tile of c gets the kernel's sum over those rows.
+// (row r of a panel holds 12 consecutive columns of that row), alpha folded
+// into a's, and each 4×12 tile of c gets the kernel's sum over those rows.
 // The blocks of atbMC rows of c are shared out among up to GOMAXPROCS
 // goroutines, which all read the same packed panels.
 func addAtB(alpha float64, a, b, c blas64.General, upper bool) {
@@ -74,8 +74,8 @@ func addAtB(alpha float64, a, b, c blas64.General, upper bool) {
 	}
 }
 
-// packColumns packs rows [k0, k0+kk) of x into panels of 8 columns, each
-// times alpha: dst[p·kk·8 + r·8 + j] = alpha·x[k0+r, 8p+j], 0 past the last
+// packColumns packs rows [k0, k0+kk) of x into panels of 12 columns, each
+// times alpha: dst[p·kk·12 + r·12 + j] = alpha·x[k0+r, 12p+j], 0 past the last
 // column.
 func packColumns(x blas64.General, k0, kk int, alpha float64, dst []float64) {
 	cols := x.Cols
@@ -102,7 +102,7 @@ func packColumns(x blas64.General, k0, kk int, alpha float64, dst []float64) {
 }
 
 // atbBlock adds the packed product to rows [i0, i1) of c (i0 a multiple
-// of 8): for each panel of 8 columns, every 4-row tile of the block, so
+// of 12): for each panel of 12 columns, every 4-row tile of the block, so
 // that the panel of b stays in the L1 cache. Tiles at the edges of c or
 // across its diagonal (upper) go through tmp, and only their entries
 // inside c (and on or above the diagonal) are added.
@@ -122,11 +122,11 @@ func atbBlock(kk int, pa, pb []float64, c blas64.General, i0, i1 int, upper bool
 			}
 			ap := pa[(r0/panelWidth)*stride+r0%panelWidth:]
 			if r0+tileRows <= m && j0+panelWidth <= n && (!upper || r0+tileRows-1 <= j0) {
-				kernel.Tile4x8(kk, ap, bp, c.Data[r0*c.Stride+j0:], c.Stride)
+				kernel.Tile(kk, ap, bp, c.Data[r0*c.Stride+j0:], c.Stride)
 				continue
 			}
 			clear(tmp[:])
-			kernel.Tile4x8(kk, ap, bp, tmp[:], panelWidth)
+			kernel.Tile(kk, ap, bp, tmp[:], panelWidth)
 			for i := range min(tileRows, m-r0) {
 				row := c.Data[(r0+i)*c.Stride:]
 				for j := range min(panelWidth, n-j0) {

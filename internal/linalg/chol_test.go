@@ -48,13 +48,13 @@ func upperOf(a *mat.SymDense, stride int, sentinel float64) blas64.Symmetric {
 }
 
 // Cholesky's factor equals gonum's (mat.Cholesky) on positive definite
-// matrices of awkward sizes — below, at and around the kernel's 4×8 tiles,
+// matrices of awkward sizes — below, at and around the kernel's 4×12 tiles,
 // the solve's 64-row blocks and the factorisation's 256-column blocks —
 // with a stride wider than the matrix, and leaves the strict lower
 // triangle alone.
 func TestCholesky(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 1))
-	for _, n := range []int{1, 2, 7, 8, 63, 64, 65, 255, 256, 257, 300, 600} {
+	for _, n := range []int{1, 2, 7, 8, 11, 12, 13, 47, 48, 49, 63, 64, 65, 255, 256, 257, 300, 600} {
 		for _, pad := range []int{0, 3} {
 			t.Run(fmt.Sprintf("n=%d/stride=n+%d", n, pad), func(t *testing.T) {
 				a := randSPD(rng, n, n+20, 0.1)

@@ -29,11 +29,11 @@ import (
 // about 100. The work is N·D² multiply-adds, so at N = 100 000 and D = 1 000
 // that is 8 s against 1 s. This kernel follows the GotoBLAS layout: a block
 // of gramBlock rows is packed, shifted and weighted on the way, into
-// panels of 8 columns (row after row, 8 values each, so that every read of
-// the micro-kernel is contiguous and the block stays in the L2 cache); then
-// a 4×8 micro-kernel (AVX2 and FMA assembly where the CPU has them: 8
-// accumulator registers, two loads and four broadcasts per row) adds the
-// block's contribution to each 4×8 tile on or above the diagonal. Only the
+// panels of 12 columns (row after row, 12 values each, so that every read
+// of the micro-kernel is contiguous); then a 4×12 micro-kernel (AVX2 and
+// FMA assembly where the CPU has them: 12 accumulator registers, three
+// loads and four broadcasts per row) adds the block's contribution to each
+// 4×12 tile on or above the diagonal. Only the
 // upper triangle is computed, half the work of a general product.
 func Gram(ctx context.Context, x blas64.General, shift, weights []float64, c blas64.Symmetric, progress func(rowsDone int) error) error {
 	n, d := x.Rows, x.Cols
@@ -111,8 +111,8 @@ const (
 type gramWorker struct {
 	d, panels int
 	ld        int       // row stride of acc
-	acc       []float64 // (panels·8)×ld; tiles on and above the diagonal
-	pack      []float64 // panels × gramBlock × 8
+	acc       []float64 // (panels·12)×ld; tiles on and above the diagonal
+	pack      []float64 // panels × gramBlock × 12
 	packW     []float64 // the same rows times their weights (nil without)
 }
 
@@ -181,7 +181,7 @@ func (w *gramWorker) packBlock(x blas64.General, shift, weights []float64, b0, k
 	}
 }
 
-// tiles adds the packed block of k rows to every 4×8 tile of the
+// tiles adds the packed block of k rows to every 4×12 tile of the
 // accumulator on or above the diagonal.
 func (w *gramWorker) tiles(k int) {
 	stride := k * panelWidth
@@ -193,7 +193,7 @@ func (w *gramWorker) tiles(k int) {
 		b := right[jp*stride:]
 		for i0 := 0; i0 < (jp+1)*panelWidth; i0 += tileRows {
 			a := w.pack[(i0/panelWidth)*stride+i0%panelWidth:]
-			kernel.Tile4x8(k, a, b, w.acc[i0*w.ld+jp*panelWidth:], w.ld)
+			kernel.Tile(k, a, b, w.acc[i0*w.ld+jp*panelWidth:], w.ld)
 		}
 	}
 }

@@ -51,3 +51,24 @@ func BenchmarkGram(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkMul measures the projection of tall data onto a few directions
+// (N×D times D×d, the rows a job writes), in GFLOP/s of 2·N·D·d.
+//
+//	go test -run '^$' -bench Mul -benchtime 10x ./internal/linalg/
+func BenchmarkMul(b *testing.B) {
+	for _, s := range []struct{ n, k, m int }{{50_000, 500, 10}, {20_000, 2_000, 20}} {
+		rng := rand.New(rand.NewPCG(uint64(s.n), uint64(s.m)))
+		a := randGeneral(rng, s.n, s.k, s.k)
+		p := randGeneral(rng, s.k, s.m, s.m)
+		c := blas64.General{Rows: s.n, Cols: s.m, Stride: s.m, Data: make([]float64, s.n*s.m)}
+		b.Run(fmt.Sprintf("N=%d/D=%d/d=%d", s.n, s.k, s.m), func(b *testing.B) {
+			for b.Loop() {
+				if err := Mul(a, p, c); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(2*float64(s.n*s.k*s.m)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+	}
+}

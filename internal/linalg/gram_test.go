@@ -61,6 +61,8 @@ func TestGram(t *testing.T) {
 		{3, 2, 2, true, false},
 		{5, 7, 9, true, true},
 		{130, 8, 8, false, false},
+		{131, 12, 12, true, false},
+		{140, 24, 25, false, true},
 		{257, 13, 13, true, false},
 		{64, 33, 40, true, true},
 		{4200, 17, 17, true, true},

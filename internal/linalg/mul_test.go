@@ -14,7 +14,7 @@ import (
 // than a block, strided operands.
 func TestMul(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	for _, s := range []struct{ n, k, m int }{{1, 1, 1}, {3, 5, 2}, {8, 8, 8}, {9, 300, 17}, {100, 513, 50}, {1000, 20, 3}} {
+	for _, s := range []struct{ n, k, m int }{{1, 1, 1}, {3, 5, 2}, {8, 8, 8}, {12, 12, 12}, {25, 7, 24}, {9, 300, 17}, {100, 513, 50}, {1000, 20, 3}} {
 		a := randGeneral(rng, s.n, s.k, s.k+3)
 		b := randGeneral(rng, s.k, s.m, s.m+1)
 		c := blas64.General{Rows: s.n, Cols: s.m, Stride: s.m + 2, Data: make([]float64, s.n*(s.m+2))}
