@@ -39,6 +39,8 @@ type Input struct {
 	// shard, when set, is where the statistics come from: the fits of
 	// ShardStats and FitFromPartial (shards.go) hand their statsSpec to it.
 	shard *shardHook
+	// means are the column means of X that validation found (knownMean).
+	means *knownMeans
 }
 
 // featureName names feature j (0-based) for a message.
@@ -101,127 +103,179 @@ func (in Input) matrix() mat.Matrix {
 func (in Input) MultiDim() bool { return in.Classes != nil }
 
 // scanDense reads x once, on every core: the largest magnitude of every
-// column, and whether every value is finite: ok is false and (i, j) the
-// place of the first NaN or infinity, row by row, when one is not (then
-// maxAbs is nil). Validation and the scale check take both from this one
-// pass over the data, which on a job's 200 MB matrix costs as much as the
-// statistics of mddmp. A row is summed as Σ (v − v), which is 0 when every
-// v is finite and NaN otherwise; only a row that fails is searched.
-func scanDense(x blas64.General) (maxAbs []float64, i, j int, ok bool) {
+// column, the mean of every column, and whether every value is finite: ok
+// is false and (i, j) the place of the first NaN or infinity, row by row,
+// when one is not (then maxAbs and mean are nil). Validation, the scale
+// check and the statistics' centring take all three from this one pass over
+// the data, which on a job's 200 MB matrix costs as much as the statistics
+// of mddmp. A row is summed as Σ (v − v), which is 0 when every v is finite
+// and NaN otherwise; only a row that fails is searched.
+//
+// The means are summed exactly as meansOfColumns sums them (the blocks of
+// rowBlocks, each summed on its own and then added to its goroutine's
+// total, the totals added in order), so they are the same numbers to the
+// last bit.
+func scanDense(x blas64.General) (maxAbs, mean []float64, i, j int, ok bool) {
 	n, d := x.Rows, x.Cols
-	workers := max(1, min(runtime.GOMAXPROCS(0), n/1024))
-	part := make([][]float64, workers)
-	bad := make([]int, workers) // first bad row of each worker's range, or -1
+	workers := max(1, min(runtime.GOMAXPROCS(0), (n+blockRows-1)/blockRows))
+	part := make([][]float64, workers) // per goroutine: maxima, sums, one block's sums
+	bad := make([]int, workers)        // first bad row of each goroutine's blocks, or -1
 	var wg sync.WaitGroup
 	for w := range workers {
-		lo, hi := n*w/workers, n*(w+1)/workers
 		bad[w] = -1
 		wg.Go(func() {
-			m := make([]float64, d)
-			part[w] = m
-			for i := lo; i < hi; i++ {
-				row := x.Data[i*x.Stride : i*x.Stride+d]
-				var s0, s1 float64
-				k := 0
-				for ; k+2 <= d; k += 2 {
-					v0, v1 := row[k], row[k+1]
-					s0 += v0 - v0
-					s1 += v1 - v1
-					if a := math.Abs(v0); a > m[k] {
-						m[k] = a
+			acc := make([]float64, 3*d)
+			part[w] = acc
+			m, sum, block := acc[:d], acc[d:2*d], acc[2*d:]
+			for lo := w * blockRows; lo < n; lo += workers * blockRows {
+				clear(block)
+				for i := lo; i < min(n, lo+blockRows); i++ {
+					row := x.Data[i*x.Stride : i*x.Stride+d]
+					var s0, s1 float64
+					k := 0
+					for ; k+2 <= d; k += 2 {
+						v0, v1 := row[k], row[k+1]
+						s0 += v0 - v0
+						s1 += v1 - v1
+						block[k] += v0
+						block[k+1] += v1
+						if a := math.Abs(v0); a > m[k] {
+							m[k] = a
+						}
+						if a := math.Abs(v1); a > m[k+1] {
+							m[k+1] = a
+						}
 					}
-					if a := math.Abs(v1); a > m[k+1] {
-						m[k+1] = a
+					for ; k < d; k++ {
+						v := row[k]
+						s0 += v - v
+						block[k] += v
+						if a := math.Abs(v); a > m[k] {
+							m[k] = a
+						}
+					}
+					if s0+s1 != 0 {
+						bad[w] = i
+						return
 					}
 				}
-				for ; k < d; k++ {
-					v := row[k]
-					s0 += v - v
-					if a := math.Abs(v); a > m[k] {
-						m[k] = a
-					}
-				}
-				if s0+s1 != 0 {
-					bad[w] = i
-					return
+				for k, v := range block {
+					sum[k] += v
 				}
 			}
 		})
 	}
 	wg.Wait()
+	first := -1
 	for _, i := range bad {
-		if i >= 0 {
-			for j, v := range x.Data[i*x.Stride : i*x.Stride+d] {
-				if math.IsNaN(v) || math.IsInf(v, 0) {
-					return nil, i, j, false
-				}
+		if i >= 0 && (first < 0 || i < first) {
+			first = i
+		}
+	}
+	if first >= 0 {
+		for j, v := range x.Data[first*x.Stride : first*x.Stride+d] {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, nil, first, j, false
 			}
 		}
 	}
-	out := part[0]
-	for _, m := range part[1:] {
-		for j, v := range m {
-			out[j] = max(out[j], v)
+	maxAbs, mean = part[0][:d], make([]float64, d)
+	for w, acc := range part {
+		for k, v := range acc[d : 2*d] {
+			mean[k] += v
+		}
+		if w > 0 {
+			for k, v := range acc[:d] {
+				maxAbs[k] = max(maxAbs[k], v)
+			}
 		}
 	}
-	return out, 0, 0, true
+	for k := range mean {
+		mean[k] /= float64(n)
+	}
+	return maxAbs, mean, 0, 0, true
+}
+
+// knownMeans are the column means of the dense matrix x, kept from the
+// validation's pass (scanDense) for the statistics of the same matrix.
+type knownMeans struct {
+	x    *mat.Dense
+	mean []float64
+}
+
+// knownMean is the column means of in.X when validation found them, nil
+// otherwise (sparse features, or X replaced since).
+func (in Input) knownMean() []float64 {
+	if in.means != nil && in.X != nil && in.means.x == in.X {
+		return in.means.mean
+	}
+	return nil
 }
 
 // validate checks shapes and values: at least 2 rows, finite features
 // on a scale whose squares float64 holds (checkScale), labels of the
 // declared kind.
-func (in Input) validate() error { return in.validateRows(2) }
+// It keeps the column means of dense features that its pass found
+// (knownMean).
+func (in *Input) validate() error {
+	means, err := in.validateRows(2)
+	in.means = means
+	return err
+}
 
 // validateRows is validate with at least minRows rows (a shard may hold
-// one).
-func (in Input) validateRows(minRows int) error {
+// one), returning the column means of dense features that it found.
+func (in Input) validateRows(minRows int) (*knownMeans, error) {
 	if (in.X == nil) == (in.Sparse == nil) || in.Y == nil {
 		if in.X != nil {
-			return invalid("", "the features are given both dense and sparse; give one")
+			return nil, invalid("", "the features are given both dense and sparse; give one")
 		}
-		return invalid("", "features or labels are missing")
+		return nil, invalid("", "features or labels are missing")
 	}
 	n, d := in.dims()
 	ny, q := in.Y.Dims()
 	switch {
 	case n != ny:
-		return invalid("", "the features have %d rows but the labels %d", n, ny)
+		return nil, invalid("", "the features have %d rows but the labels %d", n, ny)
 	case n < minRows:
-		return unservable("", 0, "a reduction needs at least %d rows, not %d", minRows, n)
+		return nil, unservable("", 0, "a reduction needs at least %d rows, not %d", minRows, n)
 	case d < 1 || q < 1:
-		return invalid("", "a reduction needs at least one feature and one label")
+		return nil, invalid("", "a reduction needs at least one feature and one label")
 	case in.Classes != nil && len(in.Classes) != q:
-		return invalid("", "%d class variables but %d category counts", q, len(in.Classes))
+		return nil, invalid("", "%d class variables but %d category counts", q, len(in.Classes))
 	}
 	var maxAbs []float64
+	var means *knownMeans
 	if in.Sparse != nil {
 		if err := checkSparse(in.Sparse); err != nil {
-			return err
+			return nil, err
 		}
 		maxAbs = sparseColumnMaxAbs(in.Sparse)
 	} else {
 		raw := in.X.RawMatrix()
+		var mean []float64
 		var i, j int
 		var ok bool
-		if maxAbs, i, j, ok = scanDense(raw); !ok {
-			return invalid("", "feature %d of row %d is %v; the data must be finite", j+1, i+1, raw.Data[i*raw.Stride+j])
+		if maxAbs, mean, i, j, ok = scanDense(raw); !ok {
+			return nil, invalid("", "feature %d of row %d is %v; the data must be finite", j+1, i+1, raw.Data[i*raw.Stride+j])
 		}
+		means = &knownMeans{x: in.X, mean: mean}
 	}
 	if err := in.checkScale(maxAbs); err != nil {
-		return err
+		return nil, err
 	}
 	yr := in.Y.RawMatrix()
 	for i := range n {
 		for j, v := range yr.Data[i*yr.Stride : i*yr.Stride+q] {
 			if in.Classes == nil && v != 0 && v != 1 {
-				return invalid("", "label %d of row %d is %v; multi-label data hold 0 or 1", j+1, i+1, v)
+				return nil, invalid("", "label %d of row %d is %v; multi-label data hold 0 or 1", j+1, i+1, v)
 			}
 			if in.Classes != nil && (v != math.Trunc(v) || v < 0 || int(v) >= in.Classes[j]) {
-				return invalid("", "class variable %d of row %d is %v, not one of its %d categories", j+1, i+1, v, in.Classes[j])
+				return nil, invalid("", "class variable %d of row %d is %v, not one of its %d categories", j+1, i+1, v, in.Classes[j])
 			}
 		}
 	}
-	return nil
+	return means, nil
 }
 
 // sparseRows is an N×c matrix in compressed rows: the label matrices of

@@ -210,7 +210,7 @@ func computeRidgeHat(ctx context.Context, in Input, lambda float64, st stage) (*
 		if err != nil {
 			return nil, err
 		}
-		s, err = computeStats(ctx, rs.coords, spec, st.sub(0.5, 0.8, "XᵀX and XᵀZ"))
+		s, err = computeStats(ctx, rs.coords, nil, spec, st.sub(0.5, 0.8, "XᵀX and XᵀZ"))
 		if err != nil {
 			return nil, err
 		}

@@ -386,9 +386,11 @@ func ShardStats(ctx context.Context, id string, p Params, shard Input, progress 
 	if err != nil {
 		return nil, err
 	}
-	if err := shard.validateRows(1); err != nil {
+	means, err := shard.validateRows(1)
+	if err != nil {
 		return nil, err
 	}
+	shard.means = means
 
 	if err := m.checkKind(shard.MultiDim()); err != nil {
 		return nil, err

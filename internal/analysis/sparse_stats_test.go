@@ -82,7 +82,7 @@ func TestSparseStats(t *testing.T) {
 			{gram: true, weights: weights},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
-				want, err := computeStats(ctx, x, spec, stage{})
+				want, err := computeStats(ctx, x, nil, spec, stage{})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -62,20 +62,23 @@ func (s *stats) ownGramAndCross() {
 // context: few enough to stop soon when canceled.
 const blockRows = 4096
 
-// computeStats makes one pass over X for the column means, then forms what
-// spec asks for around them: the Gram matrices with linalg.Gram, which
+// computeStats makes one pass over X for the column means (unless mean, the
+// means validation found, is given), then forms what spec asks for around
+// them: the Gram matrices with linalg.Gram, which
 // shifts every row by the means as it packs it (so XcᵀXc stays accurate
 // when the means are large next to the spread: no XᵀX − N·μμᵀ
 // cancellation), and the cross product with the labels in a pass of
 // O(nnz(L)·D): each row, centred, adds itself to the columns of its
 // non-zero labels.
-func computeStats(ctx context.Context, x *mat.Dense, spec statsSpec, st stage) (*stats, error) {
+func computeStats(ctx context.Context, x *mat.Dense, mean []float64, spec statsSpec, st stage) (*stats, error) {
 	n, d := x.Dims()
 	raw := x.RawMatrix()
-	s := &stats{n: n, d: d}
+	s := &stats{n: n, d: d, mean: mean}
 	var err error
-	if s.mean, err = meansOfColumns(ctx, raw, st.sub(0, 0.1, st.name)); err != nil {
-		return nil, err
+	if s.mean == nil {
+		if s.mean, err = meansOfColumns(ctx, raw, st.sub(0, 0.1, st.name)); err != nil {
+			return nil, err
+		}
 	}
 	// The rest of the stage is shared by the passes asked for, by cost: a
 	// Gram matrix costs D per value of X, the label pass about 1.
@@ -140,13 +143,15 @@ func featureStats(ctx context.Context, in Input, spec statsSpec, rows bool, st s
 		if mean, err = sparseMeans(ctx, in.Sparse); err == nil {
 			rs, err = newRowSpaceSparse(ctx, in.Sparse, mean, st.sub(0.05, 0.7, "row space"))
 		}
+	} else if mean = in.knownMean(); mean != nil {
+		rs, err = newRowSpace(ctx, in.X, mean, st.sub(0.05, 0.7, "row space"))
 	} else if mean, err = meansOfColumns(ctx, in.X.RawMatrix(), st.sub(0, 0.05, st.name)); err == nil {
 		rs, err = newRowSpace(ctx, in.X, mean, st.sub(0.05, 0.7, "row space"))
 	}
 	if err != nil {
 		return nil, err
 	}
-	s, err := computeStats(ctx, rs.coords, spec, st.sub(0.7, 1, st.name))
+	s, err := computeStats(ctx, rs.coords, nil, spec, st.sub(0.7, 1, st.name))
 	if err != nil {
 		return nil, err
 	}
@@ -208,7 +213,7 @@ func statsOf(ctx context.Context, in Input, spec statsSpec, st stage) (*stats, e
 	if in.Sparse != nil {
 		return computeStatsSparse(ctx, in.Sparse, spec, st)
 	}
-	return computeStats(ctx, in.X, spec, st)
+	return computeStats(ctx, in.X, in.knownMean(), spec, st)
 }
 
 // sparseMeans is the column means of sparse X.

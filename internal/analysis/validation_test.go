@@ -85,7 +85,8 @@ func TestParamsOnly(t *testing.T) {
 
 // scanDense finds the first NaN or infinity in row order wherever it is:
 // in either worker's rows, in the sums' tails, or nowhere; and, when there
-// is none, each column's largest magnitude.
+// is none, each column's largest magnitude and its mean, the latter to the
+// bit what meansOfColumns gives (the statistics use either).
 func TestScanDense(t *testing.T) {
 	tests := []struct {
 		n, d, i, j int
@@ -96,12 +97,16 @@ func TestScanDense(t *testing.T) {
 		{5000, 7, 4999, 6, math.Inf(1)},
 		{5000, 9, 2600, 8, math.Inf(-1)},
 		{2, 4, 1, 3, math.NaN()},
+		{9000, 5, -1, -1, 0},
+		{13000, 3, 12000, 1, math.NaN()},
+		{13000, 3, 5000, 2, math.Inf(1)},
+		{20000, 11, -1, -1, 0},
 	}
 	for _, tc := range tests {
 		x := mat.NewDense(tc.n, tc.d, nil)
 		for i := range tc.n {
 			for j := range tc.d {
-				x.Set(i, j, float64(i-j)*1e300)
+				x.Set(i, j, float64(i-j)*1e300+float64(i%7)/3)
 			}
 		}
 		if tc.i >= 0 {
@@ -111,7 +116,7 @@ func TestScanDense(t *testing.T) {
 				x.Set(tc.n-1, 0, 1)
 			}
 		}
-		maxAbs, i, j, ok := scanDense(x.RawMatrix())
+		maxAbs, mean, i, j, ok := scanDense(x.RawMatrix())
 		if ok != (tc.i < 0) || (!ok && (i != tc.i || j != tc.j)) {
 			t.Errorf("%+v: got (%d, %d, %v)", tc, i, j, ok)
 		}
@@ -123,6 +128,15 @@ func TestScanDense(t *testing.T) {
 				}
 				if maxAbs[c] != want {
 					t.Errorf("%+v: column %d's largest magnitude %v, want %v", tc, c, maxAbs[c], want)
+				}
+			}
+			want, err := meansOfColumns(context.Background(), x.RawMatrix(), stage{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for c := range tc.d {
+				if math.Float64bits(mean[c]) != math.Float64bits(want[c]) {
+					t.Errorf("%+v: column %d's mean %v, meansOfColumns %v", tc, c, mean[c], want[c])
 				}
 			}
 		}
