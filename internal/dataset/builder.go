@@ -96,13 +96,20 @@ type builder struct {
 	size, dataStart int64
 	sized           bool
 
+	// stream, when set (LoadStreaming), gets the dense rows as they are
+	// committed; streamed is how many values of raw it has had, and
+	// xIsRaw says X was made of the raw rows as they are (assemble).
+	stream   *BinaryStream
+	streamed int
+	xIsRaw   bool
+
 	dropped       int // rows dropped for missing values
 	textFeatures  int // CSV feature columns that met text (toText)
 	firstDropLine int
 	imputed       int
 }
 
-func newBuilder(o Options) *builder { return &builder{opts: o} }
+func newBuilder(o Options) *builder { return &builder{opts: o, stream: o.stream} }
 
 // setColumns fixes the columns and their roles. relation is ARFF's @relation.
 func (b *builder) setColumns(cols []column, relation string) error {
@@ -415,6 +422,7 @@ func (b *builder) addRow(line int, fields [][]byte) error {
 		}
 	}
 	b.rows++
+	b.streamRows(false)
 	return nil
 }
 
@@ -508,6 +516,7 @@ type outColumn struct {
 
 // finish checks the whole data set and builds it.
 func (b *builder) finish() (*Dataset, error) {
+	b.endStream()
 	switch {
 	case b.rows == 0 && b.dropped > 0:
 		return nil, &InputError{Field: "missing", Msg: fmt.Sprintf("every one of the %d data rows has a missing value, so none is left after dropping them", b.dropped)}
@@ -535,6 +544,7 @@ func (b *builder) finish() (*Dataset, error) {
 		return nil, err
 	}
 	ds.Warnings = b.warnings
+	b.settleStream(ds)
 	return ds, nil
 }
 
@@ -867,6 +877,7 @@ func (b *builder) assemble(out []outColumn) *mat.Dense {
 	}
 	if same {
 		// X is the raw rows as they are (the common case): nothing to move.
+		b.xIsRaw = true
 		return mat.NewDense(b.rows, w, slices.Clip(b.raw[:b.rows*w]))
 	}
 	var data []float64

@@ -381,4 +381,5 @@ func (f *fastCSV) commitRows(c *chunk, from, to, line int) {
 		}
 	}
 	b.rows += to - from
+	b.streamRows(false)
 }

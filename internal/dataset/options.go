@@ -99,6 +99,9 @@ type Options struct {
 	// storage, for tests, forces the features' form; "" chooses it (see
 	// chooseSparse).
 	storage Storage
+	// stream, set by LoadStreaming, receives the dense rows as they are
+	// parsed.
+	stream *BinaryStream
 }
 
 // Validate checks the options on their own, before any file is read.
