@@ -97,8 +97,59 @@ type Staged struct {
 
 	readWith *dataset.Options // ReadAsReceived's options, for the next ReceiveSource
 	sizeHint int64
-	early    *earlyRead // the data file read as it arrived, or nil
-	synced   chan error // the data file's fsync, running beside the reading
+	early    *earlyRead  // the data file read as it arrived, or nil
+	stream   *dataStream // the binary data file written by that reading, or nil
+	synced   chan error  // the data file's fsync, running beside the reading
+}
+
+// dataStream is the binary data file that the reading as the file arrives
+// writes as it goes (dataset.BinaryStream), in a temporary file of the
+// staging directory: CreateDataset makes it the data set's data file when
+// the reading is the one used and the stream could hold its features.
+type dataStream struct {
+	f  File
+	bs *dataset.BinaryStream
+	wb *writeback
+}
+
+// startStream creates the temporary file of a dataStream in the staging
+// directory; nil (the data file is then written after the reading, as
+// without) when the file system's files cannot be written at an offset.
+func (st *Staged) startStream() *dataStream {
+	f, err := st.fs.CreateTemp(st.dir, ".tmp-data-*")
+	if err != nil {
+		return nil // the data file's writing will say what is wrong
+	}
+	sf, ok := f.(dataset.StreamFile)
+	if !ok {
+		f.Close()
+		st.fs.Remove(f.Name())
+		return nil
+	}
+	d := &dataStream{f: f, wb: newWriteback(f)}
+	d.bs = dataset.NewBinaryStream(sf, d.wb.written)
+	return d
+}
+
+// install completes the streamed file for ds and moves it to path, durable
+// (installTemp); ok is false, with nothing written at path, when the
+// stream cannot make ds's data file. The reading that wrote it has ended.
+func (d *dataStream) install(fsys FS, ds *dataset.Dataset, path string) (ok bool, err error) {
+	ok, err = d.bs.Finish(ds)
+	d.wb.stop()
+	if !ok {
+		d.discard(fsys)
+		return false, err
+	}
+	return true, installTemp(fsys, d.f, path)
+}
+
+// discard closes and removes the streamed file. The reading that wrote it
+// has ended.
+func (d *dataStream) discard(fsys FS) {
+	d.wb.stop()
+	d.f.Close()
+	fsys.Remove(d.f.Name())
 }
 
 // ReadAsReceived asks that ReceiveSource read the data file with opts as
@@ -127,6 +178,10 @@ func (st *Staged) Discard() {
 	if st.early != nil {
 		<-st.early.done
 		st.early.ds = nil
+	}
+	if st.stream != nil {
+		st.stream.discard(st.fs)
+		st.stream = nil
 	}
 	st.waitSynced()
 	st.fs.RemoveAll(st.dir)
@@ -162,7 +217,12 @@ func (st *Staged) ReceiveSource(ctx context.Context, fileName string, r io.Reade
 		if st.xml != nil {
 			opts.LabelXML = st.xml
 		}
-		st.early, toReader = startEarlyRead(opts, st.sizeHint)
+		st.stream = st.startStream()
+		var bs *dataset.BinaryStream
+		if st.stream != nil {
+			bs = st.stream.bs
+		}
+		st.early, toReader = startEarlyRead(opts, st.sizeHint, bs)
 		sinks = append(sinks, toReader)
 	}
 	size, f, err := receive(ctx, st.fs, path, r, limit, sinks...)
@@ -177,6 +237,10 @@ func (st *Staged) ReceiveSource(ctx context.Context, fileName string, r io.Reade
 		if st.early != nil {
 			<-st.early.done
 			st.early = nil
+		}
+		if st.stream != nil {
+			st.stream.discard(st.fs)
+			st.stream = nil
 		}
 		if err := st.fs.Remove(path); err != nil {
 			return fmt.Errorf("removing an empty file part: %w", err)
@@ -243,7 +307,7 @@ func (s *Store) CreateDataset(ctx context.Context, st *Staged, name string, opts
 		return DatasetRecord{}, &dataset.InputError{Field: "folds", Msg: "predefined folds number the rows of the file, " +
 			"so they cannot be used with missing=drop-rows, which leaves rows out"}
 	}
-	ds, err := st.read(opts)
+	ds, early, err := st.read(opts)
 	if err != nil {
 		return DatasetRecord{}, err
 	}
@@ -263,7 +327,7 @@ func (s *Store) CreateDataset(ctx context.Context, st *Staged, name string, opts
 	}
 	ds.Name = rec.Name
 	rec.fill(ds)
-	if rec.DataFile, rec.Shards, err = writeData(s.fs, st.dir, rec.Gen, "", ds, s.shardSize); err != nil {
+	if rec.DataFile, rec.Shards, err = st.storeData(s.fs, rec.Gen, ds, s.shardSize, early); err != nil {
 		return DatasetRecord{}, fmt.Errorf("storing the data set: %w", err)
 	}
 	if err := ctx.Err(); err != nil {
@@ -290,17 +354,38 @@ func (s *Store) CreateDataset(ctx context.Context, st *Staged, name string, opts
 }
 
 // read returns the data file read with opts: the reading made as it
-// arrived (ReadAsReceived) if it used the same options, or else a reading
-// from disk now.
-func (st *Staged) read(opts dataset.Options) (*dataset.Dataset, error) {
+// arrived (ReadAsReceived) if it used the same options (early is then
+// true), or else a reading from disk now.
+func (st *Staged) read(opts dataset.Options) (ds *dataset.Dataset, early bool, err error) {
 	if st.early != nil {
 		e := st.early
 		st.early = nil
 		if ds, err, ok := e.result(opts); ok {
-			return ds, err
+			return ds, true, err
 		}
 	}
-	return loadFile(st.fs, filepath.Join(st.dir, sourceFile), opts)
+	ds, err = loadFile(st.fs, filepath.Join(st.dir, sourceFile), opts)
+	return ds, false, err
+}
+
+// storeData writes ds, generation gen, as its data file in the staging
+// directory (writeData): the file streamed by the reading as the upload
+// arrived when that reading is ds (early) and the stream holds it, one
+// file, not shards; otherwise written now.
+func (st *Staged) storeData(fsys FS, gen int, ds *dataset.Dataset, shardSize int64, early bool) (string, []ShardInfo, error) {
+	if d := st.stream; d != nil {
+		st.stream = nil
+		if early && len(shardRanges(ds, shardSize)) <= 1 {
+			name := dataName(gen, "", false)
+			ok, err := d.install(fsys, ds, filepath.Join(st.dir, name))
+			if ok || err != nil {
+				return name, nil, err
+			}
+		} else {
+			d.discard(fsys)
+		}
+	}
+	return writeData(fsys, st.dir, gen, "", ds, shardSize)
 }
 
 func readFolds(fsys FS, path string, rows int) ([]dataset.Fold, error) {

@@ -23,8 +23,10 @@ type earlyRead struct {
 // startEarlyRead starts reading with opts what the returned writer is
 // given; the receiving must close the writer (CloseWithError) when the
 // file has ended or failed. sizeHint (≤ 0: unknown) is the most bytes the
-// file can have, for sizing the matrices once.
-func startEarlyRead(opts dataset.Options, sizeHint int64) (*earlyRead, *io.PipeWriter) {
+// file can have, for sizing the matrices once. stream, if not nil, gets
+// the rows as they are parsed (dataset.LoadStreaming); it has written all
+// it was given once the reading is done.
+func startEarlyRead(opts dataset.Options, sizeHint int64, stream *dataset.BinaryStream) (*earlyRead, *io.PipeWriter) {
 	pr, pw := io.Pipe()
 	e := &earlyRead{opts: opts, done: make(chan struct{})}
 	go func() {
@@ -49,13 +51,19 @@ func startEarlyRead(opts dataset.Options, sizeHint int64) (*earlyRead, *io.PipeW
 		if sizeHint > 0 {
 			r = sizedReader{pr, sizeHint}
 		}
-		e.ds, e.err = loadEarly(r, opts)
+		e.ds, e.err = loadEarly(r, opts, stream)
 	}()
 	return e, pw
 }
 
-// loadEarly is dataset.Load; a test makes it panic.
-var loadEarly = dataset.Load
+// loadEarly is dataset.LoadStreaming, or dataset.Load without a stream; a
+// test makes it panic.
+var loadEarly = func(r io.Reader, opts dataset.Options, stream *dataset.BinaryStream) (*dataset.Dataset, error) {
+	if stream == nil {
+		return dataset.Load(r, opts)
+	}
+	return dataset.LoadStreaming(r, opts, stream)
+}
 
 // sizedReader tells dataset.Load how large its input will be at most (its
 // Len), which a pipe cannot.

@@ -211,8 +211,10 @@ func TestReadAsReceivedBrokenUpload(t *testing.T) {
 // receiving, which no handler would recover, ends neither the server nor
 // the upload: the file is read again from disk.
 func TestReadAsReceivedPanic(t *testing.T) {
-	defer func(load func(io.Reader, dataset.Options) (*dataset.Dataset, error)) { loadEarly = load }(loadEarly)
-	loadEarly = func(r io.Reader, _ dataset.Options) (*dataset.Dataset, error) {
+	defer func(load func(io.Reader, dataset.Options, *dataset.BinaryStream) (*dataset.Dataset, error)) {
+		loadEarly = load
+	}(loadEarly)
+	loadEarly = func(r io.Reader, _ dataset.Options, _ *dataset.BinaryStream) (*dataset.Dataset, error) {
 		io.CopyN(io.Discard, r, 5)
 		panic("a bug")
 	}

@@ -59,17 +59,29 @@ func writeFileAtomic(fsys FS, path string, write func(io.Writer) error) (err err
 	if err = write(f); err != nil {
 		return fmt.Errorf("writing %s: %w", base, err)
 	}
-	if err = f.Sync(); err != nil {
+	closed = true
+	return installTemp(fsys, f, path)
+}
+
+// installTemp makes the written temporary file f durable and moves it to
+// path, in f's directory: fsync, close, rename, fsync the directory. On
+// any error nothing is left at path nor at f's name.
+func installTemp(fsys FS, f File, path string) error {
+	base := filepath.Base(path)
+	if err := f.Sync(); err != nil {
+		f.Close()
+		fsys.Remove(f.Name())
 		return fmt.Errorf("syncing %s: %w", base, err)
 	}
-	closed = true
-	if err = f.Close(); err != nil {
+	if err := f.Close(); err != nil {
+		fsys.Remove(f.Name())
 		return fmt.Errorf("closing %s: %w", base, err)
 	}
-	if err = fsys.Rename(f.Name(), path); err != nil {
+	if err := fsys.Rename(f.Name(), path); err != nil {
+		fsys.Remove(f.Name())
 		return fmt.Errorf("renaming %s into place: %w", base, err)
 	}
-	if err = syncDir(fsys, dir); err != nil {
+	if err := syncDir(fsys, filepath.Dir(path)); err != nil {
 		fsys.Remove(path) // not durable: take it back rather than leave a file no one will commit
 		return err
 	}
@@ -137,6 +149,8 @@ func receive(ctx context.Context, fsys FS, path string, r io.Reader, limit int64
 	}
 	dst := io.MultiWriter(append([]io.Writer{f}, w...)...)
 	buf := make([]byte, spoolBuffer)
+	wb := newWriteback(f) // the disk writes the file as it arrives
+	defer wb.stop()
 	for eof := false; !eof; {
 		// Fill buf, or take what came before the end (io.ReadFull would
 		// not tell a reader's own io.ErrUnexpectedEOF, a body cut short,
@@ -157,6 +171,7 @@ func receive(ctx context.Context, fsys FS, path string, r io.Reader, limit int64
 			if _, err := dst.Write(buf[:k]); err != nil {
 				return n, nil, fmt.Errorf("receiving the file: %w", err)
 			}
+			wb.written(n, int64(k))
 			n += int64(k)
 		}
 	}
