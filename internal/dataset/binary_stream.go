@@ -199,15 +199,17 @@ func LoadStreaming(r io.Reader, opts Options, s *BinaryStream) (*Dataset, error)
 }
 
 // streamReserve is the room kept before X for the magic, the header's
-// length and the header itself: room for every column's name, JSON-escaped
-// (six bytes a byte at worst), twice (as features or labels, and as
-// columns), and 64 KiB for the rest (name, kind, categories, warnings),
-// rounded up to 4096 bytes. A header that turns out larger makes the
-// stream unusable, not wrong.
+// length and the header itself: room for every column's name as JSON
+// writes it, twice (as a feature or label, and as a column), and 64 KiB
+// for the rest (name, kind, categories, warnings), rounded up to 4096
+// bytes. A header that turns out larger makes the stream unusable, not
+// wrong; the room is what the header takes, give or take 64 KiB, so that a
+// file with long names does not get a padding larger than its header.
 func streamReserve(cols []column) int64 {
 	n := int64(64 << 10)
 	for _, c := range cols {
-		n += 2 * (6*int64(len(c.name)) + 3)
+		q, _ := json.Marshal(c.name) // a string always encodes
+		n += 2 * int64(len(q)+1)
 	}
 	return (n + 4095) / 4096 * 4096
 }
