@@ -53,7 +53,26 @@ func Gram(ctx context.Context, x blas64.General, shift, weights []float64, c bla
 	for i := range ws {
 		ws[i] = newGramWorker(d, weights != nil)
 	}
-	// A round gives each worker gramRound blocks of rows.
+	if err := rounds(ctx, n, workers, progress, func(i, lo, hi int) { ws[i].rows(x, shift, weights, lo, hi) }); err != nil {
+		return err
+	}
+	for i := range d {
+		dst := c.Data[i*c.Stride+i : i*c.Stride+d]
+		for _, w := range ws {
+			for j, v := range w.acc[i*w.ld+i : i*w.ld+d] {
+				dst[j] += v
+			}
+		}
+	}
+	return nil
+}
+
+// rounds shares the rows 0…n−1 out among workers goroutines, a round at
+// a time: each round gives each goroutine i (work(i, lo, hi)) gramRound
+// blocks of rows; between rounds, progress (if not nil) is called from the
+// calling goroutine with the rows done so far, and an error it returns
+// stops the work, as does ctx.
+func rounds(ctx context.Context, n, workers int, progress func(rowsDone int) error, work func(i, lo, hi int)) error {
 	round := workers * gramRound * gramBlock
 	for r0 := 0; r0 < n; r0 += round {
 		if err := ctx.Err(); err != nil {
@@ -62,16 +81,12 @@ func Gram(ctx context.Context, x blas64.General, shift, weights []float64, c bla
 		r1 := min(n, r0+round)
 		per := ((r1-r0+workers-1)/workers + gramBlock - 1) / gramBlock * gramBlock
 		var wg sync.WaitGroup
-		for i, w := range ws {
+		for i := range workers {
 			lo, hi := r0+i*per, min(r1, r0+(i+1)*per)
 			if lo >= hi {
 				continue
 			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				w.rows(x, shift, weights, lo, hi)
-			}()
+			wg.Go(func() { work(i, lo, hi) })
 		}
 		wg.Wait()
 		if err := ctx.Err(); err != nil {
@@ -80,14 +95,6 @@ func Gram(ctx context.Context, x blas64.General, shift, weights []float64, c bla
 		if progress != nil {
 			if err := progress(r1); err != nil {
 				return err
-			}
-		}
-	}
-	for i := range d {
-		dst := c.Data[i*c.Stride+i : i*c.Stride+d]
-		for _, w := range ws {
-			for j, v := range w.acc[i*w.ld+i : i*w.ld+d] {
-				dst[j] += v
 			}
 		}
 	}
