@@ -134,19 +134,26 @@ func (l *memoryLedger) stats(n, d float64, spec memSpec) {
 	wm := l.gang(n, blockRows)
 	l.burst((2*wm + 1) * d)
 	l.hold(d)
-	d8 := math.Ceil(d/8) * 8
+	d12 := math.Ceil(d/12) * 12 // the kernel's panels of 12 columns
 	wg := l.gang(n, 128)
 	if spec.gram {
 		l.hold(d * d)
-		l.burst(wg * (d8*d8 + 128*d8))
+		l.burst(wg * (d12*d12 + 128*d12))
 	}
 	if spec.weighted {
 		l.hold(d * d)
-		l.burst(wg * (d8*d8 + 256*d8))
+		l.burst(wg * (d12*d12 + 256*d12))
 	}
 	if spec.c > 0 {
 		c := spec.c
-		l.burst(c*d + wm*(c+1)*d + c*d)
+		cross := c*d + wm*(c+1)*d + c*d // row by row (labelCrossRows)
+		if n >= crossMinRows {
+			// Or as a product (labelCrossProduct): each worker's
+			// accumulator and packed panels of x and of the labels.
+			c12 := math.Ceil(c/12) * 12
+			cross = max(cross, c*d+wg*(d12*c12+128*(d12+c12)+c12))
+		}
+		l.burst(cross)
 		l.hold(c*d + c)
 		if spec.labelGram {
 			l.burst(c * c)

@@ -257,8 +257,49 @@ func meansOfColumns(ctx context.Context, x blas64.General, st stage) ([]float64,
 }
 
 // labelCross forms XcᵀL (D×c): every row, centred by mean, is added to the
-// columns of its non-zero labels, times the label's value.
+// columns of its non-zero labels, times the label's value. With few label
+// columns next to the labels a row has (panels of 12 columns no more than
+// 1 + the labels a row has on average: q = 20 and two labels a row, not
+// q = 400) and many rows (crossAsProduct), linalg.Cross forms it as a
+// product instead, N·D·c multiply-adds at the micro-kernel's speed: on
+// 50 000 × 500 with q = 20, 0.08 s of CPU for the row by row pass, 0.03
+// for the product.
 func labelCross(ctx context.Context, x blas64.General, mean []float64, l *sparseRows, st stage) (*mat.Dense, error) {
+	if crossAsProduct(l) {
+		return labelCrossProduct(ctx, x, mean, l, st)
+	}
+	return labelCrossRows(ctx, x, mean, l, st)
+}
+
+// crossAsProduct says whether labelCross forms XcᵀL as a product: with
+// few label columns next to the labels a row has, and rows enough that
+// the product's packed panels (128 rows of x and of the labels a worker)
+// are small next to X.
+func crossAsProduct(l *sparseRows) bool {
+	panels := (l.cols + 11) / 12
+	return l.rows >= crossMinRows && panels*l.rows <= l.rows+len(l.idx)
+}
+
+// crossMinRows is the fewest rows for which labelCross forms a product.
+const crossMinRows = 8192
+
+// labelCrossProduct is labelCross by linalg.Cross.
+func labelCrossProduct(ctx context.Context, x blas64.General, mean []float64, l *sparseRows, st stage) (*mat.Dense, error) {
+	cross := mat.NewDense(x.Cols, l.cols, nil)
+	err := linalg.Cross(ctx, x, mean, l.cols, func(r int, dst []float64) {
+		idx, val := l.row(r)
+		for k, j := range idx {
+			dst[j] += val[k]
+		}
+	}, cross.RawMatrix(), func(done int) error {
+		return st.checkpoint(ctx, float64(done)/float64(x.Rows))
+	})
+	return cross, err
+}
+
+// labelCrossRows is labelCross a row at a time: each row, centred, is
+// added to the columns of its labels.
+func labelCrossRows(ctx context.Context, x blas64.General, mean []float64, l *sparseRows, st stage) (*mat.Dense, error) {
 	d, c := x.Cols, l.cols
 	crossT := make([]float64, c*d) // c×D, row-major: column j of XcᵀL is crossT[j*d:(j+1)*d]
 	// Each goroutine's accumulator is its c×D part of crossT, then one
