@@ -47,20 +47,12 @@ func writeFileAtomic(fsys FS, path string, write func(io.Writer) error) (err err
 	if err != nil {
 		return fmt.Errorf("creating a temporary file for %s: %w", base, err)
 	}
-	closed := false
-	defer func() {
-		if err != nil {
-			if !closed {
-				f.Close()
-			}
-			fsys.Remove(f.Name())
-		}
-	}()
 	if err = write(f); err != nil {
+		f.Close()
+		fsys.Remove(f.Name())
 		return fmt.Errorf("writing %s: %w", base, err)
 	}
-	closed = true
-	return installTemp(fsys, f, path)
+	return installTemp(fsys, f, path) // which cleans up after itself
 }
 
 // installTemp makes the written temporary file f durable and moves it to
