@@ -133,11 +133,19 @@ func (s *BinaryStream) Finish(ds *Dataset) (ok bool, err error) {
 		return false, nil // not a row of X missed, or one too many
 	}
 	// The rows written are X's to the bit: the loader's conditions above
-	// say so, and the checksum makes sure (a pass at memory speed).
-	if littleEndian && crc32.Update(0, castagnoli, floatBytes(ds.X.RawMatrix().Data[:r*c])) != s.crc {
+	// say so, and the checksum makes sure. One pass (onePass, on every
+	// core) sums X and makes Validate's check of its values.
+	xs := ds.X.RawMatrix().Data[:r*c]
+	crc, err := onePass(floatBytes(xs), littleEndian, func(lo, hi int) error {
+		return checkFinite(xs[lo/8 : hi/8])
+	})
+	if err != nil {
+		return false, err
+	}
+	if littleEndian && crc != s.crc {
 		return false, nil
 	}
-	if err := ds.Validate(); err != nil {
+	if err := ds.validate(false); err != nil {
 		return false, err
 	}
 	h, err := json.Marshal(binaryHeader{Name: ds.Name, Rows: ds.Rows(), Features: ds.Features, Labels: ds.Labels,
@@ -159,7 +167,7 @@ func (s *BinaryStream) Finish(ds *Dataset) (ok bool, err error) {
 	if _, err := s.f.WriteAt(head, 0); err != nil {
 		return false, fmt.Errorf("writing the data set: %w", err)
 	}
-	crc := crc32Combine(crc32.Checksum(head, castagnoli), s.crc, s.off-s.reserve)
+	crc = crc32Combine(crc32.Checksum(head, castagnoli), s.crc, s.off-s.reserve)
 	tail := crc32.New(castagnoli)
 	yw := &sumWriter{w: s.f, sum: tail}
 	bw := bufio.NewWriterSize(yw, 1<<16)

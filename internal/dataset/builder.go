@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 	"unsafe"
 
@@ -914,14 +915,25 @@ func (b *builder) zeroVariance(ds *Dataset) {
 	for j := range constant {
 		constant[j] = true
 	}
-	for i := 1; i < n; i++ {
-		row := raw.Data[i*raw.Stride : i*raw.Stride+d]
-		for j, v := range row {
-			if v != first[j] {
+	var mu sync.Mutex
+	inParts(n, d, func(lo, hi int) {
+		differs := make([]bool, d) // this part's rows against the first
+		for i := max(lo, 1); i < hi; i++ {
+			row := raw.Data[i*raw.Stride : i*raw.Stride+d]
+			for j, v := range row {
+				if v != first[j] {
+					differs[j] = true
+				}
+			}
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		for j, x := range differs {
+			if x {
 				constant[j] = false
 			}
 		}
-	}
+	})
 	b.warnConstant(ds, constant)
 }
 

@@ -10,6 +10,7 @@ package dataset
 
 import (
 	"fmt"
+	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -130,6 +131,12 @@ func (d *Dataset) featureDims() (r, c int) {
 // category indices (MultiDim), and the features hold no NaN or Inf. The
 // loader's output always passes; Validate guards data built by other code.
 func (d *Dataset) Validate() error {
+	return d.validate(true)
+}
+
+// validate is Validate, leaving out the pass over X's values unless
+// xValues is set (for a caller that makes it itself).
+func (d *Dataset) validate(xValues bool) error {
 	if (d.X == nil) == (d.Sparse == nil) || d.Y == nil {
 		return fmt.Errorf("dataset: want exactly one of X and Sparse, and Y; got X %v, Sparse %v, Y %v",
 			d.X != nil, d.Sparse != nil, d.Y != nil)
@@ -172,13 +179,26 @@ func (d *Dataset) Validate() error {
 	default:
 		return fmt.Errorf("dataset: unknown kind %q", d.Kind)
 	}
-	if d.X == nil {
+	if d.X == nil || !xValues {
 		return nil // Check refused NaN and Inf
 	}
-	for _, v := range d.X.RawMatrix().Data {
-		if v-v != 0 { // NaN or ±Inf
-			return fmt.Errorf("dataset: X holds %v", v)
+	raw := d.X.RawMatrix()
+	var (
+		mu    sync.Mutex
+		first = raw.Rows // the row of err
+		err   error
+	)
+	inParts(raw.Rows, raw.Cols, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if e := checkFinite(raw.Data[i*raw.Stride : i*raw.Stride+raw.Cols]); e != nil {
+				mu.Lock()
+				defer mu.Unlock()
+				if i < first { // the first in row order, whichever part finds it first
+					first, err = i, e
+				}
+				return
+			}
 		}
-	}
-	return nil
+	})
+	return err
 }

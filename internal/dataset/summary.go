@@ -1,6 +1,9 @@
 package dataset
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"sync/atomic"
+)
 
 // Summary describes a data set for people: its size, its labels and what the
 // loader warned about. It is what the API returns for a data set.
@@ -135,12 +138,17 @@ func nonZeros(d *Dataset) int64 {
 		return nz
 	}
 	raw := d.X.RawMatrix()
-	for i := range raw.Rows {
-		for _, v := range raw.Data[i*raw.Stride : i*raw.Stride+raw.Cols] {
-			if v != 0 {
-				nz++
+	var total atomic.Int64
+	inParts(raw.Rows, raw.Cols, func(lo, hi int) {
+		var nz int64
+		for i := lo; i < hi; i++ {
+			for _, v := range raw.Data[i*raw.Stride : i*raw.Stride+raw.Cols] {
+				if v != 0 {
+					nz++
+				}
 			}
 		}
-	}
-	return nz
+		total.Add(nz)
+	})
+	return total.Load()
 }
