@@ -172,6 +172,22 @@ func (f *fastCSV) row(c *chunk, data []byte, pos, line int, newTok [][]byte, row
 	last := len(f.cols) - 1
 	zeroRuns := c.zeroRuns
 	for k := 0; k < len(f.cols); k++ {
+		if !zeroRuns {
+			// A run of numeric columns, each cell a number exactly as
+			// scanNumber reads it and then the delimiter: the bulk of a
+			// dense file, taken without the cases below. The cell that
+			// is not so (spaces, quotes, a number for strconv, a missing
+			// value) goes to them, in its column.
+			for r := f.numRun[k]; r > 0; r-- {
+				v, m, exact := scanNumber(data[i:])
+				if !exact || m > MaxCell || i+m >= len(data) || data[i+m] != f.delim {
+					break
+				}
+				vals[f.cols[k].index] = v
+				i += m + 1
+				k++
+			}
+		}
 		col := f.cols[k]
 		if zeroRuns && f.numRun[k] > 0 && i+1 < len(data) && data[i+1] == f.delim && data[i] == '0' {
 			// A zero cell ("0" and the delimiter) as the switch below would

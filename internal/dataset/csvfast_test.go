@@ -159,6 +159,12 @@ func TestFastPathMatchesPlain(t *testing.T) {
 		{"one row", "a,b,label:y\n1,2,0\n"},
 		{"no rows", "a,b,label:y\n\n\n"},
 		{"NUL", "a,b,label:y\n1,2,0\n3,\x00,1\n"},
+		// A run of numeric columns taken at once, left in its middle by
+		// each kind of cell the run does not take.
+		{"numeric run broken", "a,b,c,d,e,label:y\n1,-2,3.5,4,5,0\n1,-2, 3,4,5,1\n1,-2,3 ,4,5,0\n1,-2,\"3\",4,5,1\n" +
+			"1,-2,1e400,4,5,0\n1,-2,9007199254740993,4,5,1\n1,-2,,4,5,0\n1,-2,NA,4,5,1\n1,-2,3\t,4,5,0\n" +
+			"1,-2,3,4\n1,-2,3,4,5,6,0\n-0,+0,-.5,5.,1e5,1\n1,-2,x,4,5,0\n"},
+		{"numeric run, a number then not the delimiter", "a,b,c,d,e,label:y\n1,-2,3.5,4,5,0\n1,-2,3;4,5,1\n"},
 	}
 	optionSets := []dataset.Options{
 		{},

@@ -32,10 +32,11 @@ var pow10 = [...]float64{
 // zeros included; larger exponents) is left to strconv.
 func scanNumber(s []byte) (v float64, n int, exact bool) {
 	i := 0
-	neg := false
-	if i < len(s) && (s[i] == '+' || s[i] == '-') {
-		neg = s[i] == '-'
-		i++
+	var sign uint64 // the sign bit of the value
+	if len(s) > 0 {
+		// Tables, not a branch that half the cells of signed data
+		// would mispredict.
+		sign, i = signBit[s[0]], int(signLen[s[0]])
 	}
 	var mant uint64 // the digits, without the point; wrapped past 19
 	start := i
@@ -94,24 +95,24 @@ func scanNumber(s []byte) (v float64, n int, exact bool) {
 		// decides.
 		return 0, i, false
 	}
-	if mant == 0 {
-		if neg {
-			return math.Copysign(0, -1), i, true
-		}
-		return 0, i, true
-	}
 	if mant >= 1<<53 || k < -22 || k > 22 {
+		if mant == 0 {
+			return math.Float64frombits(sign), i, true
+		}
 		return 0, i, false
 	}
-	v = float64(mant)
-	if neg {
-		v = -v
-	}
+	v = math.Float64frombits(math.Float64bits(float64(mant)) | sign)
 	if k >= 0 {
 		return v * pow10[k], i, true
 	}
 	return v / pow10[-k], i, true
 }
+
+// signLen is 1 for the bytes of a sign, 0 for the others.
+var signLen = [256]uint8{'-': 1, '+': 1}
+
+// signBit is a float64's sign bit for '-', 0 for the other bytes.
+var signBit = [256]uint64{'-': 1 << 63}
 
 // parseFloat returns what strconv.ParseFloat(string(s), 64) returns, value
 // and error, without converting s to a string, and faster for the common
