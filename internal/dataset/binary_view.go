@@ -156,6 +156,7 @@ func onePass(b []byte, sum bool, check func(lo, hi int) error) (uint32, error) {
 	per := (len(b)/parts + viewChunk - 1) / viewChunk * viewChunk
 	crcs := make([]uint32, parts)
 	errs := make([]error, parts)
+	panics := make([]any, parts)
 	var wg sync.WaitGroup
 	for i := range parts {
 		lo, hi := min(i*per, len(b)), min((i+1)*per, len(b))
@@ -163,6 +164,11 @@ func onePass(b []byte, sum bool, check func(lo, hi int) error) (uint32, error) {
 			hi = len(b)
 		}
 		wg.Go(func() {
+			defer func() {
+				if v := recover(); v != nil {
+					panics[i] = v
+				}
+			}()
 			crc := uint32(0)
 			for c := lo; c < hi; c += viewChunk {
 				e := min(c+viewChunk, hi)
@@ -180,6 +186,7 @@ func onePass(b []byte, sum bool, check func(lo, hi int) error) (uint32, error) {
 		})
 	}
 	wg.Wait()
+	repanic(panics)
 	crc := uint32(0)
 	for i := range parts {
 		if errs[i] != nil {

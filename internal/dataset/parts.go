@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"fmt"
 	"runtime"
 	"sync"
 )
@@ -25,9 +26,26 @@ func inParts(n, cols int, f func(lo, hi int)) {
 		return
 	}
 	var wg sync.WaitGroup
+	panics := make([]any, parts)
 	for p := range parts {
 		lo, hi := p*n/parts, (p+1)*n/parts
-		wg.Go(func() { f(lo, hi) })
+		wg.Go(func() {
+			defer func() { panics[p] = recover() }()
+			f(lo, hi)
+		})
 	}
 	wg.Wait()
+	repanic(panics)
+}
+
+// repanic panics, in the caller's goroutine, with the first of the
+// values its helpers recovered, if any. A panic in a goroutine of its own
+// would end the process; in the caller's, it reaches the recovery that
+// guards the caller's work (a request's, an upload's reading, a job's).
+func repanic(panics []any) {
+	for _, v := range panics {
+		if v != nil {
+			panic(fmt.Sprintf("in a part of a pass over the data: %v", v))
+		}
+	}
 }

@@ -125,3 +125,38 @@ func TestPassesInParts(t *testing.T) {
 		t.Errorf("Validate with +Inf in row 5 (the first part) and more in the second: got %v, want +Inf", err)
 	}
 }
+
+// TestPartsPanicInCaller checks that a panic in a part of inParts or
+// onePass reaches the caller's goroutine, where the caller's recovery can
+// take it, instead of ending the process from a goroutine of its own.
+func TestPartsPanicInCaller(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	caught := func(run func()) (v any) {
+		defer func() { v = recover() }()
+		run()
+		return nil
+	}
+	n := 4 * minPartCells
+	v := caught(func() {
+		inParts(n, 1, func(lo, hi int) {
+			if hi == n {
+				panic("the last part's own panic")
+			}
+		})
+	})
+	if s, _ := v.(string); !strings.Contains(s, "the last part's own panic") {
+		t.Errorf("inParts: the caller recovered %v, want the last part's panic", v)
+	}
+	b := make([]byte, 4*onePassPart)
+	v = caught(func() {
+		_, _ = onePass(b, true, func(lo, hi int) error {
+			if hi == len(b) {
+				panic("the last chunk's own panic")
+			}
+			return nil
+		})
+	})
+	if s, _ := v.(string); !strings.Contains(s, "the last chunk's own panic") {
+		t.Errorf("onePass: the caller recovered %v, want the last chunk's panic", v)
+	}
+}
