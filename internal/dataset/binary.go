@@ -54,10 +54,9 @@ func WriteBinary(w io.Writer, d *Dataset) error {
 	}
 	crc := crc32.New(castagnoli)
 	bw := bufio.NewWriterSize(io.MultiWriter(w, crc), 1<<16)
-	h, err := json.Marshal(binaryHeader{Name: d.Name, Rows: d.Rows(), Features: d.Features, Labels: d.Labels,
-		Kind: d.Kind, Categories: d.Categories, Warnings: d.Warnings, Columns: d.Columns, LabelCols: d.LabelColumns})
+	h, err := denseHeader(d)
 	if err != nil {
-		return fmt.Errorf("encoding the data set header: %w", err)
+		return err
 	}
 	h = padHeader(h)
 	bw.Write(binaryMagic)
@@ -72,6 +71,16 @@ func WriteBinary(w io.Writer, d *Dataset) error {
 		return fmt.Errorf("writing the data set: %w", err)
 	}
 	return nil
+}
+
+// denseHeader is the JSON header of d's dense binary form, unpadded.
+func denseHeader(d *Dataset) ([]byte, error) {
+	h, err := json.Marshal(binaryHeader{Name: d.Name, Rows: d.Rows(), Features: d.Features, Labels: d.Labels,
+		Kind: d.Kind, Categories: d.Categories, Warnings: d.Warnings, Columns: d.Columns, LabelCols: d.LabelColumns})
+	if err != nil {
+		return nil, fmt.Errorf("encoding the data set header: %w", err)
+	}
+	return h, nil
 }
 
 // padHeader appends spaces to the JSON header h (JSON allows them) until

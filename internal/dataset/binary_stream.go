@@ -148,10 +148,9 @@ func (s *BinaryStream) Finish(ds *Dataset) (ok bool, err error) {
 	if err := ds.validate(false); err != nil {
 		return false, err
 	}
-	h, err := json.Marshal(binaryHeader{Name: ds.Name, Rows: ds.Rows(), Features: ds.Features, Labels: ds.Labels,
-		Kind: ds.Kind, Categories: ds.Categories, Warnings: ds.Warnings, Columns: ds.Columns, LabelCols: ds.LabelColumns})
+	h, err := denseHeader(ds)
 	if err != nil {
-		return false, fmt.Errorf("encoding the data set header: %w", err)
+		return false, err
 	}
 	room := int(s.reserve) - len(binaryMagic) - 8
 	if len(h) > room {

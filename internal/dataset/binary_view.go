@@ -164,11 +164,7 @@ func onePass(b []byte, sum bool, check func(lo, hi int) error) (uint32, error) {
 			hi = len(b)
 		}
 		wg.Go(func() {
-			defer func() {
-				if v := recover(); v != nil {
-					panics[i] = v
-				}
-			}()
+			defer func() { panics[i] = recover() }()
 			crc := uint32(0)
 			for c := lo; c < hi; c += viewChunk {
 				e := min(c+viewChunk, hi)

@@ -144,6 +144,14 @@ func (d *dataStream) install(fsys FS, ds *dataset.Dataset, path string) (ok bool
 	return true, installTemp(fsys, d.f, path)
 }
 
+// dropStream discards the streamed data file, if there is one.
+func (st *Staged) dropStream() {
+	if st.stream != nil {
+		st.stream.discard(st.fs)
+		st.stream = nil
+	}
+}
+
 // discard closes and removes the streamed file. The reading that wrote it
 // has ended.
 func (d *dataStream) discard(fsys FS) {
@@ -179,10 +187,7 @@ func (st *Staged) Discard() {
 		<-st.early.done
 		st.early.ds = nil
 	}
-	if st.stream != nil {
-		st.stream.discard(st.fs)
-		st.stream = nil
-	}
+	st.dropStream()
 	st.waitSynced()
 	st.fs.RemoveAll(st.dir)
 }
@@ -238,10 +243,7 @@ func (st *Staged) ReceiveSource(ctx context.Context, fileName string, r io.Reade
 			<-st.early.done
 			st.early = nil
 		}
-		if st.stream != nil {
-			st.stream.discard(st.fs)
-			st.stream = nil
-		}
+		st.dropStream()
 		if err := st.fs.Remove(path); err != nil {
 			return fmt.Errorf("removing an empty file part: %w", err)
 		}
@@ -373,18 +375,15 @@ func (st *Staged) read(opts dataset.Options) (ds *dataset.Dataset, early bool, e
 // arrived when that reading is ds (early) and the stream holds it, one
 // file, not shards; otherwise written now.
 func (st *Staged) storeData(fsys FS, gen int, ds *dataset.Dataset, shardSize int64, early bool) (string, []ShardInfo, error) {
-	if d := st.stream; d != nil {
+	if d := st.stream; d != nil && early && len(shardRanges(ds, shardSize)) <= 1 {
 		st.stream = nil
-		if early && len(shardRanges(ds, shardSize)) <= 1 {
-			name := dataName(gen, "", false)
-			ok, err := d.install(fsys, ds, filepath.Join(st.dir, name))
-			if ok || err != nil {
-				return name, nil, err
-			}
-		} else {
-			d.discard(fsys)
+		name := dataName(gen, "", false)
+		ok, err := d.install(fsys, ds, filepath.Join(st.dir, name))
+		if ok || err != nil {
+			return name, nil, err
 		}
 	}
+	st.dropStream()
 	return writeData(fsys, st.dir, gen, "", ds, shardSize)
 }
 
