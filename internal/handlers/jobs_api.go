@@ -15,6 +15,7 @@ import (
 
 	"mldr/internal/dataset"
 	"mldr/internal/export"
+	"mldr/internal/formparts"
 	"mldr/internal/jobs"
 )
 
@@ -248,7 +249,7 @@ func (h *handler) apiTransform(w http.ResponseWriter, r *http.Request) {
 			"%s has no projection of the features to apply to new rows", m.Method)})
 		return
 	}
-	mr, err := r.MultipartReader()
+	mr, err := formparts.FromRequest(r)
 	if err != nil {
 		h.fail(w, r, badRequest("file", "send the rows as multipart/form-data with the file in a field named \"file\""))
 		return

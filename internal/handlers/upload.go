@@ -1,17 +1,16 @@
 package handlers
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"io"
-	"mime/multipart"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 
 	"mldr/internal/dataset"
+	"mldr/internal/formparts"
 	"mldr/internal/store"
 )
 
@@ -26,11 +25,7 @@ const maxFieldBytes = 64 << 10
 // fields. The caller must Discard the staged upload.
 func (h *handler) receiveUpload(r *http.Request) (*store.Staged, map[string]string, error) {
 	values := map[string]string{}
-	r.Body = struct {
-		io.Reader
-		io.Closer
-	}{bufio.NewReaderSize(r.Body, bodyBuffer), r.Body}
-	mr, err := r.MultipartReader()
+	mr, err := formparts.FromRequest(r)
 	if err != nil {
 		return nil, values, badRequest("file", "send the upload as multipart/form-data, with the data file in a field named \"file\"")
 	}
@@ -58,12 +53,7 @@ func (h *handler) receiveUpload(r *http.Request) (*store.Staged, map[string]stri
 	return st, values, nil
 }
 
-// bodyBuffer is the buffer between the request body and the multipart
-// reader, which asks for 4 KiB at a time: without it, each ask is a
-// system call on the connection.
-const bodyBuffer = 256 << 10
-
-func (h *handler) receivePart(r *http.Request, st *store.Staged, part *multipart.Part, values map[string]string) error {
+func (h *handler) receivePart(r *http.Request, st *store.Staged, part *formparts.Part, values map[string]string) error {
 	name := part.FormName()
 	switch name {
 	case "file":
