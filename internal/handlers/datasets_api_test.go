@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"bytes"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -155,6 +156,25 @@ func TestRefusedUploadsChangeNothing(t *testing.T) {
 			t.Errorf("got %d %s, want 400 about the file field", resp.StatusCode, body)
 		}
 	})
+	// Bodies that are not whole forms: 400 naming the file field, and
+	// nothing stored, even where the file itself arrived whole.
+	whole, ct := multipartBody(t, part{name: "file", file: "ok.csv", body: smallCSV}, part{name: "name", body: "n"})
+	form, _ := io.ReadAll(whole)
+	cut := bytes.Index(form, []byte("name=\"name\"")) + 8
+	for _, tc := range []struct{ name, body string }{
+		{"cut inside a part's headers", string(form[:cut])},
+		{"cut inside the file", string(form[:len(form)/3])},
+		{"no final boundary", string(form[:bytes.LastIndex(form, []byte("\r\n--"))])},
+		{"a line where a part must begin", strings.Replace(string(form), "\r\nContent-Disposition: form-data; name=\"name\"", " junk\r\n", 1)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, body := s.do("POST", "/api/datasets", ct, strings.NewReader(tc.body))
+			e := decode[apiErr](t, body)
+			if resp.StatusCode != 400 || e.Field != "file" || !strings.Contains(e.Error, "incomplete or malformed") {
+				t.Errorf("got %d %s, want 400: the upload arrived incomplete or malformed", resp.StatusCode, body)
+			}
+		})
+	}
 	t.Run("declared body beyond the limit", func(t *testing.T) {
 		body, ct := multipartBody(t, part{name: "file", file: "big.csv", body: strings.Repeat("x", 40<<20)})
 		resp, _ := s.do("POST", "/api/datasets", ct, body)
