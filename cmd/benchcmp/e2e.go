@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
+	"math/rand/v2"
 	"mime/multipart"
 	"net/http"
 	"os"
@@ -483,21 +485,31 @@ func buildWebapp(ctx context.Context, dir string) (string, error) {
 }
 
 // timeUploads starts the webapp over dataDir, uploads the CSV file at
-// path reps times, stops it, and returns the uploads' times and the
-// webapp's peak memory. It keeps the first data set when keep is set and
-// returns its id; it deletes the others.
-func timeUploads(ctx context.Context, c *http.Client, bin, dataDir, path string, reps int, keep bool) (id string, up uploadStats, err error) {
+// path reps times, stops it, and returns the uploads' times, the bytes the
+// first one stored, and the webapp's peak memory. With diskProbe > 0 it
+// first measures the disk's rate (diskWriteRate) with that many bytes. It
+// keeps the first data set when keep is set and returns its id; it deletes
+// the others.
+func timeUploads(ctx context.Context, c *http.Client, bin, dataDir, path string, reps int, keep bool, diskProbe int64) (id string, up uploadStats, err error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return "", up, fmt.Errorf("the CSV to upload: %w", err)
 	}
 	up.bytes = st.Size()
+	if diskProbe > 0 {
+		if up.diskRate, err = diskWriteRate(filepath.Dir(dataDir), diskProbe); err != nil {
+			return "", up, err
+		}
+	}
 	app, err := startWebapp(ctx, bin, dataDir)
 	if err != nil {
 		return "", up, err
 	}
 	for range reps {
 		got, took, err := uploadCSV(ctx, c, app.url, path)
+		if err == nil && up.stored == 0 {
+			up.stored, err = dirBytes(filepath.Join(dataDir, "datasets", got))
+		}
 		if err == nil && (!keep || id != "") {
 			err = deleteDataset(ctx, c, app.url, got)
 		}
@@ -512,6 +524,55 @@ func timeUploads(ctx context.Context, c *http.Client, bin, dataDir, path string,
 	}
 	up.peakKiB, err = app.stop()
 	return id, up, err
+}
+
+// diskProbeBytes is what diskWriteRate writes before each CSV's uploads:
+// about what a dense upload makes durable (its file and the binary data
+// file, some 420 MB).
+const diskProbeBytes = 384 << 20
+
+// diskWriteRate writes n bytes of random data to a new file in dir, 8 MiB
+// at a time, fsyncs it, removes it and returns the bytes per second from
+// the first write to the end of the fsync: how fast the disk under the
+// data directory makes data durable, a floor under an upload, which makes
+// its file and the binary data file durable before it answers. The data
+// are random so that no layer below compresses or skips them.
+func diskWriteRate(dir string, n int64) (float64, error) {
+	f, err := os.CreateTemp(dir, "disk-probe-")
+	if err != nil {
+		return 0, fmt.Errorf("measuring the disk: %w", err)
+	}
+	defer os.Remove(f.Name())
+	defer f.Close()
+	buf := make([]byte, 8<<20)
+	_, _ = rand.NewChaCha8([32]byte{1}).Read(buf)
+	start := time.Now()
+	for left := n; left > 0; left -= int64(len(buf)) {
+		if _, err := f.Write(buf[:min(left, int64(len(buf)))]); err != nil {
+			return 0, fmt.Errorf("measuring the disk: %w", err)
+		}
+	}
+	if err := f.Sync(); err != nil {
+		return 0, fmt.Errorf("measuring the disk: %w", err)
+	}
+	return float64(n) / time.Since(start).Seconds(), nil
+}
+
+// dirBytes is the size of the files under dir.
+func dirBytes(dir string) (int64, error) {
+	var n int64
+	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
+		n += info.Size()
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("the size of the stored data set: %w", err)
+	}
+	return n, nil
 }
 
 // benchE2E runs the end-to-end rows: it builds the webapp (unless
@@ -563,7 +624,7 @@ func benchE2E(ctx context.Context, cfg config, self string, cases []benchCase, s
 		{sparseFiles.CSV, fmt.Sprintf("sparse CSV (%s)", sparse.text()), false},
 	} {
 		fmt.Fprintf(log, " uploading the %s…", u.what)
-		id, up, err := timeUploads(ctx, c, bin, dataDir, u.path, cfg.reps, u.keep)
+		id, up, err := timeUploads(ctx, c, bin, dataDir, u.path, cfg.reps, u.keep, diskProbeBytes)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -575,7 +636,7 @@ func benchE2E(ctx context.Context, cfg config, self string, cases []benchCase, s
 		fmt.Fprintf(log, " %.0f MB/s", float64(up.bytes)/1e6/median(up.times))
 	}
 	fmt.Fprintln(log)
-	if tinyID, _, err = timeUploads(ctx, c, bin, dataDir, tiny, 1, true); err != nil {
+	if tinyID, _, err = timeUploads(ctx, c, bin, dataDir, tiny, 1, true, 0); err != nil {
 		return nil, nil, err
 	}
 	warmBody, err := jobBody(tinyID, "pca", 1)

@@ -296,8 +296,8 @@ func TestBenchE2E(t *testing.T) {
 		t.Fatalf("uploads: got %+v, want the dense CSV's and the sparse CSV's", ups)
 	}
 	for _, up := range ups {
-		if len(up.times) != 2 || up.bytes <= 0 || up.peakKiB <= 0 {
-			t.Errorf("uploads of the %s: got %+v, want 2 times, the file's size and a peak", up.what, up)
+		if len(up.times) != 2 || up.bytes <= 0 || up.peakKiB <= 0 || up.stored <= up.bytes || up.diskRate <= 0 {
+			t.Errorf("uploads of the %s: got %+v, want 2 times, the file's size, more stored than sent, the disk's rate and a peak", up.what, up)
 		}
 	}
 	if len(rows) != 2 {

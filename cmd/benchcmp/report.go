@@ -49,6 +49,12 @@ type uploadStats struct {
 	times []float64
 	// peakKiB is the webapp's peak memory over the uploads.
 	peakKiB int64
+	// stored is the bytes the first upload stored (its directory in the
+	// data directory: the file, the binary data file, the metadata).
+	stored int64
+	// diskRate is the data directory's disk's rate of durable writing,
+	// bytes per second, measured before the uploads (0: not measured).
+	diskRate float64
 }
 
 // header describes the machine and the run, for the lines above the table.
@@ -293,10 +299,19 @@ func writeE2ETable(b *strings.Builder, h header, rows []row) {
 		"phases: the job's own `phases`, of the median job. numpy: its algebra alone, on the data loaded. " +
 		"peak: the webapp's, server or worker process, from its start to its stop around the jobs of the row.\n\n")
 	if len(h.uploads) > 0 {
-		b.WriteString("| upload (`POST /api/datasets`, to its answer) | MB | median s | MB/s | webapp peak MiB |\n|---|--:|--:|--:|--:|\n")
+		b.WriteString("upload: the file sent with its length declared, as browsers and curl send it; its time to the answer, " +
+			"which comes once the file and the binary data file are durable (fsync). stored: what the first upload left in the data directory. " +
+			"disk: random data written to the data directory's disk and fsynced, just before the uploads; " +
+			"disk floor: stored / disk, the time the disk alone needs to make an upload durable.\n\n")
+		b.WriteString("| upload (`POST /api/datasets`, to its answer) | MB | median s | MB/s | stored MB | disk MB/s | disk floor s | webapp peak MiB |\n|---|--:|--:|--:|--:|--:|--:|--:|\n")
 		for _, up := range h.uploads {
 			med := median(up.times)
-			fmt.Fprintf(b, "| %s | %.0f | %s | %.0f | %s |\n", up.what, float64(up.bytes)/1e6, formatSeconds(med), float64(up.bytes)/1e6/med, formatMiB(up.peakKiB))
+			disk, floor := "—", "—"
+			if up.diskRate > 0 {
+				disk, floor = fmt.Sprintf("%.0f", up.diskRate/1e6), formatSeconds(float64(up.stored)/up.diskRate)
+			}
+			fmt.Fprintf(b, "| %s | %.0f | %s | %.0f | %.0f | %s | %s | %s |\n", up.what, float64(up.bytes)/1e6, formatSeconds(med),
+				float64(up.bytes)/1e6/med, float64(up.stored)/1e6, disk, floor, formatMiB(up.peakKiB))
 		}
 		b.WriteString("\n")
 	}

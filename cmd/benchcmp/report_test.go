@@ -189,7 +189,8 @@ func TestSysInfo(t *testing.T) {
 // end-to-end table (the job's phases, the uploads).
 func TestWriteReportWideAndE2E(t *testing.T) {
 	h := header{tol: 1e-6, sparseTol: 1e-8, d: 10, scipy: "1.10.1",
-		uploads: []uploadStats{{what: "dense CSV (50000×500, q = 20)", bytes: 240e6, times: []float64{1.5, 1.6, 1.7}, peakKiB: 700 * 1024},
+		uploads: []uploadStats{{what: "dense CSV (50000×500, q = 20)", bytes: 240e6, times: []float64{1.5, 1.6, 1.7}, peakKiB: 700 * 1024,
+			stored: 440e6, diskRate: 220e6},
 			{what: "sparse CSV (20000×5000, 2% dense, q = 400)", bytes: 250e6, times: []float64{2.5}, peakKiB: 900 * 1024}}}
 	rows := []row{
 		{work: "pca", size: "20000×5000, 2% dense, q = 400", kind: kindWide,
@@ -223,8 +224,8 @@ func TestWriteReportWideAndE2E(t *testing.T) {
 		"| mddmp | 20000×5000, 2% dense, q = 400 | 1.00 | 2.00 | 0.500 | 0.50 | 2.00 | 1000 | 2000 | 600 | 0 | **MISMATCH 1.0e-07** |\n",
 		"| mvmd | 20000×5000, 2% dense, q = 400 | 1.00 | 2.00 | failed | 0.50 | — | 1000 | 2000 | failed | 0 | — |\n",
 		"## End to end\n",
-		"| upload (`POST /api/datasets`, to its answer) | MB | median s | MB/s | webapp peak MiB |\n|---|--:|--:|--:|--:|\n" +
-			"| dense CSV (50000×500, q = 20) | 240 | 1.60 | 150 | 700 |\n| sparse CSV (20000×5000, 2% dense, q = 400) | 250 | 2.50 | 100 | 900 |\n",
+		"| upload (`POST /api/datasets`, to its answer) | MB | median s | MB/s | stored MB | disk MB/s | disk floor s | webapp peak MiB |\n|---|--:|--:|--:|--:|--:|--:|--:|\n" +
+			"| dense CSV (50000×500, q = 20) | 240 | 1.60 | 150 | 440 | 220 | 2.00 | 700 |\n| sparse CSV (20000×5000, 2% dense, q = 400) | 250 | 2.50 | 100 | 0 | — | — | 900 |\n",
 		"| pca | 50000×500, q = 20 | 0.440 | 0.200 | 2.20 | start 0.0040, load 0.210, fit 0.100, write 0.120 | 400 | 500 | 0 |\n",
 		"- pca, 20000×5000, 2% dense, q = 400: Go 4.00; numpy dense 16.0; scipy sparse 5.00\n",
 		"- pca, 50000×500, q = 20, end to end: job 0.450, 0.430, 0.440; numpy 0.200\n",
