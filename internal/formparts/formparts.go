@@ -197,6 +197,9 @@ func (mr *Reader) NextPart() (*Part, error) {
 			// "--boundary--" at the very end, without a line end.
 			return nil, io.EOF
 		}
+		if errors.Is(err, errBufferFull) {
+			return nil, err
+		}
 		if err != nil {
 			return nil, fmt.Errorf("multipart: NextPart: %w", err)
 		}

@@ -133,7 +133,7 @@ func TestReadsParts(t *testing.T) {
 		{"headers over the limit", "--" + bd + "\r\n" + strings.Repeat("X-A: "+strings.Repeat("b", 100)+"\r\n", 700) + "\r\nx\r\n--" + bd + "--\r\n",
 			nil, "headers are longer than 64 KiB"},
 		{"a line over the buffer before the first part", strings.Repeat("p", bufferSize+10) + "\r\n" + formBody(t, bd, "a", "1"),
-			nil, "longer than 256 KiB"},
+			nil, "multipart: a line is longer than 256 KiB"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, rd := range []struct {
@@ -153,6 +153,8 @@ func TestReadsParts(t *testing.T) {
 					t.Fatalf("%s: got error %v, want one with %q", rd.name, err, tc.err)
 				case tc.err != "" && !strings.HasPrefix(err.Error(), "multipart: ") && !errors.Is(err, io.ErrUnexpectedEOF):
 					t.Errorf("%s: error %q does not start with \"multipart: \"", rd.name, err)
+				case tc.err != "" && strings.Count(err.Error(), "multipart: ") > 1:
+					t.Errorf("%s: error %q says \"multipart: \" more than once", rd.name, err)
 				}
 				var got []want
 				for _, p := range parts {
