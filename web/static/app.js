@@ -1,9 +1,9 @@
 // MLDR Explorer: the small script the pages load. Every page works without
 // it; with it, a job's page follows the job live and shows the results
 // when they are there, plot controls redraw without a reload, plots answer
-// the pointer, the upload takes a dropped file and the analysis form shows
-// only the parameters the ticked methods take. No library, no network
-// request but to this server.
+// the pointer, the upload takes a dropped file and says how much it has
+// sent, and the analysis form shows only the parameters the ticked methods
+// take. No library, no network request but to this server.
 "use strict";
 
 (function () {
@@ -278,6 +278,115 @@
     });
   }
 
+  // ---- Upload: send with progress ----------------------------------------
+  // Without the script the form posts as any form does. With it, the form
+  // is sent by XMLHttpRequest, the same multipart body to the same
+  // address, so that the page can say how much of a large file has gone
+  // (the browser's own indicator is easy to miss) and offer to cancel; a
+  // stored file leads to its page, and a refused one replaces the upload
+  // card with the one the server rendered, its error first.
+  function megabytes(n) {
+    return n < 1e6 ? Math.max(1, Math.round(n / 1e3)) + " kB" : (n / 1e6).toFixed(n < 1e8 ? 1 : 0) + " MB";
+  }
+
+  function uploadForm(form) {
+    if (!window.XMLHttpRequest || !window.FormData || !window.DOMParser) { return; }
+    form.addEventListener("submit", function (ev) {
+      ev.preventDefault();
+      if (form.getAttribute("data-sending")) { return; }
+      var card = form.closest("section");
+      var submit = $("[type=submit]", form);
+      var box = $("[data-upload-progress]", form);
+      if (!box) {
+        box = document.createElement("div");
+        box.className = "upload-progress";
+        box.setAttribute("data-upload-progress", "");
+        box.setAttribute("data-testid", "upload-progress");
+        box.innerHTML = '<progress max="1" value="0" aria-labelledby="upload-note"></progress> ' +
+          '<span id="upload-note" data-upload-note></span> ' +
+          '<span class="sr-only" role="status" aria-live="polite" data-upload-said></span> ' +
+          '<button type="button" class="secondary" data-upload-cancel>Cancel</button>';
+        submit.insertAdjacentElement("afterend", box);
+      }
+      var bar = $("progress", box), cancel = $("[data-upload-cancel]", box);
+      var shown = $("[data-upload-note]", box), spoken = $("[data-upload-said]", box);
+      var xhr = new XMLHttpRequest();
+      var said = -1;
+      // say shows text and has it spoken; while the file goes, the live
+      // region speaks at every tenth and the page shows every percent.
+      function say(text) { shown.textContent = text; spoken.textContent = text; }
+
+      function sending(on) {
+        box.hidden = false;
+        cancel.hidden = !on;
+        submit.disabled = on;
+        if (on) { form.setAttribute("data-sending", "1"); } else { form.removeAttribute("data-sending"); }
+      }
+      function stopped(text) {
+        sending(false);
+        bar.value = 0;
+        say(text);
+      }
+
+      xhr.upload.addEventListener("progress", function (e) {
+        if (!e.lengthComputable || !e.total) { return; }
+        bar.max = e.total;
+        bar.value = e.loaded;
+        var text = "Sending: " + Math.floor(100 * e.loaded / e.total) + " % (" +
+          megabytes(e.loaded) + " of " + megabytes(e.total) + ")";
+        var tenth = Math.floor(10 * e.loaded / e.total);
+        if (tenth !== said) {
+          said = tenth;
+          say(text);
+        } else {
+          shown.textContent = text;
+        }
+      });
+      xhr.upload.addEventListener("load", function () {
+        bar.removeAttribute("value"); // indeterminate: the server has the file
+        cancel.hidden = true;
+        say("Sent. The server is checking and storing the file…");
+      });
+      xhr.addEventListener("load", function () {
+        if (xhr.status >= 200 && xhr.status < 300 && xhr.responseURL) {
+          say("Stored. Opening its page…");
+          window.location.assign(xhr.responseURL);
+          return;
+        }
+        var doc = new DOMParser().parseFromString(xhr.responseText || "", "text/html");
+        var fresh = doc.querySelector("section[aria-labelledby=upload-h]");
+        if (fresh && card) {
+          var mine = document.importNode(fresh, true);
+          card.replaceWith(mine);
+          bindUpload(mine);
+          var err = $("[data-testid=form-error]", mine);
+          if (err) { err.setAttribute("tabindex", "-1"); err.focus(); }
+          return;
+        }
+        var why = doc.querySelector("main .error") || doc.querySelector("main") || doc.body;
+        stopped("Not stored (HTTP " + xhr.status + "): " + ((why && why.textContent) || "").trim().slice(0, 300));
+      });
+      xhr.addEventListener("error", function () {
+        stopped("The connection broke off before the upload ended; nothing was stored. Upload again.");
+      });
+      xhr.addEventListener("abort", function () { stopped("Cancelled; nothing was stored."); });
+      cancel.onclick = function () { xhr.abort(); };
+
+      sending(true);
+      say("Sending…");
+      xhr.open("POST", form.action);
+      xhr.setRequestHeader("Accept", "text/html");
+      xhr.send(new FormData(form));
+    });
+  }
+
+  // bindUpload enhances an upload card: the drop zone and the sending.
+  function bindUpload(root) {
+    enhance(root);
+    $$("[data-dropzone]", root).forEach(dropzone);
+    $$("form[data-testid=upload-form]", root).forEach(uploadForm);
+  }
+
   // ---- The analysis form ------------------------------------------------
   function analyzeForm(form) {
     var boxes = $$("input[name=methods]", form);
@@ -326,6 +435,7 @@
     var results = $("#results");
     if (results) { initResults(results); } else { $$("[data-figure]").forEach(hoverFigure); }
     $$("[data-dropzone]").forEach(dropzone);
+    $$("form[data-testid=upload-form]").forEach(uploadForm);
     $$("form[data-analyze]").forEach(analyzeForm);
   }
 
