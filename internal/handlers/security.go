@@ -216,8 +216,12 @@ func (h *handler) limitUploads(next http.Handler) http.Handler {
 			h.minUploadRate(w, r, next)
 		default:
 			w.Header().Set("Retry-After", "1")
+			busy := fmt.Sprintf("%d uploads are", cap(h.uploads))
+			if cap(h.uploads) == 1 {
+				busy = "1 upload is"
+			}
 			h.fail(w, r, &httpError{status: http.StatusTooManyRequests,
-				msg: fmt.Sprintf("%d uploads are in progress, the most this server reads at once; try again in a moment", cap(h.uploads))})
+				msg: busy + " in progress, the most this server reads at once; try again in a moment"})
 		}
 	})
 }

@@ -435,7 +435,7 @@ func TestUploadLimit(t *testing.T) {
 		resp, respBody := s.send("POST", "/api/datasets", map[string]string{"Content-Type": ct}, b)
 		if resp.StatusCode == http.StatusTooManyRequests {
 			got = resp
-			if !strings.Contains(string(respBody), "1 uploads are in progress") {
+			if !strings.Contains(string(respBody), "1 upload is in progress, the most this server reads at once") {
 				t.Errorf("the 429 says %s", respBody)
 			}
 			break
