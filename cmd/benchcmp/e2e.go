@@ -566,8 +566,11 @@ func dirBytes(dir string) (int64, error) {
 			return err
 		}
 		info, err := d.Info()
+		if err != nil {
+			return err
+		}
 		n += info.Size()
-		return err
+		return nil
 	})
 	if err != nil {
 		return 0, fmt.Errorf("the size of the stored data set: %w", err)

@@ -50,6 +50,9 @@ var ErrMissingBoundary = errors.New("the request's multipart Content-Type has no
 // errBufferFull reports a line (or a boundary) longer than the buffer.
 var errBufferFull = errors.New("multipart: a line is longer than 256 KiB")
 
+// errHeadersTooLong reports a part's headers longer than MaxHeaderBytes.
+var errHeadersTooLong = fmt.Errorf("multipart: a part's headers are longer than %d KiB", MaxHeaderBytes>>10)
+
 // Reader reads the parts of a multipart body in order. It is not safe for
 // concurrent use.
 type Reader struct {
@@ -156,7 +159,7 @@ func (mr *Reader) readHeaderBlock() ([]byte, error) {
 		i := bytes.IndexByte(data[off:], '\n')
 		if i < 0 {
 			if len(data) >= MaxHeaderBytes {
-				return nil, fmt.Errorf("multipart: a part's headers are longer than %d KiB", MaxHeaderBytes>>10)
+				return nil, errHeadersTooLong
 			}
 			if err := mr.fill(); err != nil {
 				if err == io.EOF {
@@ -169,7 +172,7 @@ func (mr *Reader) readHeaderBlock() ([]byte, error) {
 		line := data[off : off+i+1]
 		off += i + 1
 		if off > MaxHeaderBytes {
-			return nil, fmt.Errorf("multipart: a part's headers are longer than %d KiB", MaxHeaderBytes>>10)
+			return nil, errHeadersTooLong
 		}
 		if len(line) == 1 || (len(line) == 2 && line[0] == '\r') {
 			mr.r += off
