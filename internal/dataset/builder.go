@@ -787,8 +787,11 @@ func (b *builder) features(ds *Dataset) error {
 		ds.X = b.assemble(out)
 	}
 	b.raw = nil
-	if b.opts.storage == StorageSparse && ds.X != nil {
-		// Forced, for data the builder could not hold sparse (text columns).
+	// Text columns keep the builder dense (sparseEligible); once they are
+	// encoded or left out, the matrix is held sparse when the storage is
+	// forced, or, as all-numeric data are, when it is sparse enough.
+	if ds.X != nil && (b.opts.storage == StorageSparse ||
+		(b.opts.storage == "" && b.opts.only == nil && len(droppedText)+len(encoded) > 0 && denseIsSparse(ds.X))) {
 		ds.Sparse, ds.X = sparseFrom(ds.X), nil
 	}
 	b.zeroVariance(ds)

@@ -349,6 +349,12 @@ func TestRealGenbase(t *testing.T) {
 			if slices.Contains(ds.Features, "protein") {
 				t.Errorf("Features: got protein among them, want it dropped")
 			}
+			// The encoded features are 0.2 % non-zero: held sparse, as
+			// all-numeric data that sparse are.
+			if !ds.IsSparse() {
+				t.Errorf("storage: got dense, want sparse")
+			}
+			x := ds.Dense()
 			// Each YES/NO column became one 0/1 column of the same name,
 			// 1 exactly where the CSV says YES.
 			for j, name := range ds.Features {
@@ -361,7 +367,7 @@ func TestRealGenbase(t *testing.T) {
 					if col[i] {
 						want = 1
 					}
-					if got := ds.X.At(i, j); got != want {
+					if got := x.At(i, j); got != want {
 						t.Fatalf("%s row %d: got %v, want %v", name, i, got, want)
 					}
 				}

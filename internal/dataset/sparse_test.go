@@ -121,8 +121,8 @@ func wideCSV(rows, cols, every int) string {
 
 // TestStorageChoice checks which form Load chooses: sparse when the CSR
 // form takes at most half the dense bytes and the matrix has at least
-// MinSparseCells cells, dense otherwise and whenever a feature column is
-// text.
+// MinSparseCells cells, dense otherwise; with text columns (which the
+// builder holds dense), the same once they are encoded or left out.
 func TestStorageChoice(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -139,7 +139,10 @@ func TestStorageChoice(t *testing.T) {
 		{"sparse first rows, dense later", wideCSV(300, 300, 10) + strings.Repeat(strings.Repeat("1,", 300)+"0,1\n", 600), dataset.Options{}, false},
 		{"dense first rows, sparse later", strings.Replace(wideCSV(3000, 300, 10), "\n", "\n"+strings.Repeat("1,", 300)+"0,1\n", 256), dataset.Options{}, true},
 		{"missing values imputed", strings.Replace(wideCSV(300, 300, 10), "\n0,", "\n?,", 3), dataset.Options{Missing: dataset.MissingMean}, true},
-		{"a text column one-hot encoded", strings.Replace(strings.Replace(wideCSV(300, 300, 10), "f1,", "t,f1,", 1), "\n", "\nx,", 300), dataset.Options{Nominal: dataset.NominalOneHot}, false},
+		{"a text column one-hot encoded", strings.Replace(strings.Replace(wideCSV(300, 300, 10), "f1,", "t,f1,", 1), "\n", "\nx,", 300), dataset.Options{Nominal: dataset.NominalOneHot}, true},
+		{"a text column left out", strings.Replace(strings.Replace(wideCSV(300, 300, 10), "f1,", "t,f1,", 1), "\n", "\nx,", 300), dataset.Options{Nominal: dataset.NominalDrop}, true},
+		{"a text column one-hot encoded, dense data", strings.Replace(strings.Replace(wideCSV(300, 300, 2), "f1,", "t,f1,", 1), "\n", "\nx,", 300), dataset.Options{Nominal: dataset.NominalOneHot}, false},
+		{"a text column one-hot encoded, small", strings.Replace(strings.Replace(wideCSV(300, 200, 10), "f1,", "t,f1,", 1), "\n", "\nx,", 300), dataset.Options{Nominal: dataset.NominalOneHot}, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -225,6 +225,17 @@ func sparseConstant(m *sparse.CSR) []bool {
 	return constant
 }
 
+// denseIsSparse reports whether chooseSparse would hold x sparse.
+func denseIsSparse(x *mat.Dense) bool {
+	r, c := x.Dims()
+	raw := x.RawMatrix()
+	var nnz int64
+	for i := range r {
+		nnz += nnzOf(raw.Data[i*raw.Stride : i*raw.Stride+c])
+	}
+	return chooseSparse(r, c, nnz)
+}
+
 // sparseFrom returns x in CSR form, keeping -0 (sparse.FromDense drops
 // it).
 func sparseFrom(x *mat.Dense) *sparse.CSR {
