@@ -5,6 +5,8 @@ import (
 	"math/bits"
 
 	"gonum.org/v1/gonum/mat"
+
+	"mldr/internal/sparse"
 )
 
 // LabelNMI is the normalised mutual information between the binary label
@@ -86,8 +88,11 @@ func entropy(p float64) float64 {
 // read y and O(r·c·N/64) for the pairs, and the memory (r+c)·N/8 bytes
 // plus the block, whatever the density of y.
 //
+// y may be dense or a *sparse.CSR of the labels' ones (a multi-label
+// data set's labels held sparse): then it is read once, entry by entry.
+//
 // An index outside [0, q) is a programmer's mistake and panics.
-func LabelNMIBlock(y *mat.Dense, rows, cols []int) (block [][]float64, rowConstant, colConstant []bool) {
+func LabelNMIBlock(y mat.Matrix, rows, cols []int) (block [][]float64, rowConstant, colConstant []bool) {
 	n, q := y.Dims()
 	// Bitsets of the distinct labels asked for, by label index.
 	words := (n + 63) / 64
@@ -98,18 +103,33 @@ func LabelNMIBlock(y *mat.Dense, rows, cols []int) (block [][]float64, rowConsta
 			if j < 0 || j >= q {
 				panic("analysis: LabelNMIBlock: label index out of range")
 			}
-			if _, ok := sets[j]; ok {
-				continue
+			if _, ok := sets[j]; !ok {
+				sets[j] = make([]uint64, words)
 			}
-			b := make([]uint64, words)
-			c := 0
-			for i := range n {
-				if y.At(i, j) != 0 {
-					b[i/64] |= 1 << (i % 64)
-					c++
+		}
+	}
+	set := func(i, j int) {
+		if b, ok := sets[j]; ok {
+			b[i/64] |= 1 << (i % 64)
+			count[j]++
+		}
+	}
+	if m, ok := y.(*sparse.CSR); ok {
+		for i := range n {
+			ind, val := m.Row(i)
+			for k, j := range ind {
+				if val[k] != 0 {
+					set(i, int(j))
 				}
 			}
-			sets[j], count[j] = b, c
+		}
+	} else {
+		for j := range sets {
+			for i := range n {
+				if y.At(i, j) != 0 {
+					set(i, j)
+				}
+			}
 		}
 	}
 	fn := float64(n)

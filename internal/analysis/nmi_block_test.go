@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"mldr/internal/sparse"
 )
 
 // TestLabelNMIBlock checks that every block is the same numbers as the
@@ -35,28 +37,35 @@ func TestLabelNMIBlock(t *testing.T) {
 		{"repeated", []int{2, 2}, []int{2, 1, 2}},
 		{"empty", nil, []int{1}},
 	}
+	// The labels held sparse (a data set's YSparse) give the same bits.
+	ys := sparse.FromDense(y)
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			block, rc, cc := LabelNMIBlock(y, c.rows, c.cols)
-			if len(block) != len(c.rows) {
-				t.Fatalf("got %d rows, want %d", len(block), len(c.rows))
-			}
-			for a, i := range c.rows {
-				if rc[a] != constant[i] {
-					t.Errorf("row constant[%d]: got %v, want %v", a, rc[a], constant[i])
+		for _, form := range []struct {
+			name string
+			y    mat.Matrix
+		}{{"dense", y}, {"sparse", ys}} {
+			t.Run(c.name+"/"+form.name, func(t *testing.T) {
+				block, rc, cc := LabelNMIBlock(form.y, c.rows, c.cols)
+				if len(block) != len(c.rows) {
+					t.Fatalf("got %d rows, want %d", len(block), len(c.rows))
 				}
-				for b, j := range c.cols {
-					if got, want := block[a][b], whole.At(i, j); got != want {
-						t.Errorf("block[%d][%d] (labels %d, %d): got %v, want %v", a, b, i, j, got, want)
+				for a, i := range c.rows {
+					if rc[a] != constant[i] {
+						t.Errorf("row constant[%d]: got %v, want %v", a, rc[a], constant[i])
+					}
+					for b, j := range c.cols {
+						if got, want := block[a][b], whole.At(i, j); got != want {
+							t.Errorf("block[%d][%d] (labels %d, %d): got %v, want %v", a, b, i, j, got, want)
+						}
 					}
 				}
-			}
-			for b, j := range c.cols {
-				if cc[b] != constant[j] {
-					t.Errorf("column constant[%d]: got %v, want %v", b, cc[b], constant[j])
+				for b, j := range c.cols {
+					if cc[b] != constant[j] {
+						t.Errorf("column constant[%d]: got %v, want %v", b, cc[b], constant[j])
+					}
 				}
-			}
-		})
+			})
+		}
 	}
 }
 

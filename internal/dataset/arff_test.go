@@ -126,8 +126,8 @@ func TestLoadARFFFixture(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Load: got %q, want no error", err)
 		}
-		checkStrings(t, "Features", ds.Features, []string{"my feature", "other one", "count", "shape=round", "shape=flat top"})
-		checkStrings(t, "Labels", ds.Labels, []string{"red", "big"})
+		checkStrings(t, "Features", ds.Features.Strings(), []string{"my feature", "other one", "count", "shape=round", "shape=flat top"})
+		checkStrings(t, "Labels", ds.Labels.Strings(), []string{"red", "big"})
 		// "other one" is 2, ?, 0, 8, 0: the mean of the four values is 2.5.
 		checkMatrix(t, "X", ds.X, [][]float64{
 			{1.5, 2, 3, 1, 0},

@@ -102,8 +102,8 @@ func BenchmarkLoadCSV(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if ds.Rows() != rows || len(ds.Features) != benchFeatures || len(ds.Labels) != benchLabels {
-			b.Fatalf("got %d×%d with %d labels, want %d×%d with %d", ds.Rows(), len(ds.Features), len(ds.Labels), rows, benchFeatures, benchLabels)
+		if ds.Rows() != rows || ds.Features.Len() != benchFeatures || ds.Labels.Len() != benchLabels {
+			b.Fatalf("got %d×%d with %d labels, want %d×%d with %d", ds.Rows(), ds.Features.Len(), ds.Labels.Len(), rows, benchFeatures, benchLabels)
 		}
 	}
 	runtime.ReadMemStats(&after)
@@ -205,7 +205,7 @@ func loadChild(path string) error {
 	if err != nil {
 		return err
 	}
-	n, d := ds.Rows(), len(ds.Features)
+	n, d := ds.Rows(), ds.Features.Len()
 	_, q := ds.Y.Dims()
 	x := int64(n) * int64(d) * 8
 	if ds.IsSparse() {

@@ -20,7 +20,9 @@ import (
 //	hlen     uint64   length of the header
 //	header   hlen bytes of JSON (binaryHeader)
 //	X        rows×features float64, row-major
-//	Y        rows×labels float64, row-major
+//	Y        rows×labels float64, row-major; or, when the header has
+//	         "label_nnz" (labels held sparse, Dataset.YSparse), Y in the
+//	         sparse form's CSR layout: Ptr, Ind, pad, Val (binary_sparse.go)
 //	crc      uint32   CRC-32C of everything before it
 //
 // All numbers are little-endian. WriteBinary pads the header's JSON with
@@ -32,13 +34,50 @@ var binaryMagic = []byte("MLDRDS\x00\x01")
 type binaryHeader struct {
 	Name       string     `json:"name"`
 	Rows       int        `json:"rows"`
-	Features   []string   `json:"features"`
-	Labels     []string   `json:"labels"`
+	Features   Names      `json:"features"`
+	Labels     Names      `json:"labels"`
 	Kind       Kind       `json:"kind"`
 	Categories [][]string `json:"categories,omitempty"`
 	Warnings   []string   `json:"warnings,omitempty"`
 	Columns    []string   `json:"columns,omitempty"`
 	LabelCols  []string   `json:"label_columns,omitempty"`
+	// LabelNNZ, when set, says that Y is stored sparse, with this many
+	// entries (files written before sparse labels have none: Y dense).
+	LabelNNZ *int64 `json:"label_nnz,omitempty"`
+}
+
+// headerOf is the header of d's binary form, but for the sparse form's
+// count of entries.
+func headerOf(d *Dataset) binaryHeader {
+	h := binaryHeader{Name: d.Name, Rows: d.Rows(), Features: d.Features, Labels: d.Labels,
+		Kind: d.Kind, Categories: d.Categories, Warnings: d.Warnings, Columns: d.Columns, LabelCols: d.LabelColumns}
+	if d.YSparse != nil {
+		nnz := int64(d.YSparse.NNZ())
+		h.LabelNNZ = &nnz
+	}
+	return h
+}
+
+// labelBytes is the size in bytes of the Y section h describes, for a
+// file of size bytes; ok is false when the counts cannot fit that size
+// (checked before they are multiplied, so that a damaged header never
+// overflows).
+func (h *binaryHeader) labelBytes(size int64) (n int64, ok bool) {
+	rows, nl := int64(h.Rows), int64(h.Labels.Len())
+	if rows < 0 || rows > size/8 {
+		return 0, false
+	}
+	if h.LabelNNZ == nil {
+		if nl > 0 && rows > size/(8*nl) {
+			return 0, false
+		}
+		return 8 * rows * nl, true
+	}
+	nnz := *h.LabelNNZ
+	if nnz < 0 || nnz > size/12 {
+		return 0, false
+	}
+	return 8*(rows+1) + 12*nnz + sparsePad(nnz), true
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -63,7 +102,7 @@ func WriteBinary(w io.Writer, d *Dataset) error {
 	bw.Write(binary.LittleEndian.AppendUint64(nil, uint64(len(h))))
 	bw.Write(h)
 	writeFloats(bw, d.X)
-	writeFloats(bw, d.Y)
+	writeLabels(bw, d)
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("writing the data set: %w", err)
 	}
@@ -75,8 +114,7 @@ func WriteBinary(w io.Writer, d *Dataset) error {
 
 // denseHeader is the JSON header of d's dense binary form, unpadded.
 func denseHeader(d *Dataset) ([]byte, error) {
-	h, err := json.Marshal(binaryHeader{Name: d.Name, Rows: d.Rows(), Features: d.Features, Labels: d.Labels,
-		Kind: d.Kind, Categories: d.Categories, Warnings: d.Warnings, Columns: d.Columns, LabelCols: d.LabelColumns})
+	h, err := json.Marshal(headerOf(d))
 	if err != nil {
 		return nil, fmt.Errorf("encoding the data set header: %w", err)
 	}
@@ -137,26 +175,15 @@ func readBinary(r io.Reader, size int64, verify bool) (*Dataset, error) {
 	if verify {
 		tr = io.TeeReader(br, crc)
 	}
-	fixed := make([]byte, len(binaryMagic)+8)
-	if _, err := io.ReadFull(tr, fixed); err != nil {
-		return nil, corrupt("reading the header: %v", err)
-	}
-	if string(fixed[:len(binaryMagic)]) != string(binaryMagic) {
-		return nil, corrupt("not a stored data set (bad magic)")
-	}
-	hlen := binary.LittleEndian.Uint64(fixed[len(binaryMagic):])
-	if hlen > uint64(size) {
-		return nil, corrupt("header length %d exceeds the file size %d", hlen, size)
-	}
-	hb := make([]byte, hlen)
-	if _, err := io.ReadFull(tr, hb); err != nil {
-		return nil, corrupt("reading the header: %v", err)
+	_, hb, err := readHead(tr, size, "a stored data set", binaryMagic)
+	if err != nil {
+		return nil, err
 	}
 	h, err := decodeDenseHeader(hb, size)
 	if err != nil {
 		return nil, err
 	}
-	nf, nl := len(h.Features), len(h.Labels)
+	nf := h.Features.Len()
 	d := h.dataset()
 	var sum hash.Hash32
 	if verify {
@@ -165,15 +192,11 @@ func readBinary(r io.Reader, size int64, verify bool) (*Dataset, error) {
 	if d.X, err = readFloats(br, sum, h.Rows, nf); err != nil {
 		return nil, err
 	}
-	if d.Y, err = readFloats(br, sum, h.Rows, nl); err != nil {
+	if err := readLabels(br, sum, &h, d); err != nil {
 		return nil, err
 	}
-	var tail [4]byte
-	if _, err := io.ReadFull(br, tail[:]); err != nil {
-		return nil, corrupt("reading the checksum: %v", err)
-	}
-	if verify && binary.LittleEndian.Uint32(tail[:]) != crc.Sum32() {
-		return nil, corrupt("checksum mismatch")
+	if err := readTail(br, sum); err != nil {
+		return nil, err
 	}
 	if err := d.Validate(); err != nil {
 		return nil, corrupt("%v", err)
@@ -189,14 +212,41 @@ func decodeDenseHeader(hb []byte, size int64) (binaryHeader, error) {
 	if err := json.Unmarshal(hb, &h); err != nil {
 		return h, corrupt("decoding the header: %v", err)
 	}
-	nf, nl := len(h.Features), len(h.Labels)
-	want := int64(len(binaryMagic)+8) + int64(len(hb)) + 8*int64(h.Rows)*int64(nf+nl) + 4
+	nf, nl := h.Features.Len(), h.Labels.Len()
 	// The product may overflow for a damaged header: bound Rows first.
-	tooMany := nf+nl > 0 && int64(h.Rows) > size/(8*int64(nf+nl))
-	if h.Rows < 0 || tooMany || want != size {
+	tooMany := nf > 0 && int64(h.Rows) > size/(8*int64(nf))
+	yb, ok := h.labelBytes(size)
+	if h.Rows < 0 || tooMany || !ok || int64(len(binaryMagic)+8)+int64(len(hb))+8*int64(h.Rows)*int64(nf)+yb+4 != size {
 		return h, corrupt("the header describes %d×(%d+%d) values, which does not match the file size %d", h.Rows, nf, nl, size)
 	}
 	return h, nil
+}
+
+// writeLabels writes d's Y section: Y's values row by row, or YSparse's
+// arrays in the sparse form's layout (Ptr, Ind, pad, Val).
+func writeLabels(bw *bufio.Writer, d *Dataset) {
+	if d.YSparse == nil {
+		writeFloats(bw, d.Y)
+		return
+	}
+	writeCSR(bw, d.YSparse)
+}
+
+// readLabels reads the Y section h describes from r into d, adding what
+// it reads to sum (nil: none).
+func readLabels(r io.Reader, sum hash.Hash32, h *binaryHeader, d *Dataset) error {
+	nl := h.Labels.Len()
+	if h.LabelNNZ == nil {
+		y, err := readFloats(r, sum, h.Rows, nl)
+		d.Y = y
+		return err
+	}
+	if sum != nil {
+		r = io.TeeReader(r, sum)
+	}
+	m, err := readCSR(r, h.Rows, nl, *h.LabelNNZ, true)
+	d.YSparse = m
+	return err
 }
 
 // dataset is the data set h describes, without its matrices.
@@ -257,6 +307,48 @@ func floatBytes(v []float64) []byte {
 		return nil
 	}
 	return unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), 8*len(v))
+}
+
+// readHead reads the 16 bytes of a stored file's magic and header length
+// and then the header from r (its size bytes in all), checking the magic
+// against any of magics (what names the file in errors); it returns the
+// magic found and the header.
+func readHead(r io.Reader, size int64, what string, magics ...[]byte) (magic, header []byte, err error) {
+	fixed := make([]byte, 16)
+	if _, err := io.ReadFull(r, fixed); err != nil {
+		return nil, nil, corrupt("reading the header of %s: %v", what, err)
+	}
+	for _, m := range magics {
+		if string(fixed[:8]) == string(m) {
+			magic = m
+		}
+	}
+	if magic == nil {
+		return nil, nil, corrupt("not %s (bad magic)", what)
+	}
+	hlen := binary.LittleEndian.Uint64(fixed[8:])
+	if hlen > uint64(size) {
+		return nil, nil, corrupt("header length %d exceeds the file size %d", hlen, size)
+	}
+	header = make([]byte, hlen)
+	if _, err := io.ReadFull(r, header); err != nil {
+		return nil, nil, corrupt("reading the header of %s: %v", what, err)
+	}
+	return magic, header, nil
+}
+
+// readTail reads a stored file's last 4 bytes from r and checks them
+// against sum, the CRC-32C of everything before them (skipped when sum is
+// nil: the caller verified the file before).
+func readTail(r io.Reader, sum hash.Hash32) error {
+	var tail [4]byte
+	if _, err := io.ReadFull(r, tail[:]); err != nil {
+		return corrupt("reading the checksum: %v", err)
+	}
+	if sum != nil && binary.LittleEndian.Uint32(tail[:]) != sum.Sum32() {
+		return corrupt("checksum mismatch")
+	}
+	return nil
 }
 
 func corrupt(format string, args ...any) error {

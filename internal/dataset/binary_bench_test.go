@@ -34,7 +34,7 @@ func benchBinary(b *testing.B, rows, features int) string {
 		}
 		return s
 	}
-	ds := &dataset.Dataset{Name: "bench", Features: names("f", features), Labels: names("l", 20), X: x, Y: y, Kind: dataset.MultiLabel}
+	ds := &dataset.Dataset{Name: "bench", Features: dataset.ListNames(names("f", features)), Labels: dataset.ListNames(names("l", 20)), X: x, Y: y, Kind: dataset.MultiLabel}
 	var buf bytes.Buffer
 	if err := dataset.WriteBinary(&buf, ds); err != nil {
 		b.Fatal(err)

@@ -9,8 +9,6 @@ import (
 	"io"
 	"math"
 
-	"gonum.org/v1/gonum/mat"
-
 	"mldr/internal/sparse"
 )
 
@@ -24,7 +22,9 @@ import (
 //	Ind      nnz int32, the column of each entry
 //	pad      4 zero bytes when nnz is odd, so that Val is aligned
 //	Val      nnz float64, the value of each entry
-//	Y        rows×labels float64, row-major
+//	Y        rows×labels float64, row-major, or held sparse in the same
+//	         layout as X (Ptr, Ind, pad, Val) when the header has
+//	         "label_nnz" (binary.go)
 //	crc      uint32   CRC-32C of everything before it
 //
 // All numbers are little-endian; every array starts at a multiple of 8
@@ -60,8 +60,7 @@ func writeBinarySparse(w io.Writer, d *Dataset) error {
 	m := d.Sparse
 	crc := crc32.New(crc32.MakeTable(crc32.Castagnoli))
 	bw := bufio.NewWriterSize(io.MultiWriter(w, crc), 1<<16)
-	h, err := json.Marshal(sparseHeader{binaryHeader: binaryHeader{Name: d.Name, Rows: m.R, Features: d.Features, Labels: d.Labels,
-		Kind: d.Kind, Categories: d.Categories, Warnings: d.Warnings, Columns: d.Columns, LabelCols: d.LabelColumns}, NNZ: int64(m.NNZ())})
+	h, err := json.Marshal(sparseHeader{binaryHeader: headerOf(d), NNZ: int64(m.NNZ())})
 	if err != nil {
 		return fmt.Errorf("encoding the data set header: %w", err)
 	}
@@ -69,15 +68,8 @@ func writeBinarySparse(w io.Writer, d *Dataset) error {
 	bw.Write(sparseMagic)
 	bw.Write(binary.LittleEndian.AppendUint64(nil, uint64(len(h))))
 	bw.Write(h)
-	buf := make([]byte, 0, 1<<16)
-	buf = putWords(bw, buf, m.Ptr, 8, func(b []byte, v int64) []byte { return binary.LittleEndian.AppendUint64(b, uint64(v)) })
-	buf = putWords(bw, buf, m.Ind, 4, func(b []byte, v int32) []byte { return binary.LittleEndian.AppendUint32(b, uint32(v)) })
-	bw.Write(make([]byte, sparsePad(int64(len(m.Ind)))))
-	buf = putWords(bw, buf, m.Val, 8, appendFloat)
-	raw := d.Y.RawMatrix()
-	for i := range raw.Rows {
-		buf = putWords(bw, buf, raw.Data[i*raw.Stride:i*raw.Stride+raw.Cols], 8, appendFloat)
-	}
+	writeCSR(bw, m)
+	writeLabels(bw, d)
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("writing the data set: %w", err)
 	}
@@ -85,6 +77,44 @@ func writeBinarySparse(w io.Writer, d *Dataset) error {
 		return fmt.Errorf("writing the data set: %w", err)
 	}
 	return nil
+}
+
+// writeCSR writes m's arrays in version 2's layout: Ptr, Ind, the
+// padding, Val.
+func writeCSR(bw *bufio.Writer, m *sparse.CSR) {
+	buf := make([]byte, 0, 1<<16)
+	buf = putWords(bw, buf, m.Ptr, 8, func(b []byte, v int64) []byte { return binary.LittleEndian.AppendUint64(b, uint64(v)) })
+	buf = putWords(bw, buf, m.Ind, 4, func(b []byte, v int32) []byte { return binary.LittleEndian.AppendUint32(b, uint32(v)) })
+	bw.Write(make([]byte, sparsePad(int64(len(m.Ind)))))
+	putWords(bw, buf, m.Val, 8, appendFloat)
+}
+
+// readCSR reads a rows×cols CSR matrix of nnz entries written by
+// writeCSR (padded: version 2's layout) from r.
+func readCSR(r io.Reader, rows, cols int, nnz int64, padded bool) (*sparse.CSR, error) {
+	m := &sparse.CSR{R: rows, C: cols}
+	var err error
+	if m.Ptr, err = readWords(r, rows+1, 8, func(b []byte) int64 { return int64(binary.LittleEndian.Uint64(b)) }); err != nil {
+		return nil, err
+	}
+	if m.Ind, err = readWords(r, int(nnz), 4, func(b []byte) int32 { return int32(binary.LittleEndian.Uint32(b)) }); err != nil {
+		return nil, err
+	}
+	var pad int64
+	if padded {
+		pad = sparsePad(nnz)
+	}
+	var zeros [4]byte
+	if _, err := io.ReadFull(r, zeros[:pad]); err != nil {
+		return nil, corrupt("reading values: %v", err)
+	}
+	if zeros != [4]byte{} {
+		return nil, corrupt("the padding after the column indices is not zero")
+	}
+	if m.Val, err = readWords(r, int(nnz), 8, readFloat); err != nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 func appendFloat(b []byte, v float64) []byte {
@@ -109,28 +139,22 @@ func putWords[T any](w *bufio.Writer, buf []byte, s []T, size int, put func([]by
 // readBinarySparse reads the sparse form from br, whose magic isSparseBinary
 // saw; size is the number of bytes it holds.
 func readBinarySparse(br *bufio.Reader, size int64) (*Dataset, error) {
-	crc := crc32.New(crc32.MakeTable(crc32.Castagnoli))
+	crc := crc32.New(castagnoli)
 	tr := io.TeeReader(br, crc)
-	fixed := make([]byte, len(sparseMagic)+8)
-	if _, err := io.ReadFull(tr, fixed); err != nil {
-		return nil, corrupt("reading the header: %v", err)
+	magic, hb, err := readHead(tr, size, "a stored data set", sparseMagic, sparseMagicV1)
+	if err != nil {
+		return nil, err
 	}
-	v2 := string(fixed[:len(sparseMagic)]) == string(sparseMagic)
-	hlen := binary.LittleEndian.Uint64(fixed[len(sparseMagic):])
-	if hlen > uint64(size) {
-		return nil, corrupt("header length %d exceeds the file size %d", hlen, size)
-	}
-	hb := make([]byte, hlen)
-	if _, err := io.ReadFull(tr, hb); err != nil {
-		return nil, corrupt("reading the header: %v", err)
-	}
+	v2 := string(magic) == string(sparseMagic)
+	hlen := len(hb)
 	var h sparseHeader
 	if err := json.Unmarshal(hb, &h); err != nil {
 		return nil, corrupt("decoding the header: %v", err)
 	}
-	nf, nl := len(h.Features), len(h.Labels)
+	nf, nl := h.Features.Len(), h.Labels.Len()
 	// Bound the counts by the size before multiplying them.
-	if h.Rows < 0 || h.NNZ < 0 || int64(h.Rows) > size/8 || h.NNZ > size/12 || (nl > 0 && int64(h.Rows) > size/(8*int64(nl))) {
+	yb, ok := h.labelBytes(size)
+	if h.Rows < 0 || h.NNZ < 0 || int64(h.Rows) > size/8 || h.NNZ > size/12 || !ok {
 		return nil, corrupt("the header describes %d rows, %d entries and %d labels, which do not fit the file size %d", h.Rows, h.NNZ, nl, size)
 	}
 	rows, nnz := int64(h.Rows), h.NNZ
@@ -138,44 +162,21 @@ func readBinarySparse(br *bufio.Reader, size int64) (*Dataset, error) {
 	if v2 {
 		pad = sparsePad(nnz)
 	}
-	want := int64(len(fixed)) + int64(hlen) + 8*(rows+1) + 12*nnz + pad + 8*rows*int64(nl) + 4
+	want := int64(16+hlen) + 8*(rows+1) + 12*nnz + pad + yb + 4
 	if want != size {
 		return nil, corrupt("the header describes %d rows, %d entries and %d labels, which does not match the file size %d", h.Rows, h.NNZ, nl, size)
 	}
-	m := &sparse.CSR{R: h.Rows, C: nf}
-	var err error
-	if m.Ptr, err = readWords(tr, int(rows+1), 8, func(b []byte) int64 { return int64(binary.LittleEndian.Uint64(b)) }); err != nil {
-		return nil, err
-	}
-	if m.Ind, err = readWords(tr, int(nnz), 4, func(b []byte) int32 { return int32(binary.LittleEndian.Uint32(b)) }); err != nil {
-		return nil, err
-	}
-	var zeros [4]byte
-	if _, err := io.ReadFull(tr, zeros[:pad]); err != nil {
-		return nil, corrupt("reading values: %v", err)
-	}
-	if zeros != [4]byte{} {
-		return nil, corrupt("the padding after the column indices is not zero")
-	}
-	if m.Val, err = readWords(tr, int(nnz), 8, readFloat); err != nil {
-		return nil, err
-	}
-	y, err := readWords(tr, h.Rows*nl, 8, readFloat)
+	m, err := readCSR(tr, h.Rows, nf, nnz, v2)
 	if err != nil {
 		return nil, err
 	}
-	sum := crc.Sum32()
-	var tail [4]byte
-	if _, err := io.ReadFull(br, tail[:]); err != nil {
-		return nil, corrupt("reading the checksum: %v", err)
+	d := h.binaryHeader.dataset()
+	d.Sparse = m
+	if err := readLabels(tr, nil, &h.binaryHeader, d); err != nil {
+		return nil, err
 	}
-	if binary.LittleEndian.Uint32(tail[:]) != sum {
-		return nil, corrupt("checksum mismatch")
-	}
-	d := &Dataset{Name: h.Name, Features: h.Features, Labels: h.Labels, Kind: h.Kind, Categories: h.Categories, Warnings: h.Warnings,
-		Columns: h.Columns, LabelColumns: h.LabelCols, Sparse: m, Y: &mat.Dense{}}
-	if h.Rows > 0 && nl > 0 {
-		d.Y = mat.NewDense(h.Rows, nl, y)
+	if err := readTail(br, crc); err != nil {
+		return nil, err
 	}
 	if err := d.Validate(); err != nil {
 		return nil, corrupt("%v", err)

@@ -170,7 +170,7 @@ func (s *BinaryStream) Finish(ds *Dataset) (ok bool, err error) {
 	tail := crc32.New(castagnoli)
 	yw := &sumWriter{w: s.f, sum: tail}
 	bw := bufio.NewWriterSize(yw, 1<<16)
-	writeFloats(bw, ds.Y)
+	writeLabels(bw, ds)
 	if err := bw.Flush(); err != nil {
 		return false, fmt.Errorf("writing the data set: %w", err)
 	}
@@ -260,5 +260,5 @@ func (b *builder) settleStream(ds *Dataset) {
 		return
 	}
 	b.stream.usable = ds.X != nil && ds.Sparse == nil && b.xIsRaw && b.imputed == 0 &&
-		b.streamed == ds.Rows()*len(ds.Features)
+		b.streamed == ds.Rows()*ds.Features.Len()
 }

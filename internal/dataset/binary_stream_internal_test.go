@@ -16,14 +16,16 @@ import (
 // that reads back.
 func TestBinaryStreamHeaderRoom(t *testing.T) {
 	const rows, cols = 3, 100
-	ds := &Dataset{Name: "wide names", Kind: MultiLabel, Labels: []string{"a"},
+	ds := &Dataset{Name: "wide names", Kind: MultiLabel, Labels: ListNames([]string{"a"}),
 		X: mat.NewDense(rows, cols, nil), Y: mat.NewDense(rows, 1, []float64{0, 1, 1})}
+	var features []string
 	for j := range cols {
-		ds.Features = append(ds.Features, fmt.Sprintf("%s%d", strings.Repeat("n", 100), j))
+		features = append(features, fmt.Sprintf("%s%d", strings.Repeat("n", 100), j))
 		for i := range rows {
 			ds.X.Set(i, j, float64(i*cols+j)/7)
 		}
 	}
+	ds.Features = ListNames(features)
 	for _, tc := range []struct {
 		reserve int64
 		ok      bool
@@ -52,7 +54,7 @@ func TestBinaryStreamHeaderRoom(t *testing.T) {
 		if err != nil {
 			t.Fatalf("ReadBinary: %v", err)
 		}
-		if !mat.Equal(back.X, ds.X) || !mat.Equal(back.Y, ds.Y) || len(back.Features) != cols {
+		if !mat.Equal(back.X, ds.X) || !mat.Equal(back.Y, ds.Y) || back.Features.Len() != cols {
 			t.Fatal("the file does not read back as the data set")
 		}
 	}
@@ -73,7 +75,7 @@ func TestStreamReserve(t *testing.T) {
 // when the loader took it for usable: Finish compares checksums.
 func TestBinaryStreamChangedRows(t *testing.T) {
 	x := mat.NewDense(4, 3, []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})
-	ds := &Dataset{Name: "d", Kind: MultiLabel, Features: []string{"a", "b", "c"}, Labels: []string{"y"},
+	ds := &Dataset{Name: "d", Kind: MultiLabel, Features: ListNames([]string{"a", "b", "c"}), Labels: ListNames([]string{"y"}),
 		X: x, Y: mat.NewDense(4, 1, []float64{0, 1, 0, 1})}
 	f, err := os.Create(filepath.Join(t.TempDir(), "data"))
 	if err != nil {

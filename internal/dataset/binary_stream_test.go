@@ -172,7 +172,7 @@ func TestBinaryStream(t *testing.T) {
 			// The same file but for the header's padding: the arrays and the
 			// header's JSON are WriteBinary's.
 			wb := written.Bytes()
-			arrays := 8 * want.Rows() * (len(want.Features) + len(want.Labels))
+			arrays := 8 * want.Rows() * (want.Features.Len() + want.Labels.Len())
 			if !bytes.Equal(file[len(file)-4-arrays:len(file)-4], wb[len(wb)-4-arrays:len(wb)-4]) {
 				t.Error("the arrays differ from WriteBinary's")
 			}

@@ -18,7 +18,7 @@ func TestReadBinaryVerified(t *testing.T) {
 		t.Fatal(err)
 	}
 	good := buf.Bytes()
-	x := len(good) - 4 - 8*ds.Rows()*(len(ds.Features)+len(ds.Labels)) // the first value of X
+	x := len(good) - 4 - 8*ds.Rows()*(ds.Features.Len()+ds.Labels.Len()) // the first value of X
 	flip := func(i int) []byte {
 		b := bytes.Clone(good)
 		b[i] ^= 0x01

@@ -100,23 +100,62 @@ func viewDense(b []byte, check Check) (*Dataset, bool, error) {
 	if err := d.checkKind(); err != nil {
 		return nil, false, corrupt("%v", err)
 	}
-	nf, nl := len(h.Features), len(h.Labels)
+	nf, nl := h.Features.Len(), h.Labels.Len()
 	xs := floatsAt(b, off, h.Rows*nf)
-	ys := floatsAt(b, off+8*h.Rows*nf, h.Rows*nl)
+	yAt := off + 8*h.Rows*nf
+	var ys []float64
+	if h.LabelNNZ == nil {
+		ys = floatsAt(b, yAt, h.Rows*nl)
+	}
 	if check != CheckTrusted {
 		if err := d.checkDense(b, off, xs, ys, check == CheckAll); err != nil {
 			return nil, false, err
 		}
 	}
-	d.X, d.Y = denseOf(h.Rows, nf, xs), denseOf(h.Rows, nl, ys)
+	d.X = denseOf(h.Rows, nf, xs)
+	if err := viewLabels(b, yAt, &h, d, check); err != nil {
+		return nil, false, err
+	}
 	return d, true, nil
+}
+
+// viewLabels sets d's labels to the Y section at byte at of b, which h
+// describes: Y over b's memory, or YSparse's arrays in it, checked (but
+// for the checksum, which covers the whole file) unless check is
+// CheckTrusted.
+func viewLabels(b []byte, at int, h *binaryHeader, d *Dataset, check Check) error {
+	nl := h.Labels.Len()
+	if h.LabelNNZ == nil {
+		d.Y = denseOf(h.Rows, nl, floatsAt(b, at, h.Rows*nl))
+		return nil
+	}
+	rows, nnz := h.Rows, int(*h.LabelNNZ)
+	pad := int(sparsePad(*h.LabelNNZ))
+	indAt := at + 8*(rows+1)
+	valAt := indAt + 4*nnz + pad
+	if pad > 0 && binary.LittleEndian.Uint32(b[valAt-4:valAt]) != 0 {
+		return corrupt("the padding after the label indices is not zero")
+	}
+	d.YSparse = &sparse.CSR{R: rows, C: nl, Ptr: sliceAt[int64](b, at, rows+1), Ind: sliceAt[int32](b, indAt, nnz), Val: floatsAt(b, valAt, nnz)}
+	if check == CheckTrusted {
+		return nil
+	}
+	if err := d.YSparse.Check(); err != nil {
+		return corrupt("the sparse labels: %v", err)
+	}
+	for _, v := range d.YSparse.Val {
+		if v != 1 {
+			return corrupt("a sparse label entry is %v, not 1", v)
+		}
+	}
+	return nil
 }
 
 // checkDense makes the checks of CheckAll (sum set) or CheckValues on the
 // dense file b, whose X and Y are xs and ys after off bytes of magic and
 // header: one pass (onePass), each chunk summed and then checked.
 func (d *Dataset) checkDense(b []byte, off int, xs, ys []float64, sum bool) error {
-	nl := len(d.Labels)
+	nl := d.Labels.Len()
 	nx := len(xs)
 	all := floatsAt(b, off, len(xs)+len(ys)) // X then Y, as in the file
 	check := func(lo, hi int) error {
@@ -131,6 +170,15 @@ func (d *Dataset) checkDense(b []byte, off int, xs, ys []float64, sum bool) erro
 			return d.checkLabels(all[from:hi], from-nx, nl)
 		}
 		return nil
+	}
+	if ys == nil { // sparse labels: their bytes are summed, and checked by viewLabels
+		check = func(lo, hi int) error {
+			lo, hi = lo/8, min(hi/8, nx)
+			if lo < hi {
+				return checkFinite(all[lo:hi])
+			}
+			return nil
+		}
 	}
 	crc, err := onePass(b[off:len(b)-4], sum, check)
 	if err != nil {
@@ -203,8 +251,8 @@ func (d *Dataset) checkKind() error {
 	switch d.Kind {
 	case MultiLabel:
 	case MultiDim:
-		if len(d.Categories) != len(d.Labels) {
-			return fmt.Errorf("dataset: %d class variables but %d category lists", len(d.Labels), len(d.Categories))
+		if len(d.Categories) != d.Labels.Len() {
+			return fmt.Errorf("dataset: %d class variables but %d category lists", d.Labels.Len(), len(d.Categories))
 		}
 	default:
 		return fmt.Errorf("dataset: unknown kind %q", d.Kind)
@@ -236,7 +284,7 @@ func (d *Dataset) checkLabels(v []float64, from, nl int) error {
 	j := from % nl
 	for k, x := range v {
 		if x != float64(int(x)) || x < 0 || int(x) >= len(d.Categories[j]) {
-			return fmt.Errorf("dataset: Y[%d][%d] = %v is not a category of %q", (from+k)/nl, j, x, d.Labels[j])
+			return fmt.Errorf("dataset: Y[%d][%d] = %v is not a category of %q", (from+k)/nl, j, x, d.Labels.At(j))
 		}
 		if j++; j == nl {
 			j = 0
@@ -258,13 +306,14 @@ func viewSparse(b []byte, check Check) (*Dataset, bool, error) {
 		return nil, false, corrupt("decoding the header: %v", err)
 	}
 	size := int64(len(b))
-	nf, nl := len(h.Features), len(h.Labels)
-	if h.Rows < 0 || h.NNZ < 0 || int64(h.Rows) > size/8 || h.NNZ > size/12 || (nl > 0 && int64(h.Rows) > size/(8*int64(nl))) {
+	nf, nl := h.Features.Len(), h.Labels.Len()
+	yb, fits := h.labelBytes(size)
+	if h.Rows < 0 || h.NNZ < 0 || int64(h.Rows) > size/8 || h.NNZ > size/12 || !fits {
 		return nil, false, corrupt("the header describes %d rows, %d entries and %d labels, which do not fit the file size %d", h.Rows, h.NNZ, nl, size)
 	}
 	rows, nnz := h.Rows, int(h.NNZ)
 	pad := int(sparsePad(h.NNZ))
-	if int64(off)+8*int64(rows+1)+12*h.NNZ+int64(pad)+8*int64(rows)*int64(nl)+4 != size {
+	if int64(off)+8*int64(rows+1)+12*h.NNZ+int64(pad)+yb+4 != size {
 		return nil, false, corrupt("the header describes %d rows, %d entries and %d labels, which does not match the file size %d", h.Rows, h.NNZ, nl, size)
 	}
 	ptrAt := off
@@ -282,7 +331,9 @@ func viewSparse(b []byte, check Check) (*Dataset, bool, error) {
 	}
 	d := h.binaryHeader.dataset()
 	d.Sparse = &sparse.CSR{R: rows, C: nf, Ptr: sliceAt[int64](b, ptrAt, rows+1), Ind: sliceAt[int32](b, indAt, nnz), Val: floatsAt(b, valAt, nnz)}
-	d.Y = denseOf(rows, nl, floatsAt(b, yAt, rows*nl))
+	if err := viewLabels(b, yAt, &h.binaryHeader, d, CheckTrusted); err != nil {
+		return nil, false, err
+	}
 	if check == CheckTrusted {
 		err = d.checkKind()
 	} else {

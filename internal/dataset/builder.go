@@ -545,6 +545,9 @@ func (b *builder) finish() (*Dataset, error) {
 		return nil, err
 	}
 	ds.Warnings = b.warnings
+	if b.opts.only == nil {
+		settleLabels(ds, b.opts.labelStorage)
+	}
 	b.settleStream(ds)
 	return ds, nil
 }
@@ -589,10 +592,10 @@ func (b *builder) labels(ds *Dataset) error {
 	// Y takes the codes' memory: each code is read, then its value written.
 	y := mat.NewDense(b.rows, q, slices.Clip(b.labelCodes[:b.rows*q]))
 	yd := y.RawMatrix().Data
-	var constant []string
+	var constant, labelNames []string
 	for j, c := range labelCols {
 		name := labelName(c.name, b.opts.prefix())
-		ds.Labels = append(ds.Labels, name)
+		labelNames = append(labelNames, name)
 		var m []float64
 		if kind == MultiLabel {
 			if binary[j] == nil {
@@ -622,6 +625,7 @@ func (b *builder) labels(ds *Dataset) error {
 		}
 	}
 	ds.Y = y
+	ds.Labels = ListNames(labelNames)
 	if len(constant) > 0 {
 		b.warnings = append(b.warnings, fmt.Sprintf("%d labels are constant (the same value in every row) and carry no information: %s.",
 			len(constant), quoteList(constant, 10)))
@@ -773,13 +777,15 @@ func (b *builder) features(ds *Dataset) error {
 		b.warnings = append(b.warnings, fmt.Sprintf("%d text columns were one-hot encoded: %s.", len(encoded), quoteList(encoded, 10)))
 	}
 	names := make(map[string]bool, len(out))
+	features := make([]string, 0, len(out))
 	for _, o := range out {
 		if names[o.name] {
 			return &InputError{Column: o.name, Field: "nominal", Msg: "one-hot encoding made a column name that is already taken; rename the column"}
 		}
 		names[o.name] = true
-		ds.Features = append(ds.Features, o.name)
+		features = append(features, o.name)
 	}
+	ds.Features = ListNames(features)
 	if b.sp != nil {
 		// Sparse mode holds numeric columns only, each in its slot.
 		ds.Sparse = b.sparseMatrix()
@@ -908,7 +914,8 @@ func (b *builder) assemble(out []outColumn) *mat.Dense {
 
 func (b *builder) zeroVariance(ds *Dataset) {
 	if ds.Sparse != nil {
-		b.warnConstant(ds, sparseConstant(ds.Sparse))
+		count, first := sparseConstant(ds.Sparse)
+		b.warnConstant(ds.Features, count, first)
 		return
 	}
 	n, d := ds.X.Dims()
@@ -937,28 +944,52 @@ func (b *builder) zeroVariance(ds *Dataset) {
 			}
 		}
 	})
-	b.warnConstant(ds, constant)
+	count, firstConst := constantOf(constant)
+	b.warnConstant(ds.Features, count, firstConst)
 }
 
-// warnConstant warns of the features marked constant.
-func (b *builder) warnConstant(ds *Dataset, constant []bool) {
-	if w := constantFeatures(ds.Features, constant); w != "" {
+// constantOf counts the columns marked constant and returns the first
+// firstConstant of them.
+func constantOf(constant []bool) (count int, first []int) {
+	for j, c := range constant {
+		if c {
+			count++
+			if len(first) < firstConstant {
+				first = append(first, j)
+			}
+		}
+	}
+	return count, first
+}
+
+// warnConstant warns of count constant features, the first of which are
+// first.
+func (b *builder) warnConstant(features Names, count int, first []int) {
+	if w := constantFeatures(features, count, first); w != "" {
 		b.warnings = append(b.warnings, w)
 	}
 }
 
-// constantFeatures is the warning about the features marked constant, or
-// "" when none is.
-func constantFeatures(features []string, constant []bool) string {
-	var names []string
-	for j, c := range constant {
-		if c {
-			names = append(names, features[j])
-		}
-	}
-	if len(names) == 0 {
+// constantFeatures is the warning of count features that have zero
+// variance, naming the first of them ("" when there are none).
+func constantFeatures(features Names, count int, first []int) string {
+	if count == 0 {
 		return ""
 	}
+	names := make([]string, len(first))
+	for k, j := range first {
+		names[k] = features.At(j)
+	}
 	return fmt.Sprintf("%d features have zero variance (the same value in every row) and carry no information: %s.",
-		len(names), quoteList(names, 10))
+		count, quoteFirst(names, count))
+}
+
+// quoteFirst quotes names, the first of total, adding how many more there
+// are.
+func quoteFirst(names []string, total int) string {
+	s := quoteList(names, len(names))
+	if more := total - len(names); more > 0 {
+		s += fmt.Sprintf(" and %d more", more)
+	}
+	return s
 }

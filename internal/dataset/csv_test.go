@@ -28,8 +28,8 @@ func runCSVCases(t *testing.T, tests []csvCase) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			ds := mustLoad(t, tc.in, tc.opts)
-			checkStrings(t, "Features", ds.Features, tc.features)
-			checkStrings(t, "Labels", ds.Labels, tc.labels)
+			checkStrings(t, "Features", ds.Features.Strings(), tc.features)
+			checkStrings(t, "Labels", ds.Labels.Strings(), tc.labels)
 			if ds.Kind != tc.kind {
 				t.Errorf("Kind: got %q, want %q", ds.Kind, tc.kind)
 			}
@@ -239,7 +239,7 @@ func TestLoadNominal(t *testing.T) {
 		in := ids.String()
 		in = in[:strings.LastIndex(strings.TrimSuffix(in, "\n"), "\n")+1] // drop the 101st row
 		ds := mustLoad(t, in, dataset.Options{Nominal: dataset.NominalOneHot})
-		if got := len(ds.Features); got != 1+dataset.MaxOneHotCategories {
+		if got := ds.Features.Len(); got != 1+dataset.MaxOneHotCategories {
 			t.Errorf("features: got %d, want %d", got, 1+dataset.MaxOneHotCategories)
 		}
 	})
@@ -276,8 +276,8 @@ func TestLoadFixtureCSV(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Load: got %q, want no error", err)
 	}
-	checkStrings(t, "Features", ds.Features, []string{"height; cm", `the "weight"`})
-	checkStrings(t, "Labels", ds.Labels, []string{"tall", "heavy"})
+	checkStrings(t, "Features", ds.Features.Strings(), []string{"height; cm", `the "weight"`})
+	checkStrings(t, "Labels", ds.Labels.Strings(), []string{"tall", "heavy"})
 	checkMatrix(t, "X", ds.X, [][]float64{{180.5, 80}, {160, 55.25}, {175, -1e-3}})
 	checkMatrix(t, "Y", ds.Y, [][]float64{{1, 1}, {0, 0}, {1, 0}})
 
@@ -299,6 +299,6 @@ func TestLoadColumns(t *testing.T) {
 		dataset.Options{Drop: []string{"id"}, Labels: []string{"y", "L"}})
 	checkStrings(t, "Columns", ds.Columns, []string{"id", "a", "label:y", "b", "L"})
 	checkStrings(t, "LabelColumns", ds.LabelColumns, []string{"label:y", "L"})
-	checkStrings(t, "Labels", ds.Labels, []string{"y", "L"})
-	checkStrings(t, "Features", ds.Features, []string{"a", "b"})
+	checkStrings(t, "Labels", ds.Labels.Strings(), []string{"y", "L"})
+	checkStrings(t, "Features", ds.Features.Strings(), []string{"a", "b"})
 }

@@ -12,7 +12,7 @@ import (
 func TestFormatAndLineEndings(t *testing.T) {
 	t.Run("CSV header starting with @", func(t *testing.T) {
 		ds := mustLoad(t, "@id,b,label:y\n1,2,0\n3,4,1\n", dataset.Options{})
-		if ds.Features[0] != "@id" {
+		if ds.Features.At(0) != "@id" {
 			t.Errorf("got features %q, want @id first", ds.Features)
 		}
 	})
@@ -22,7 +22,7 @@ func TestFormatAndLineEndings(t *testing.T) {
 	})
 	t.Run("MEKA -C in an unquoted relation with spaces", func(t *testing.T) {
 		ds := mustLoad(t, "@relation my data: -C 1\n@attribute y {0,1}\n@attribute a numeric\n@data\n0,1\n1,2\n", dataset.Options{})
-		if len(ds.Labels) != 1 || ds.Labels[0] != "y" {
+		if ds.Labels.Len() != 1 || ds.Labels.At(0) != "y" {
 			t.Errorf("got labels %q, want y", ds.Labels)
 		}
 	})

@@ -77,16 +77,17 @@ func ExampleParseLabelXML() {
 	// [amazed-suprised happy-pleased]
 }
 
-func ExampleSummarize() {
+func ExampleDescribe() {
 	const data = "a,label:p,label:q\n1,1,0\n2,1,1\n3,0,0\n4,1,0\n"
 	ds, err := dataset.Load(strings.NewReader(data), dataset.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	s := dataset.Summarize(ds)
+	s, det := dataset.Describe(ds)
 	fmt.Printf("cardinality %.2f, density %.3f, %d distinct label sets\n", *s.LabelCardinality, *s.LabelDensity, s.DistinctLabelsets)
-	for _, l := range s.LabelStats {
+	for j := range det.LabelCount() {
+		l := det.Stat(j)
 		fmt.Printf("%s: %d rows (%.2f)\n", l.Name, l.Count, l.Frequency)
 	}
 	// Output:

@@ -60,8 +60,8 @@ func fuzzLoad(t *testing.T, data []byte, mode byte, format dataset.Format) {
 	if err := ds.Validate(); err != nil {
 		t.Fatalf("Validate: got %q, want nil", err)
 	}
-	if ds.Rows() < 2 || len(ds.Features) == 0 || len(ds.Labels) == 0 {
-		t.Fatalf("got %d rows, %d features, %d labels; want at least 2, 1, 1", ds.Rows(), len(ds.Features), len(ds.Labels))
+	if ds.Rows() < 2 || ds.Features.Len() == 0 || ds.Labels.Len() == 0 {
+		t.Fatalf("got %d rows, %d features, %d labels; want at least 2, 1, 1", ds.Rows(), ds.Features.Len(), ds.Labels.Len())
 	}
 	var buf bytes.Buffer
 	if err := dataset.WriteBinary(&buf, ds); err != nil {

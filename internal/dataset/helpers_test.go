@@ -60,7 +60,7 @@ func checkRefusals(t *testing.T, tests []refusal) {
 		t.Run(tc.name, func(t *testing.T) {
 			ds, err := load(tc.in, tc.opts)
 			if err == nil {
-				t.Fatalf("got a %d×%d data set, want an error", ds.Rows(), len(ds.Features))
+				t.Fatalf("got a %d×%d data set, want an error", ds.Rows(), ds.Features.Len())
 			}
 			checkInputError(t, err, tc.want)
 		})

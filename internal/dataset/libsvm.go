@@ -22,22 +22,31 @@ import (
 //
 // The labels are the comma-separated indices before the first space or
 // tab; a line that starts with a space or tab, or with a feature, has
-// none. The features are index:value pairs. Label j is named "l<j>" and
-// there are q of them (the header's q, else the largest index plus one).
-// Feature index k is named "f<k>", as written in the file, whatever the
-// base:
+// none. The features are index:value pairs. Feature index k is named
+// "f<k>", as written in the file, whatever the base; label index j "l<j>".
 //
-//   - with a header (the XMC repository's files), indices run from 0 to
-//     D−1, unless index D occurs and 0 never does: then from 1 to D;
-//   - without one (LIBSVM's files), from 1 to the largest index, unless
-//     index 0 occurs: then from 0.
+// With a header (the Extreme Classification Repository's files) the file
+// declares its counts, and indices must stay below them: labels 0…q−1,
+// features 0…D−1, or 1…D when index D occurs and 0 never does. The q
+// labels and D features are the declared ones, those no row uses
+// included, so that a training and a test file of one data set have the
+// same columns.
 //
-// Values that are zero are left out of the matrix, which is held sparse
-// unless the file turns out dense (chooseSparse).
+// Without one (LIBSVM's files), the labels are those that occur, in the
+// order of their first appearance (label "l1999999" used once is one
+// label, not two million), and the features run from 1 to the largest
+// index, unless index 0 occurs: then from 0.
+//
+// Nothing is held per column that no row uses: names are a rule
+// (NumberedNames), and the feature and label matrices are sparse
+// (CSR), the labels held dense only when that is smaller
+// (chooseSparseLabels); values that are zero are left out of the
+// features, which are held sparse unless the file turns out dense
+// (chooseSparse).
 
-// MaxLabelCells bounds N·q, the cells of the label matrix Y of a libsvm
-// file, which the file does not write out: 268 435 456 (2 GiB of Y).
-const MaxLabelCells = 1 << 28
+// MaxIndex is the largest feature or label index a libsvm file may use,
+// 2 147 483 646, so that every column fits an int32 index.
+const MaxIndex = 1<<31 - 2
 
 // svmReader reads a libsvm file.
 type svmReader struct {
@@ -46,13 +55,15 @@ type svmReader struct {
 	header   bool
 	hN, hD   int // the header's counts
 	hQ       int
+	hLine    int // the header's line
 	sp       *sparseRows
-	labPtr   []int   // row i's labels are labInd[labPtr[i]:labPtr[i+1]]
-	labInd   []int32 // label indices
-	maxFeat  int     // the largest feature index, -1 before any
-	maxLab   int     // the largest label index, -1 before any
-	zeroLine int     // the first line with feature index 0, 0 if none
-	topLine  int     // with a header: the first line with feature index D
+	labPtr   []int64         // row i's labels are labInd[labPtr[i]:labPtr[i+1]], ascending
+	labInd   []int32         // label indices: the file's with a header, else renumbered
+	labelOf  map[int32]int32 // without a header: the file's label index → its column
+	labelNum []int32         // without a header: column → the file's label index
+	maxFeat  int             // the largest feature index, -1 before any
+	zeroLine int             // the first line with feature index 0, 0 if none
+	topLine  int             // with a header: the first line with feature index D
 	only     map[int]int
 	onlyRows []float64 // LoadFeatures: rows × len(o.only)
 	rowInd   []int32
@@ -61,9 +72,9 @@ type svmReader struct {
 }
 
 // svmIndex reads a non-negative decimal index; ok is false when s is not
-// one or exceeds MaxColumns.
+// one or exceeds MaxIndex.
 func svmIndex(s []byte) (int, bool) {
-	if len(s) == 0 || len(s) > 8 {
+	if len(s) == 0 || len(s) > 10 {
 		return 0, false
 	}
 	n := 0
@@ -73,7 +84,7 @@ func svmIndex(s []byte) (int, bool) {
 		}
 		n = n*10 + int(c-'0')
 	}
-	return n, n < MaxColumns
+	return n, n <= MaxIndex
 }
 
 // isSpace reports whether c separates the fields of a libsvm line.
@@ -97,9 +108,30 @@ func parseSVMHeader(line []byte) (n, d, q int, ok bool) {
 	return v[0], v[1], v[2], true
 }
 
+// numberish reports whether s could be meant as a number or an index:
+// not empty, and made of digits, signs, points and exponent letters,
+// starting with a digit, a sign or a point. Detection judges a line by
+// this shape, so that a file with a bad index (−1, 1e12, 2³¹) is still
+// read as libsvm and its error given by the line and column.
+func numberish(s []byte) bool {
+	if len(s) == 0 {
+		return false
+	}
+	if c := s[0]; !(c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.') {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E') {
+			return false
+		}
+	}
+	return true
+}
+
 // looksLikeSVM reports whether line, the first that is not blank, starts
-// a libsvm file: an "N D q" header, or a row with at least one index:value
-// pair and only such pairs after the labels.
+// a libsvm file by its shape: an "N D q" header, or a row whose fields
+// are an optional list of numbers separated by commas, then at least one
+// field number:value (one colon, a value after it).
 func looksLikeSVM(line []byte) bool {
 	if _, _, _, ok := parseSVMHeader(line); ok && bytes.IndexByte(line, '\t') < 0 {
 		return true // tabs would make it a tab-separated header of numbers
@@ -109,8 +141,8 @@ func looksLikeSVM(line []byte) bool {
 		return false
 	}
 	if !isSpace(line[0]) && bytes.IndexByte(f[0], ':') < 0 {
-		for _, l := range bytes.Split(f[0], []byte(",")) {
-			if _, ok := svmIndex(l); !ok {
+		for l := range bytes.SplitSeq(f[0], []byte(",")) {
+			if !numberish(l) {
 				return false
 			}
 		}
@@ -118,10 +150,7 @@ func looksLikeSVM(line []byte) bool {
 	}
 	for _, tok := range f {
 		idx, val, ok := bytes.Cut(tok, []byte(":"))
-		if _, iok := svmIndex(idx); !ok || !iok {
-			return false
-		}
-		if _, _, _, err := parseNumber(val); err != nil {
+		if !ok || !numberish(idx) || len(val) == 0 || bytes.IndexByte(val, ':') >= 0 || bytes.IndexByte(val, ',') >= 0 {
 			return false
 		}
 	}
@@ -155,7 +184,8 @@ func loadSVM(br *bufio.Reader, o Options, size int64) (*Dataset, error) {
 			return nil, err
 		}
 	}
-	r := &svmReader{lineReader: lineReader{br: br}, o: o, sp: newSparseRows(), labPtr: []int{0}, maxFeat: -1, maxLab: -1}
+	r := &svmReader{lineReader: lineReader{br: br}, o: o, sp: newSparseRows(), labPtr: []int64{0}, maxFeat: -1,
+		labelOf: map[int32]int32{}}
 	if o.only != nil {
 		r.only = make(map[int]int, len(o.only))
 		var missing []string
@@ -190,13 +220,11 @@ func loadSVM(br *bufio.Reader, o Options, size int64) (*Dataset, error) {
 		if first {
 			first = false
 			if n, d, q, ok := parseSVMHeader(line); ok {
-				if d >= MaxColumns || q >= MaxColumns {
-					return nil, manyColumnsError(r.line, d+q)
+				if d > MaxIndex+1 || q > MaxIndex+1 {
+					return nil, &InputError{Line: r.line, Msg: fmt.Sprintf("the header declares %d features and %d labels; "+
+						"a libsvm file may have at most %d of each", d, q, MaxIndex+1)}
 				}
-				if q > 0 && n > MaxLabelCells/q {
-					return nil, r.tooManyLabelCells(n, q)
-				}
-				r.header, r.hN, r.hD, r.hQ = true, n, d, q
+				r.header, r.hN, r.hD, r.hQ, r.hLine = true, n, d, q, r.line
 				dataStart = r.pos
 				continue
 			}
@@ -274,10 +302,11 @@ func (r *svmReader) row(line []byte) error {
 		case !ok:
 			return errorf(r.line, fmt.Sprintf("#%d", pos), "%s is not an index:value pair; after the labels, a libsvm line holds "+
 				"features written index:value, separated by spaces", quote(tok))
-		case !iok && len(idxTok) > 0 && len(idxTok) <= 8 && allDigits(idxTok):
-			return errorf(r.line, fmt.Sprintf("#%d", pos), "feature index %s is too large: at most %d features", quote(idxTok), MaxColumns)
+		case !iok && len(idxTok) > 0 && allDigits(idxTok):
+			return errorf(r.line, fmt.Sprintf("#%d", pos), "feature index %s is too large: indices go up to %d", quote(idxTok), MaxIndex)
 		case !iok:
-			return errorf(r.line, fmt.Sprintf("#%d", pos), "%s is not a feature index (a whole number from 0)", quote(idxTok))
+			return errorf(r.line, fmt.Sprintf("#%d", pos), "%s is not a feature index (a whole number from 0 to %d, written with digits only)",
+				quote(idxTok), MaxIndex)
 		}
 		name := "f" + strconv.Itoa(idx)
 		v, vok, _, err := parseNumber(valTok)
@@ -288,7 +317,7 @@ func (r *svmReader) row(line []byte) error {
 			return errorf(r.line, name, "%s is not a number; feature values must be numbers (a libsvm file has no missing values)", quote(valTok))
 		}
 		if r.header && idx > r.hD {
-			return errorf(r.line, name, "feature index %d is beyond the %d features the header (line 1) declares", idx, r.hD)
+			return errorf(r.line, name, "feature index %d is beyond the %d features the header (line %d) declares", idx, r.hD, r.headerLine())
 		}
 		if n := len(r.rowInd); n > 0 && int32(idx) <= r.rowInd[n-1] {
 			sorted = false
@@ -325,13 +354,14 @@ func (r *svmReader) row(line []byte) error {
 		}
 	}
 	r.sp.ptr = append(r.sp.ptr, int64(len(r.sp.val)))
+	slices.Sort(r.rowLab)
 	r.labInd = append(r.labInd, r.rowLab...)
-	r.labPtr = append(r.labPtr, len(r.labInd))
-	if r.header && r.hQ > 0 && (len(r.labPtr)-1) > MaxLabelCells/r.hQ {
-		return r.tooManyLabelCells(len(r.labPtr)-1, r.hQ)
-	}
+	r.labPtr = append(r.labPtr, int64(len(r.labInd)))
 	return nil
 }
+
+// headerLine is the line of the header: the first that is not blank.
+func (r *svmReader) headerLine() int { return r.hLine }
 
 func allDigits(s []byte) bool {
 	for _, c := range s {
@@ -362,30 +392,40 @@ func (r *svmReader) sortRow() error {
 	return nil
 }
 
-// labels reads the comma-separated label indices of a line.
+// labels reads the comma-separated label indices of a line into rowLab:
+// the file's indices with a header, else each label's column, a new one
+// for a label not seen before.
 func (r *svmReader) labels(tok []byte) error {
 	for item := range bytes.SplitSeq(tok, []byte(",")) {
 		j, ok := svmIndex(item)
 		switch {
 		case !ok && len(item) == 0:
 			return errorf(r.line, "labels", "an empty label index in %s; labels are written as indices separated by commas, e.g. 0,4,17", quote(tok))
+		case !ok && allDigits(item):
+			return errorf(r.line, "labels", "label index %s is too large: indices go up to %d", quote(item), MaxIndex)
 		case !ok:
-			return errorf(r.line, "labels", "%s is not a label index (a whole number from 0, below %d); labels are written as indices "+
-				"separated by commas, e.g. 0,4,17", quote(item), MaxColumns)
+			return errorf(r.line, "labels", "%s is not a label index (a whole number from 0 to %d, written with digits only); "+
+				"labels are written as indices separated by commas, e.g. 0,4,17", quote(item), MaxIndex)
 		case r.header && j >= r.hQ:
-			return errorf(r.line, "l"+strconv.Itoa(j), "label index %d is beyond the %d labels the header (line 1) declares", j, r.hQ)
-		case slices.Contains(r.rowLab, int32(j)):
+			return errorf(r.line, "l"+strconv.Itoa(j), "label index %d is beyond the %d labels the header (line %d) declares (0 to %d)",
+				j, r.hQ, r.headerLine(), r.hQ-1)
+		}
+		col := int32(j)
+		if !r.header {
+			c, seen := r.labelOf[col]
+			if !seen {
+				c = int32(len(r.labelNum))
+				r.labelOf[col] = c
+				r.labelNum = append(r.labelNum, col)
+			}
+			col = c
+		}
+		if slices.Contains(r.rowLab, col) {
 			return errorf(r.line, "l"+strconv.Itoa(j), "label index %d appears twice on the line", j)
 		}
-		r.rowLab = append(r.rowLab, int32(j))
-		r.maxLab = max(r.maxLab, j)
+		r.rowLab = append(r.rowLab, col)
 	}
 	return nil
-}
-
-func (r *svmReader) tooManyLabelCells(rows, q int) error {
-	return &InputError{Line: r.line, Column: "labels", Msg: fmt.Sprintf("%d rows × %d labels make a label matrix of more than %d cells, "+
-		"more than the loader takes", rows, q, MaxLabelCells)}
 }
 
 // finish decides the base and the counts, and builds the data set.
@@ -397,19 +437,19 @@ func (r *svmReader) finish() (*Dataset, error) {
 	case rows < 2 && r.only == nil:
 		return nil, &InputError{Msg: "the file has only 1 data row; at least 2 are needed"}
 	case r.header && rows != r.hN:
-		return nil, &InputError{Line: 1, Msg: fmt.Sprintf("the header says %d rows but the file has %d; "+
+		return nil, &InputError{Line: r.headerLine(), Msg: fmt.Sprintf("the header says %d rows but the file has %d; "+
 			"the file may be cut short, or the header wrong", r.hN, rows)}
 	}
 	if r.only != nil {
-		return &Dataset{Features: r.o.only, X: mat.NewDense(rows, len(r.o.only), r.onlyRows), Y: &mat.Dense{}, Kind: MultiLabel}, nil
+		return &Dataset{Features: ListNames(r.o.only), X: mat.NewDense(rows, len(r.o.only), r.onlyRows), Y: &mat.Dense{}, Kind: MultiLabel}, nil
 	}
 	// The base: the first index, and the number of features.
 	base, d := 1, r.maxFeat
 	switch {
 	case r.header && r.topLine > 0 && r.zeroLine > 0:
 		return nil, &InputError{Line: max(r.topLine, r.zeroLine), Msg: fmt.Sprintf(
-			"feature indices run from 0 (line %d) to %d (line %d), %d features where the header (line 1) declares %d",
-			r.zeroLine, r.hD, r.topLine, r.hD+1, r.hD)}
+			"feature indices run from 0 (line %d) to %d (line %d), %d features where the header (line %d) declares %d",
+			r.zeroLine, r.hD, r.topLine, r.hD+1, r.headerLine(), r.hD)}
 	case r.header && r.topLine > 0:
 		d = r.hD
 	case r.header:
@@ -417,7 +457,7 @@ func (r *svmReader) finish() (*Dataset, error) {
 	case r.zeroLine > 0:
 		base, d = 0, r.maxFeat+1
 	}
-	q := r.maxLab + 1
+	q := len(r.labelNum)
 	if r.header {
 		q = r.hQ
 	}
@@ -426,53 +466,86 @@ func (r *svmReader) finish() (*Dataset, error) {
 		return nil, &InputError{Msg: "no row of the file has a feature (index:value after the labels)"}
 	case q == 0:
 		return nil, &InputError{Column: "labels", Msg: "no row of the file has a label; a libsvm line starts with its label indices, e.g. 0,4,17"}
-	case rows > MaxLabelCells/q:
-		return nil, r.tooManyLabelCells(rows, q)
 	}
 	if base == 1 {
 		for k := range r.sp.ind {
 			r.sp.ind[k]--
 		}
 	}
-	ds := &Dataset{Kind: MultiLabel}
-	for j := range d {
-		ds.Features = append(ds.Features, "f"+strconv.Itoa(j+base))
+	ds := &Dataset{Kind: MultiLabel, Features: NumberedNames("f", base, d)}
+	if r.header {
+		ds.Labels = NumberedNames("l", 0, q)
+	} else {
+		ds.Labels = NumberedAs("l", slices.Clip(r.labelNum))
 	}
-	for j := range q {
-		ds.Labels = append(ds.Labels, "l"+strconv.Itoa(j))
+	ones := make([]float64, len(r.labInd))
+	for k := range ones {
+		ones[k] = 1
 	}
-	ds.Columns = append(slices.Clip(ds.Features), ds.Labels...)
-	ds.LabelColumns = ds.Labels
-	y := make([]float64, rows*q)
-	for i := range rows {
-		for _, j := range r.labInd[r.labPtr[i]:r.labPtr[i+1]] {
-			y[i*q+int(j)] = 1
-		}
+	ds.YSparse = &sparse.CSR{R: rows, C: q, Ptr: slices.Clip(r.labPtr), Ind: slices.Clip(r.labInd), Val: ones}
+	r.labPtr, r.labInd, r.labelOf = nil, nil, nil
+	if w := constantLabels(ds); w != "" {
+		ds.Warnings = append(ds.Warnings, w)
 	}
-	ds.Y = mat.NewDense(rows, q, y)
+	settleLabels(ds, r.o.labelStorage)
 	m := &sparse.CSR{R: rows, C: d, Ptr: slices.Clip(r.sp.ptr), Ind: slices.Clip(r.sp.ind), Val: slices.Clip(r.sp.val)}
 	r.sp = nil
 	ds.Sparse = m
-	var constant []string
-	for j := range q {
-		n := 0
-		for i := range rows {
-			n += int(y[i*q+j])
-		}
-		if n == 0 || n == rows {
-			constant = append(constant, ds.Labels[j])
-		}
-	}
-	if len(constant) > 0 {
-		ds.Warnings = append(ds.Warnings, fmt.Sprintf("%d labels are constant (the same value in every row) and carry no information: %s.",
-			len(constant), quoteList(constant, 10)))
-	}
-	if w := constantFeatures(ds.Features, sparseConstant(m)); w != "" {
+	count, first := sparseConstant(m)
+	if w := constantFeatures(ds.Features, count, first); w != "" {
 		ds.Warnings = append(ds.Warnings, w)
 	}
 	keepSparse := r.o.storage == StorageSparse || (r.o.storage == "" && chooseSparse(rows, d, int64(m.NNZ())))
 	if !keepSparse {
+		if err := r.o.need(8 * int64(rows) * int64(d)); err != nil {
+			return nil, err
+		}
 		ds.X, ds.Sparse = m.Dense(), nil
 	}
 	return ds, nil
+}
+
+// constantLabels is the warning of the multi-label ds's labels that hold
+// one value in every row ("" when none does), counted from the labels
+// that occur: a label no row has is constant, and costs nothing here.
+func constantLabels(ds *Dataset) string {
+	n, q := ds.LabelDims()
+	counts := labelCounts(ds)
+	count := q - len(counts)
+	for _, c := range counts {
+		if c == n {
+			count++
+		}
+	}
+	if count == 0 {
+		return ""
+	}
+	var names []string
+	for j := 0; j < q && len(names) < 10; j++ {
+		if c := counts[int32(j)]; c == 0 || c == n {
+			names = append(names, ds.Labels.At(j))
+		}
+	}
+	return fmt.Sprintf("%d labels are constant (the same value in every row) and carry no information: %s.", count, quoteFirst(names, count))
+}
+
+// labelCounts counts the rows of each label that occurs in the
+// multi-label ds.
+func labelCounts(ds *Dataset) map[int32]int {
+	counts := map[int32]int{}
+	if ds.YSparse != nil {
+		for _, j := range ds.YSparse.Ind {
+			counts[j]++
+		}
+		return counts
+	}
+	n, _ := ds.LabelDims()
+	var buf []int32
+	for i := range n {
+		buf = ds.LabelsOf(i, buf[:0])
+		for _, j := range buf {
+			counts[j]++
+		}
+	}
+	return counts
 }

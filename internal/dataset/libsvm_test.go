@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -13,6 +14,8 @@ import (
 
 // TestLibSVM loads libsvm and XMC files: with and without the header, 1-
 // and 0-based feature indices, rows without labels, unsorted features.
+// Without a header the labels are those that occur, in the order of
+// their first appearance; with one, the q it declares.
 func TestLibSVM(t *testing.T) {
 	negZero := math.Copysign(0, -1)
 	tests := []struct {
@@ -27,17 +30,17 @@ func TestLibSVM(t *testing.T) {
 			name:     "libsvm, 1-based",
 			in:       "0,2 1:0.5 3:1\n1 2:-1.5\n",
 			features: []string{"f1", "f2", "f3"},
-			labels:   []string{"l0", "l1", "l2"},
+			labels:   []string{"l0", "l2", "l1"},
 			x:        [][]float64{{0.5, 0, 1}, {0, -1.5, 0}},
-			y:        [][]float64{{1, 0, 1}, {0, 1, 0}},
+			y:        [][]float64{{1, 1, 0}, {0, 0, 1}},
 		},
 		{
 			name:     "libsvm, index 0 makes it 0-based",
 			in:       "1 0:2 2:1\n0 1:3\n",
 			features: []string{"f0", "f1", "f2"},
-			labels:   []string{"l0", "l1"},
+			labels:   []string{"l1", "l0"},
 			x:        [][]float64{{2, 0, 1}, {0, 3, 0}},
-			y:        [][]float64{{0, 1}, {1, 0}},
+			y:        [][]float64{{1, 0}, {0, 1}},
 		},
 		{
 			name:     "XMC header, 0-based",
@@ -88,11 +91,16 @@ func TestLibSVM(t *testing.T) {
 			if ds.Kind != dataset.MultiLabel {
 				t.Errorf("Kind: got %q, want multilabel", ds.Kind)
 			}
-			checkStrings(t, "Features", ds.Features, tc.features)
-			checkStrings(t, "Labels", ds.Labels, tc.labels)
-			checkStrings(t, "Columns", ds.Columns, append(append([]string(nil), tc.features...), tc.labels...))
+			checkStrings(t, "Features", ds.Features.Strings(), tc.features)
+			checkStrings(t, "Labels", ds.Labels.Strings(), tc.labels)
+			if len(ds.Columns) != 0 || len(ds.LabelColumns) != 0 {
+				t.Errorf("Columns, LabelColumns: got %q, %q, want none (a libsvm file names no columns)", ds.Columns, ds.LabelColumns)
+			}
+			if !ds.Features.Numbered() || !ds.Labels.Numbered() {
+				t.Errorf("names: got listed, want numbered (nothing held per column)")
+			}
 			checkMatrix(t, "X", ds.Dense(), tc.x)
-			checkMatrix(t, "Y", ds.Y, tc.y)
+			checkMatrix(t, "Y", ds.DenseY(), tc.y)
 			if tc.warn != "" {
 				checkWarning(t, ds, tc.warn)
 			}
@@ -138,7 +146,15 @@ func TestLibSVMRefusals(t *testing.T) {
 		{"not index:value", "0 1:1\n1 2:1 x\n", svm, inputErr{Line: 2, Column: "#3", Msg: `"x" is not an index:value pair`}},
 		{"index not a number", "0 1:1\n1 a:1\n", svm, inputErr{Line: 2, Column: "#2", Msg: `"a" is not a feature index`}},
 		{"negative index", "0 1:1\n1 -1:1\n", svm, inputErr{Line: 2, Column: "#2", Msg: `"-1" is not a feature index`}},
-		{"index too large", "0 1:1\n1 99999999:1\n", svm, inputErr{Line: 2, Column: "#2", Msg: "too large"}},
+		{"index too large", "0 1:1\n1 2147483647:1\n", svm, inputErr{Line: 2, Column: "#2", Msg: "indices go up to 2147483646"}},
+		{"index 2³¹, detected", "0 1:1\n1 2147483648:1\n", dataset.Options{}, inputErr{Line: 2, Column: "#2", Msg: "too large"}},
+		{"index 1e12, detected", "0 1e12:1\n1 2:1\n", dataset.Options{}, inputErr{Line: 1, Column: "#2", Msg: `"1e12" is not a feature index`}},
+		{"index −1, detected", "0 -1:1\n1 2:1\n", dataset.Options{}, inputErr{Line: 1, Column: "#2", Msg: `"-1" is not a feature index`}},
+		{"label index 2³¹, detected", "2147483648 1:1\n1 2:1\n", dataset.Options{}, inputErr{Line: 1, Column: "labels", Msg: "label index \"2147483648\" is too large"}},
+		{"label index −1, detected", "0,-1 1:1\n1 2:1\n", dataset.Options{}, inputErr{Line: 1, Column: "labels", Msg: `"-1" is not a label index`}},
+		{"label beyond the header, detected", "2 3 2\n0 1:1\n1999999 2:1\n", dataset.Options{}, inputErr{Line: 3, Column: "l1999999", Msg: "beyond the 2 labels the header (line 1) declares (0 to 1)"}},
+		{"header after blank lines", "\n\n2 3 2\n0 1:1\n5 2:1\n", dataset.Options{}, inputErr{Line: 5, Column: "l5", Msg: "the header (line 3)"}},
+		{"header declaring too much", "2 3 2147483648\n0 1:1\n1 2:1\n", dataset.Options{}, inputErr{Line: 1, Msg: "at most 2147483647 of each"}},
 		{"value not a number", "0 1:1\n1 2:abc\n", svm, inputErr{Line: 2, Column: "f2", Msg: `"abc" is not a number`}},
 		{"value missing", "0 1:1\n1 2:\n", svm, inputErr{Line: 2, Column: "f2", Msg: `"" is not a number`}},
 		{"value NaN", "0 1:1\n1 2:nan\n", svm, inputErr{Line: 2, Column: "f2", Msg: "no missing values"}},
@@ -160,7 +176,6 @@ func TestLibSVMRefusals(t *testing.T) {
 		{"multidim", "0 1:1\n1 2:1\n", dataset.Options{Format: dataset.FormatLibSVM, Kind: dataset.MultiDim}, inputErr{Field: "kind", Msg: "multi-label"}},
 		{"drop", "0 1:1\n1 2:1\n", dataset.Options{Format: dataset.FormatLibSVM, Drop: []string{"f1"}}, inputErr{Field: "drop", Msg: "cannot be left out"}},
 		{"unknown format", "0 1:1\n", dataset.Options{Format: "svmlight"}, inputErr{Field: "format", Msg: "csv, arff or libsvm"}},
-		{"huge label matrix", "99999 10 1999999\n", dataset.Options{}, inputErr{Line: 1, Column: "labels", Msg: "more than 268435456 cells"}},
 	})
 }
 
@@ -191,7 +206,7 @@ func TestDetectLibSVM(t *testing.T) {
 			if err != nil {
 				t.Fatalf("got error %q, want none", err)
 			}
-			isSVM := ds.Labels[0] == "l0"
+			isSVM := ds.Features.Numbered()
 			if isSVM != tc.svm {
 				t.Errorf("read as libsvm: got %v, want %v (features %q, labels %q)", isSVM, tc.svm, ds.Features, ds.Labels)
 			}
@@ -263,4 +278,45 @@ func FuzzLibSVM(f *testing.F) {
 		}
 		checkForms(t, data, opts)
 	})
+}
+
+// TestLibSVMCostsWhatItHolds loads files that declare or use far more
+// columns than they hold: nothing is held per column or label no row
+// has, the labels are held sparse when that is smaller, and the label
+// statistics count only the labels that occur.
+func TestLibSVMCostsWhatItHolds(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		in         string
+		rows, d, q int
+		labels     []string // the first names
+		constant   int      // constant labels
+		sparseY    bool
+	}{
+		{"a label index of 1 999 999, no header", "0,1999999 1:0.5 2:1.0\n1 1:0.2 2:0.3\n", 2, 2, 3, []string{"l0", "l1999999", "l1"}, 0, false},
+		{"a feature index of 2 147 483 646", "0 2147483646:1\n1 1:0.3\n", 2, 2147483646, 2, []string{"l0", "l1"}, 0, false},
+		{"a header declaring 2 000 000 labels over 2 rows", "2 3 2000000\n0 1:1\n5 2:1\n", 2, 3, 2000000, []string{"l0", "l1", "l2"}, 1999998, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			ds := mustLoad(t, tc.in, dataset.Options{})
+			s, det := dataset.Describe(ds)
+			runtime.ReadMemStats(&after)
+			if got := after.TotalAlloc - before.TotalAlloc; got > 4<<20 {
+				t.Errorf("loading and describing it allocated %d bytes, want at most 4 MiB", got)
+			}
+			if ds.Rows() != tc.rows || s.Features != tc.d || s.LabelCount != tc.q {
+				t.Errorf("shape: got %d×%d with %d labels, want %d×%d with %d", ds.Rows(), s.Features, s.LabelCount, tc.rows, tc.d, tc.q)
+			}
+			checkStrings(t, "first labels", det.Labels.Head(len(tc.labels)), tc.labels)
+			if s.ConstantLabels != tc.constant {
+				t.Errorf("constant labels: got %d, want %d", s.ConstantLabels, tc.constant)
+			}
+			if (ds.YSparse != nil) != tc.sparseY {
+				t.Errorf("labels held sparse: got %v, want %v", ds.YSparse != nil, tc.sparseY)
+			}
+		})
+	}
 }

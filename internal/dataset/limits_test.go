@@ -179,7 +179,7 @@ func TestLoadMillionColumns(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Load: got %v, want a data set", err)
 	}
-	if got := len(ds.Features); got != d {
+	if got := ds.Features.Len(); got != d {
 		t.Errorf("got %d features, want %d", got, d)
 	}
 }

@@ -197,13 +197,10 @@ func LoadFeatures(r io.Reader, names []string) (*mat.Dense, error) {
 	// Reorder the columns from the file's order to names'.
 	n := ds.Rows()
 	x := ds.Dense()
-	pos := make(map[string]int, len(ds.Features))
-	for j, f := range ds.Features {
-		pos[f] = j
-	}
+	pos := ds.Features.Lookup()
 	out := mat.NewDense(n, len(names), nil)
 	for k, name := range names {
-		out.SetCol(k, mat.Col(nil, pos[name], x))
+		out.SetCol(k, mat.Col(nil, pos(name), x))
 	}
 	return out, nil
 }

@@ -179,7 +179,7 @@ func TestLoadInfinite(t *testing.T) {
 func TestLoadWarnings(t *testing.T) {
 	t.Run("constant label", func(t *testing.T) {
 		ds := mustLoad(t, "a,label:y,label:z\n1,0,1\n2,0,0\n3,0,1\n", dataset.Options{})
-		checkStrings(t, "Labels", ds.Labels, []string{"y", "z"})
+		checkStrings(t, "Labels", ds.Labels.Strings(), []string{"y", "z"})
 		checkMatrix(t, "Y", ds.Y, [][]float64{{0, 1}, {0, 0}, {0, 1}})
 		checkWarning(t, ds, `1 labels are constant (the same value in every row) and carry no information: "y".`)
 	})
@@ -193,7 +193,7 @@ func TestLoadWarnings(t *testing.T) {
 	})
 	t.Run("zero-variance feature", func(t *testing.T) {
 		ds := mustLoad(t, "a,b,c,label:y\n1,5,0,0\n2,5,0,1\n3,5.0,-0,1\n", dataset.Options{})
-		checkStrings(t, "Features", ds.Features, []string{"a", "b", "c"})
+		checkStrings(t, "Features", ds.Features.Strings(), []string{"a", "b", "c"})
 		checkMatrix(t, "X", ds.X, [][]float64{{1, 5, 0}, {2, 5, 0}, {3, 5, negZero}})
 		checkWarning(t, ds, `2 features have zero variance (the same value in every row) and carry no information: "b", "c".`)
 	})

@@ -99,9 +99,34 @@ type Options struct {
 	// storage, for tests, forces the features' form; "" chooses it (see
 	// chooseSparse).
 	storage Storage
+	// labelStorage, for tests, forces the multi-label labels' form; ""
+	// chooses it (see chooseSparseLabels).
+	labelStorage Storage
 	// stream, set by LoadStreaming, receives the dense rows as they are
 	// parsed.
 	stream *BinaryStream
+	// memory, set by WithMemory, admits the memory the loading holds.
+	memory func(bytes int64) error
+}
+
+// WithMemory returns o with admit told, before the loader allocates its
+// larger parts, how many bytes the data set being read will hold at its
+// largest, estimated from what has been read so far (the columns, the
+// labels, the cells and the rows the rest of the input should hold); the
+// estimate only grows. An error from admit ends the loading with that
+// error. It lets a server that reads several uploads at once keep them
+// within a budget of memory (see store.Budget).
+func (o Options) WithMemory(admit func(bytes int64) error) Options {
+	o.memory = admit
+	return o
+}
+
+// need tells the admission (WithMemory) that the loading will hold bytes.
+func (o Options) need(bytes int64) error {
+	if o.memory == nil {
+		return nil
+	}
+	return o.memory(bytes)
 }
 
 // Validate checks the options on their own, before any file is read.

@@ -86,7 +86,7 @@ func TestPassesInParts(t *testing.T) {
 		x.Set(i, 2, math.Copysign(0, -1))
 	}
 	x.Set(0, 4, 1)
-	ds := &Dataset{X: x, Y: mat.NewDense(n, 1, nil), Features: features, Labels: []string{"l"}, Kind: MultiLabel}
+	ds := &Dataset{X: x, Y: mat.NewDense(n, 1, nil), Features: ListNames(features), Labels: ListNames([]string{"l"}), Kind: MultiLabel}
 
 	b := &builder{}
 	b.zeroVariance(ds)

@@ -190,7 +190,7 @@ func TestRealDatasets(t *testing.T) {
 					checkRealCounts(t, ds, want)
 					if xml != nil {
 						// Whatever chose them, the labels are those the XML lists.
-						got := slices.Sorted(slices.Values(ds.Labels))
+						got := slices.Sorted(slices.Values(ds.Labels.Strings()))
 						checkStrings(t, "sorted labels", got, slices.Sorted(slices.Values(xml)))
 					}
 					loaded[name] = ds
@@ -217,10 +217,10 @@ func TestRealDatasets(t *testing.T) {
 // checkRealCounts compares a loaded data set with SOURCE.md's counts.
 func checkRealCounts(t *testing.T, ds *dataset.Dataset, want realFile) {
 	t.Helper()
-	s := dataset.Summarize(ds)
-	if s.Rows != want.rows || s.Features != want.features || len(s.Labels) != want.labels {
+	s, det := dataset.Describe(ds)
+	if s.Rows != want.rows || s.Features != want.features || s.LabelCount != want.labels {
 		t.Errorf("shape: got %d rows, %d features, %d labels; want %d, %d, %d",
-			s.Rows, s.Features, len(s.Labels), want.rows, want.features, want.labels)
+			s.Rows, s.Features, s.LabelCount, want.rows, want.features, want.labels)
 	}
 	if ds.Kind != want.kind {
 		t.Errorf("Kind: got %q, want %q", ds.Kind, want.kind)
@@ -249,14 +249,14 @@ func checkRealCounts(t *testing.T, ds *dataset.Dataset, want realFile) {
 		}
 		checkStrings(t, fmt.Sprintf("Categories[%d]", j), ds.Categories[j], codes)
 		total := 0
-		for _, c := range s.LabelStats[j].Classes {
+		for _, c := range det.Stat(j).Classes {
 			if c.Count == 0 {
-				t.Errorf("class %q of %q: got no rows, want some", c.Value, ds.Labels[j])
+				t.Errorf("class %q of %q: got no rows, want some", c.Value, ds.Labels.At(j))
 			}
 			total += c.Count
 		}
 		if total != s.Rows {
-			t.Errorf("class counts of %q: got a total of %d, want %d", ds.Labels[j], total, s.Rows)
+			t.Errorf("class counts of %q: got a total of %d, want %d", ds.Labels.At(j), total, s.Rows)
 		}
 	}
 }
@@ -266,7 +266,7 @@ func checkRealCounts(t *testing.T, ds *dataset.Dataset, want realFile) {
 // another order than b's).
 func checkSameData(t *testing.T, a, b *dataset.Dataset) {
 	t.Helper()
-	checkStrings(t, "Features", a.Features, b.Features)
+	checkStrings(t, "Features", a.Features.Strings(), b.Features.Strings())
 	if a.Kind != b.Kind {
 		t.Errorf("Kind: got %q and %q, want the same", a.Kind, b.Kind)
 	}
@@ -280,17 +280,17 @@ func checkSameData(t *testing.T, a, b *dataset.Dataset) {
 		for i := range ar {
 			for j := range ac {
 				if va, vb := ax.At(i, j), bx.At(i, j); math.Float64bits(va) != math.Float64bits(vb) {
-					t.Errorf("X[%d][%d] (%s): got %v and %v, want the same", i, j, a.Features[j], va, vb)
+					t.Errorf("X[%d][%d] (%s): got %v and %v, want the same", i, j, a.Features.At(j), va, vb)
 					break cells
 				}
 			}
 		}
 	}
-	if len(a.Labels) != len(b.Labels) || a.Rows() != b.Rows() {
-		t.Fatalf("got %d×%d and %d×%d labels, want the same shape", a.Rows(), len(a.Labels), b.Rows(), len(b.Labels))
+	if a.Labels.Len() != b.Labels.Len() || a.Rows() != b.Rows() {
+		t.Fatalf("got %d×%d and %d×%d labels, want the same shape", a.Rows(), a.Labels.Len(), b.Rows(), b.Labels.Len())
 	}
-	for ja, name := range a.Labels {
-		jb := slices.Index(b.Labels, name)
+	for ja, name := range a.Labels.Strings() {
+		jb := b.Labels.Index(name)
 		if jb < 0 {
 			t.Errorf("label %q: missing from the second data set (%q)", name, b.Labels)
 			continue
@@ -343,10 +343,10 @@ func TestRealGenbase(t *testing.T) {
 			opts := opts
 			opts.Drop, opts.Nominal = genbaseOptions.Drop, genbaseOptions.Nominal
 			ds := loadFile(t, path, opts)
-			if ds.Rows() != 662 || len(ds.Features) != 1185 || len(ds.Labels) != 27 {
-				t.Fatalf("shape: got %d×%d with %d labels, want 662×1185 with 27", ds.Rows(), len(ds.Features), len(ds.Labels))
+			if ds.Rows() != 662 || ds.Features.Len() != 1185 || ds.Labels.Len() != 27 {
+				t.Fatalf("shape: got %d×%d with %d labels, want 662×1185 with 27", ds.Rows(), ds.Features.Len(), ds.Labels.Len())
 			}
-			if slices.Contains(ds.Features, "protein") {
+			if ds.Features.Index("protein") >= 0 {
 				t.Errorf("Features: got protein among them, want it dropped")
 			}
 			// The encoded features are 0.2 % non-zero: held sparse, as
@@ -357,7 +357,7 @@ func TestRealGenbase(t *testing.T) {
 			x := ds.Dense()
 			// Each YES/NO column became one 0/1 column of the same name,
 			// 1 exactly where the CSV says YES.
-			for j, name := range ds.Features {
+			for j, name := range ds.Features.Strings() {
 				col, ok := yes[name]
 				if !ok {
 					t.Fatalf("feature %q: not a YES/NO column of the CSV", name)
@@ -416,8 +416,8 @@ func genbaseYes(t *testing.T, path string) map[string][]bool {
 func TestRealMEKAHint(t *testing.T) {
 	skipWithoutDatasets(t)
 	ds := loadFile(t, filepath.Join(datasetsDir, "medical", "medical.arff"), dataset.Options{})
-	if len(ds.Labels) != 45 || ds.Labels[0] != "-" {
-		t.Errorf("Labels: got %d starting %q, want the 45 first attributes starting \"-\"", len(ds.Labels), ds.Labels[:1])
+	if ds.Labels.Len() != 45 || ds.Labels.At(0) != "-" {
+		t.Errorf("Labels: got %d starting %q, want the 45 first attributes starting \"-\"", ds.Labels.Len(), ds.Labels.Head(1))
 	}
 	checkWarning(t, ds, `MEKA's "-C 45"`)
 }

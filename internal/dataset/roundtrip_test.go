@@ -10,6 +10,7 @@ import (
 	"math"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -37,8 +38,8 @@ func sameDataset(t *testing.T, got, want *dataset.Dataset) {
 	if got.Name != want.Name {
 		t.Errorf("Name: got %q, want %q", got.Name, want.Name)
 	}
-	checkStrings(t, "Features", got.Features, want.Features)
-	checkStrings(t, "Labels", got.Labels, want.Labels)
+	checkStrings(t, "Features", got.Features.Strings(), want.Features.Strings())
+	checkStrings(t, "Labels", got.Labels.Strings(), want.Labels.Strings())
 	if got.Kind != want.Kind {
 		t.Errorf("Kind: got %q, want %q", got.Kind, want.Kind)
 	}
@@ -102,7 +103,7 @@ func TestBinaryCorrupt(t *testing.T) {
 	good := buf.Bytes()
 	n := int64(len(good))
 	// The payload: X and Y after the header, before the 4-byte checksum.
-	xBytes := 8 * ds.Rows() * (len(ds.Features) + len(ds.Labels))
+	xBytes := 8 * ds.Rows() * (ds.Features.Len() + ds.Labels.Len())
 	payload := len(good) - 4 - xBytes
 
 	read := func(b []byte, size int64) error {
@@ -206,8 +207,8 @@ var errInjected = errors.New("injected read failure")
 // TestWriteBinaryRefusesInvalid checks that WriteBinary validates first.
 func TestWriteBinaryRefusesInvalid(t *testing.T) {
 	ds := &dataset.Dataset{
-		Features: []string{"a"},
-		Labels:   []string{"y"},
+		Features: dataset.ListNames([]string{"a"}),
+		Labels:   dataset.ListNames([]string{"y"}),
 		Kind:     dataset.MultiLabel,
 		X:        mat.NewDense(2, 1, []float64{1, 2}),
 		Y:        mat.NewDense(2, 1, []float64{0, 2}),
@@ -293,7 +294,9 @@ func TestWriteCSVNeutralisesFormulas(t *testing.T) {
 		"-1.5,1,2,3,4,=1+1\n" +
 		"2,-3,4,5,6,-1\n"
 	ds := mustLoad(t, in, dataset.Options{Kind: dataset.MultiDim})
-	ds.Features[3] = "\tx" // the loader trims names; an ARFF name '\tx' keeps it
+	names := slices.Clone(ds.Features.Strings())
+	names[3] = "\tx" // the loader trims names; an ARFF name '\tx' keeps it
+	ds.Features = dataset.ListNames(names)
 	var buf bytes.Buffer
 	if err := dataset.WriteCSV(&buf, ds); err != nil {
 		t.Fatalf("WriteCSV: got %q, want no error", err)

@@ -316,7 +316,7 @@ func TestSparseBinaryCorrupt(t *testing.T) {
 func TestValidateSparse(t *testing.T) {
 	y := mat.NewDense(2, 1, []float64{0, 1})
 	good := func() *dataset.Dataset {
-		return &dataset.Dataset{Features: []string{"a", "b"}, Labels: []string{"y"}, Kind: dataset.MultiLabel, Y: y,
+		return &dataset.Dataset{Features: dataset.ListNames([]string{"a", "b"}), Labels: dataset.ListNames([]string{"y"}), Kind: dataset.MultiLabel, Y: y,
 			Sparse: &sparse.CSR{R: 2, C: 2, Ptr: []int64{0, 1, 2}, Ind: []int32{1, 0}, Val: []float64{3, 4}}}
 	}
 	if err := good().Validate(); err != nil {

@@ -36,6 +36,53 @@ func chooseSparse(rows, cols int, nnz int64) bool {
 	return cells >= MinSparseCells && 2*sparse.SparseBytes(rows, nnz) <= 8*cells
 }
 
+// MinSparseLabelBytes is the least a dense label matrix (8·N·q bytes)
+// must take for the labels to be held sparse: below, Y is small whatever
+// its form, and the dense form is what the methods read.
+const MinSparseLabelBytes = 1 << 20
+
+// chooseSparseLabels reports whether a multi-label N×q label matrix with
+// ones entries is held sparse (Dataset.YSparse): when its dense form
+// takes at least MinSparseLabelBytes and its CSR form at most half of
+// that, as for the features. A label space of thousands of labels, a
+// few a row, is then held in 8 bytes a row and 12 a label a row has,
+// whatever q.
+func chooseSparseLabels(rows, q int, ones int64) bool {
+	dense := 8 * int64(rows) * int64(q)
+	return dense >= MinSparseLabelBytes && 2*sparse.SparseBytes(rows, ones) <= dense
+}
+
+// settleLabels holds the labels of a multi-label ds sparse (YSparse) when
+// chooseSparseLabels says so, or as forced ("" chooses).
+func settleLabels(ds *Dataset, forced Storage) {
+	if ds.Kind != MultiLabel {
+		return
+	}
+	n, q := ds.LabelDims()
+	switch {
+	case ds.Y != nil && (forced == StorageSparse || forced == "" && chooseSparseLabels(n, q, ds.LabelOnes())):
+		ds.YSparse, ds.Y = labelsSparse(ds.Y), nil
+	case ds.YSparse != nil && (forced == StorageDense || forced == "" && !chooseSparseLabels(n, q, ds.LabelOnes())):
+		ds.Y, ds.YSparse = ds.DenseY(), nil
+	}
+}
+
+// labelsSparse is the 0/1 label matrix y in CSR form, its ones as entries.
+func labelsSparse(y *mat.Dense) *sparse.CSR {
+	n, q := y.Dims()
+	m := &sparse.CSR{R: n, C: q, Ptr: make([]int64, 1, n+1)}
+	for i := range n {
+		for j, v := range y.RawRowView(i) {
+			if v != 0 {
+				m.Ind = append(m.Ind, int32(j))
+				m.Val = append(m.Val, 1)
+			}
+		}
+		m.Ptr = append(m.Ptr, int64(len(m.Ind)))
+	}
+	return m
+}
+
 // storedZero reports whether v is left out of a sparse row: +0 only, so
 // that -0 survives the round trip through the sparse form bit for bit.
 func storedZero(v float64) bool { return math.Float64bits(v) == 0 }
@@ -200,30 +247,52 @@ func (b *builder) sparseMatrix() *sparse.CSR {
 	return &sparse.CSR{R: b.rows, C: b.width, Ptr: slices.Clip(sp.ptr), Ind: slices.Clip(sp.ind), Val: slices.Clip(sp.val)}
 }
 
-// sparseConstant marks the columns of a sparse matrix that hold one value
-// in every row, as zeroVariance does for dense ones: a column with no
-// entry, or with an entry in every row, all equal.
-func sparseConstant(m *sparse.CSR) []bool {
-	count := make([]int, m.C)
-	first := make([]float64, m.C)
-	differ := make([]bool, m.C)
+// sparseConstant counts the columns of a sparse matrix that hold one
+// value in every row, as zeroVariance finds them in dense ones (a column
+// with no entry, or with an entry in every row, all equal), and returns
+// the first few of them (at most firstConstant, ascending). It holds
+// something for the columns that have entries only, so that a matrix of
+// a few entries in millions of columns costs nothing per column.
+func sparseConstant(m *sparse.CSR) (count int, first []int) {
+	type state struct {
+		count  int
+		first  float64
+		differ bool
+	}
+	seen := make(map[int32]*state, min(len(m.Ind), m.C))
 	for k, j := range m.Ind {
 		v := m.Val[k]
-		if count[j] == 0 {
-			first[j] = v
-		} else if v != first[j] {
-			differ[j] = true
+		st := seen[j]
+		if st == nil {
+			st = &state{first: v}
+			seen[j] = st
+		} else if v != st.first {
+			st.differ = true
 		}
-		count[j]++
+		st.count++
 	}
-	constant := make([]bool, m.C)
-	for j := range constant {
+	varies := func(j int) bool {
+		st := seen[int32(j)]
 		// An entry may be -0, equal to the zeros left out.
-		allZero := count[j] == 0 || (!differ[j] && first[j] == 0)
-		constant[j] = allZero || (count[j] == m.R && !differ[j])
+		allZero := st == nil || (!st.differ && st.first == 0)
+		return !allZero && !(st.count == m.R && !st.differ)
 	}
-	return constant
+	count = m.C
+	for j := range seen {
+		if varies(int(j)) {
+			count--
+		}
+	}
+	for j := 0; j < m.C && len(first) < firstConstant; j++ {
+		if !varies(j) {
+			first = append(first, j)
+		}
+	}
+	return count, first
 }
+
+// firstConstant is how many constant features the warning names.
+const firstConstant = 10
 
 // denseIsSparse reports whether chooseSparse would hold x sparse.
 func denseIsSparse(x *mat.Dense) bool {

@@ -21,13 +21,13 @@ import (
 func WriteCSV(w io.Writer, d *Dataset) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
 	cw := csv.NewWriter(bw)
-	nf, nl := len(d.Features), len(d.Labels)
+	nf, nl := d.Features.Len(), d.Labels.Len()
 	rec := make([]string, 0, nf+nl)
-	for _, f := range d.Features {
-		rec = append(rec, export.SafeCell(f))
+	for j := range nf {
+		rec = append(rec, export.SafeCell(d.Features.At(j)))
 	}
-	for _, l := range d.Labels {
-		rec = append(rec, export.SafeCell(DefaultLabelPrefix+l))
+	for j := range nl {
+		rec = append(rec, export.SafeCell(DefaultLabelPrefix+d.Labels.At(j)))
 	}
 	if err := cw.Write(rec); err != nil {
 		return fmt.Errorf("writing the CSV header: %w", err)
@@ -48,12 +48,23 @@ func WriteCSV(w io.Writer, d *Dataset) error {
 				rec = append(rec, strconv.FormatFloat(d.X.At(i, j), 'g', -1, 64))
 			}
 		}
-		for j := range nl {
-			v := int(d.Y.At(i, j))
-			if d.Kind == MultiDim {
-				rec = append(rec, export.SafeCell(d.Categories[j][v]))
-			} else {
-				rec = append(rec, strconv.Itoa(v))
+		if d.YSparse != nil {
+			start := len(rec)
+			for range nl {
+				rec = append(rec, "0")
+			}
+			ind, _ := d.YSparse.Row(i)
+			for _, j := range ind {
+				rec[start+int(j)] = "1"
+			}
+		} else {
+			for j := range nl {
+				v := int(d.Y.At(i, j))
+				if d.Kind == MultiDim {
+					rec = append(rec, export.SafeCell(d.Categories[j][v]))
+				} else {
+					rec = append(rec, strconv.Itoa(v))
+				}
 			}
 		}
 		if err := cw.Write(rec); err != nil {

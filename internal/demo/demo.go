@@ -86,7 +86,7 @@ func MultiLabel(seed uint64) *dataset.Dataset {
 			}
 		}
 	}
-	return &dataset.Dataset{Features: featureNames(nsig, nnoise), Labels: labels, Kind: dataset.MultiLabel, X: x, Y: y}
+	return &dataset.Dataset{Features: dataset.ListNames(featureNames(nsig, nnoise)), Labels: dataset.ListNames(labels), Kind: dataset.MultiLabel, X: x, Y: y}
 }
 
 // MultiDim generates 400 rows, 10 features and 3 class variables: size
@@ -123,7 +123,7 @@ func MultiDim(seed uint64) *dataset.Dataset {
 			y.Set(i, j, float64(c))
 		}
 	}
-	return &dataset.Dataset{Features: featureNames(nsig, nnoise), Labels: names, Kind: dataset.MultiDim,
+	return &dataset.Dataset{Features: dataset.ListNames(featureNames(nsig, nnoise)), Labels: dataset.ListNames(names), Kind: dataset.MultiDim,
 		X: x, Y: y, Categories: cats}
 }
 

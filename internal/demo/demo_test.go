@@ -36,14 +36,15 @@ func TestDemoSetsLoad(t *testing.T) {
 	} {
 		ds := load(t, tc.id, Seed)
 		n, d := ds.X.Dims()
-		if ds.Kind != tc.kind || n != tc.rows || d != tc.features || len(ds.Labels) != tc.labels {
-			t.Errorf("%s: got %v %d×%d with %d labels", tc.id, ds.Kind, n, d, len(ds.Labels))
+		if ds.Kind != tc.kind || n != tc.rows || d != tc.features || ds.Labels.Len() != tc.labels {
+			t.Errorf("%s: got %v %d×%d with %d labels", tc.id, ds.Kind, n, d, ds.Labels.Len())
 		}
 		if len(ds.Warnings) != 0 {
 			t.Errorf("%s: got warnings %q", tc.id, ds.Warnings)
 		}
-		s := dataset.Summarize(ds)
-		for _, l := range s.LabelStats {
+		_, det := dataset.Describe(ds)
+		for j := range det.LabelCount() {
+			l := det.Stat(j)
 			if l.Constant || l.Frequency < 0.1 {
 				t.Errorf("%s: label %s has frequency %.2f", tc.id, l.Name, l.Frequency)
 			}
@@ -73,7 +74,7 @@ func TestDemoStructure(t *testing.T) {
 	ds := load(t, "multilabel", Seed)
 	col := func(m *mat.Dense, j int) []float64 { return mat.Col(nil, j, m) }
 	idx := map[string]int{}
-	for j, l := range ds.Labels {
+	for j, l := range ds.Labels.Strings() {
 		idx[l] = j
 	}
 	if r := stat.Correlation(col(ds.Y, idx["beach"]), col(ds.Y, idx["sea"]), nil); r < 0.3 {
@@ -84,11 +85,11 @@ func TestDemoStructure(t *testing.T) {
 	}
 	best := func(prefix string) float64 {
 		m := 0.0
-		for f, name := range ds.Features {
+		for f, name := range ds.Features.Strings() {
 			if name[:len(prefix)] != prefix {
 				continue
 			}
-			for j := range ds.Labels {
+			for j := range ds.Labels.Strings() {
 				m = math.Max(m, math.Abs(stat.Correlation(col(ds.X, f), col(ds.Y, j), nil)))
 			}
 		}

@@ -107,7 +107,7 @@ func TestSparseJobsBinary(t *testing.T) {
 		desc, _ := analysis.Lookup(m)
 		spec.Methods = append(spec.Methods, evaluate.MethodRun{ID: m, Params: analysis.Params{D: 4}.Only(desc.Takes)})
 	}
-	want, err := evaluate.Run(ctx, analysis.Input{X: ds.Dense(), Y: ds.Y, FeatureNames: ds.Features}, splits, spec, nil)
+	want, err := evaluate.Run(ctx, analysis.Input{X: ds.Dense(), Y: ds.Y, FeatureNames: ds.Features.Strings()}, splits, spec, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -167,7 +167,7 @@ func (f *FeatureRows) dist(a, b int) float64 {
 
 // Feature returns each row's value of the feature name.
 func (v *View) Feature(train, test *dataset.Dataset, name string) ([]float32, error) {
-	j := slices.Index(train.Features, name)
+	j := train.Features.Index(name)
 	if j < 0 {
 		return nil, &KeyError{Key: "feature:" + name, Msg: fmt.Sprintf("feature:%s names no feature of this job's data set", name)}
 	}

@@ -30,7 +30,7 @@ func TestNearestFeaturesSparse(t *testing.T) {
 	})
 	names := []string{"a", "b", "c", "d", "e", "f"}
 	held := func(x *mat.Dense, sp bool) *dataset.Dataset {
-		ds := &dataset.Dataset{Features: names}
+		ds := &dataset.Dataset{Features: dataset.ListNames(names)}
 		if sp {
 			ds.Sparse = sparse.FromDense(x)
 		} else {

@@ -22,9 +22,9 @@ func TestSetsAndClasses(t *testing.T) {
 		labels  *jobs.RunLabels
 		classes [][]int
 	}{
-		{"multi-label", jobs.RunLabelsOf(&dataset.Dataset{Kind: dataset.MultiLabel, Labels: []string{"a", "b"},
+		{"multi-label", jobs.RunLabelsOf(&dataset.Dataset{Kind: dataset.MultiLabel, Labels: dataset.ListNames([]string{"a", "b"}),
 			Y: denseOf(4, 2, 1, 0, 0, 1, 1, 0, 1, 1)}, nil), [][]int{nil, nil, nil, nil}},
-		{"multi-dimensional", jobs.RunLabelsOf(&dataset.Dataset{Kind: dataset.MultiDim, Labels: []string{"u", "v"},
+		{"multi-dimensional", jobs.RunLabelsOf(&dataset.Dataset{Kind: dataset.MultiDim, Labels: dataset.ListNames([]string{"u", "v"}),
 			Categories: [][]string{{"x", "y"}, {"p", "q", "r"}}, Y: denseOf(4, 2, 0, 2, 1, 0, 0, 2, 1, 1)}, nil),
 			[][]int{{0, 2}, {1, 0}, {0, 2}, {1, 1}}},
 	} {

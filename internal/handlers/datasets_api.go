@@ -2,12 +2,14 @@ package handlers
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
 	"mime"
 	"net/http"
-	"slices"
+	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -17,41 +19,55 @@ import (
 	"mldr/internal/views"
 )
 
-// apiDataset is a data set as the API shows it: the fields of API.md (id,
-// name, and the summary's rows, features, labels, kind, label_cardinality,
-// label_density, distinct_labelsets, warnings) and more.
-type apiDataset struct {
+// apiDatasetItem is a data set as the list of data sets shows it: the
+// fields of API.md (id, name, and the summary's rows, features,
+// label_count, kind, label_cardinality, label_density,
+// distinct_labelsets, warnings) and more, of a size bounded whatever the
+// data set's width.
+type apiDatasetItem struct {
 	ID   string `json:"id"`
 	Name string `json:"name"`
 	dataset.Summary
-	FileName     string          `json:"file_name"`
-	Bytes        int64           `json:"bytes"`
-	SHA256       string          `json:"sha256"`
-	CreatedAt    time.Time       `json:"created_at"`
-	UpdatedAt    time.Time       `json:"updated_at"`
-	Columns      []string        `json:"columns"`
-	LabelColumns []string        `json:"label_columns"`
-	Options      dataset.Options `json:"options"`
-	Folds        int             `json:"folds"`
-	Problem      string          `json:"problem,omitempty"`
+	FileName  string          `json:"file_name"`
+	Bytes     int64           `json:"bytes"`
+	SHA256    string          `json:"sha256"`
+	CreatedAt time.Time       `json:"created_at"`
+	UpdatedAt time.Time       `json:"updated_at"`
+	Options   dataset.Options `json:"options"`
+	Folds     int             `json:"folds"`
+	Problem   string          `json:"problem,omitempty"`
+}
+
+// apiDataset is one data set as GET /api/datasets/{id} and an upload's
+// answer show it: its item and the lists of its details (columns, label
+// columns, labels and their statistics), each cut at views.MaxListed
+// entries; GET /api/datasets/{id}/labels pages through every label.
+type apiDataset struct {
+	apiDatasetItem
+	Columns      []string            `json:"columns"`
+	LabelColumns []string            `json:"label_columns"`
+	Labels       []string            `json:"labels"`
+	LabelStats   []dataset.LabelStat `json:"label_stats"`
 	// Truncated gives the full length of each list cut at views.MaxListed
 	// entries ("columns", "label_columns", "labels", "label_stats", and
 	// "classes": the most classes of one variable); absent when none is.
 	Truncated map[string]int `json:"truncated,omitempty"`
 }
 
-func (h *handler) toAPI(r store.DatasetRecord) apiDataset {
-	a := apiDataset{ID: r.ID, Name: r.Name, Summary: r.Summary, FileName: r.FileName, Bytes: r.Bytes,
-		SHA256: r.SHA256, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, Columns: r.Columns,
-		LabelColumns: r.LabelColumns, Options: r.Options, Folds: r.Folds, Problem: h.store.Problem(r.ID)}
-	a.bound()
-	return a
+func (h *handler) toItem(r store.DatasetRecord) apiDatasetItem {
+	return apiDatasetItem{ID: r.ID, Name: r.Name, Summary: r.Summary, FileName: r.FileName, Bytes: r.Bytes,
+		SHA256: r.SHA256, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, Options: r.Options, Folds: r.Folds, Problem: h.store.Problem(r.ID)}
 }
 
-// bound cuts each list of a at views.MaxListed entries, the first ones, and
-// records the full lengths in Truncated, so that an answer stays a few MB
-// whatever the number of columns, labels and classes.
-func (a *apiDataset) bound() {
+// toAPI is the data set r with the lists of its details, cut at
+// views.MaxListed entries each, so that an answer stays a few MB whatever
+// the number of columns, labels and classes.
+func (h *handler) toAPI(r store.DatasetRecord) (apiDataset, error) {
+	a := apiDataset{apiDatasetItem: h.toItem(r)}
+	det, err := h.store.Details(r)
+	if err != nil {
+		return a, err
+	}
 	cutList := func(name string, n int) int {
 		if n <= views.MaxListed {
 			return n
@@ -62,37 +78,115 @@ func (a *apiDataset) bound() {
 		a.Truncated[name] = max(a.Truncated[name], n)
 		return views.MaxListed
 	}
-	a.Columns = a.Columns[:cutList("columns", len(a.Columns))]
-	a.LabelColumns = a.LabelColumns[:cutList("label_columns", len(a.LabelColumns))]
-	a.Labels = a.Labels[:cutList("labels", len(a.Labels))]
-	stats := a.LabelStats[:cutList("label_stats", len(a.LabelStats))]
-	cloned := false
-	for i, l := range stats {
-		if n := cutList("classes", len(l.Classes)); n < len(l.Classes) {
-			if !cloned {
-				stats, cloned = slices.Clone(stats), true // the record's own stay whole
-			}
-			stats[i].Classes = l.Classes[:n]
-		}
+	a.Columns = det.Columns[:cutList("columns", len(det.Columns))]
+	a.LabelColumns = det.LabelColumns[:cutList("label_columns", len(det.LabelColumns))]
+	q := det.LabelCount()
+	a.Labels = det.Labels.Head(cutList("labels", q))
+	a.LabelStats = make([]dataset.LabelStat, cutList("label_stats", q))
+	for j := range a.LabelStats {
+		st := det.Stat(j)
+		st.Classes = st.Classes[:cutList("classes", len(st.Classes))]
+		a.LabelStats[j] = st
 	}
-	a.LabelStats = stats
+	return a, nil
 }
 
+// sendDataset answers the data set rec with the lists of its details.
+func (h *handler) sendDataset(w http.ResponseWriter, r *http.Request, status int, rec store.DatasetRecord) {
+	a, err := h.toAPI(rec)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeJSON(w, status, a)
+}
+
+// apiListDatasets lists the data sets from their records alone: it reads
+// no data set's details, so that it costs the same whatever their width.
 func (h *handler) apiListDatasets(w http.ResponseWriter, r *http.Request) {
 	recs, err := h.store.Datasets()
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	out := make([]apiDataset, 0, len(recs))
+	out := make([]apiDatasetItem, 0, len(recs))
 	for _, rec := range recs {
-		out = append(out, h.toAPI(rec))
+		out = append(out, h.toItem(rec))
 	}
 	writeJSON(w, http.StatusOK, out)
 }
 
 func (h *handler) apiGetDataset(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, h.toAPI(datasetFrom(r)))
+	h.sendDataset(w, r, http.StatusOK, datasetFrom(r))
+}
+
+// maxLabelPage is the most labels one answer of GET .../labels holds.
+const maxLabelPage = 10_000
+
+// labelPage is a page of a data set's labels (GET /api/datasets/{id}/labels).
+type labelPage struct {
+	Labels []labelEntry `json:"labels"`
+	Offset int          `json:"offset"`
+	Limit  int          `json:"limit"`
+	Total  int          `json:"total"`
+	Order  string       `json:"order"`
+	// Next is the address of the next page, if any.
+	Next string `json:"next,omitempty"`
+}
+
+// labelEntry is one label of a page: its index among the data set's
+// labels and its statistics.
+type labelEntry struct {
+	Index int `json:"index"`
+	dataset.LabelStat
+}
+
+// apiLabels pages through a data set's labels and their statistics:
+// ?order=index (the data's order, the default) or frequency (the most
+// frequent first, ties to the earlier), ?offset= and ?limit= (at most
+// maxLabelPage).
+func (h *handler) apiLabels(w http.ResponseWriter, r *http.Request) {
+	rec := datasetFrom(r)
+	det, err := h.store.Details(rec)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	q := r.URL.Query()
+	total := det.LabelCount()
+	order := cmp.Or(q.Get("order"), "index")
+	if order != "index" && order != "frequency" {
+		h.fail(w, r, badRequest("order", "order must be index or frequency, not %q", views.CutName(order)))
+		return
+	}
+	offset, err := queryInt(q, "offset", 0, 0, total)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	limit, err := queryInt(q, "limit", min(1000, maxLabelPage), 1, maxLabelPage)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	end := min(offset+limit, total)
+	var idx []int
+	if order == "frequency" {
+		idx = det.Top(end)[offset:]
+	} else {
+		for j := offset; j < end; j++ {
+			idx = append(idx, j)
+		}
+	}
+	out := labelPage{Labels: make([]labelEntry, len(idx)), Offset: offset, Limit: limit, Total: total, Order: order}
+	for k, j := range idx {
+		out.Labels[k] = labelEntry{Index: j, LabelStat: det.Stat(j)}
+	}
+	if end < total {
+		v := url.Values{"offset": {strconv.Itoa(end)}, "limit": {strconv.Itoa(limit)}, "order": {order}}
+		out.Next = "/api/datasets/" + rec.ID + "/labels?" + v.Encode()
+	}
+	writeJSON(w, http.StatusOK, out)
 }
 
 // upload receives and stores a multipart upload; pages and API share it.
@@ -122,7 +216,7 @@ func (h *handler) apiCreateDataset(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Location", "/api/datasets/"+rec.ID)
-	writeJSON(w, http.StatusCreated, h.toAPI(rec))
+	h.sendDataset(w, r, http.StatusCreated, rec)
 }
 
 // createDemo stores the demo set the form's "demo" field names.
@@ -151,7 +245,7 @@ func (h *handler) apiCreateDemo(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Location", "/api/datasets/"+rec.ID)
-	writeJSON(w, http.StatusCreated, h.toAPI(rec))
+	h.sendDataset(w, r, http.StatusCreated, rec)
 }
 
 func (h *handler) apiDeleteDataset(w http.ResponseWriter, r *http.Request) {
@@ -181,7 +275,7 @@ func (h *handler) apiRelabel(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, h.toAPI(rec))
+	h.sendDataset(w, r, http.StatusOK, rec)
 }
 
 // relabel changes a data set's labels, refusing (409) while a queued or

@@ -215,8 +215,8 @@ func TestRelabelAndDelete(t *testing.T) {
 		t.Errorf("a refused relabel changed the data set: %s", body)
 	}
 	files, _ := os.ReadDir(filepath.Join(s.dir, "datasets", d.ID))
-	if len(files) != 2 {
-		t.Errorf("got %d files in the data set directory, want source and one data file", len(files))
+	if len(files) != 3 {
+		t.Errorf("got %d files in the data set directory, want source, one data file and one details file", len(files))
 	}
 	resp, _ = s.do("DELETE", "/api/datasets/"+d.ID, "", nil)
 	if resp.StatusCode != http.StatusNoContent {
@@ -257,11 +257,14 @@ func TestRestartKeepsDatasets(t *testing.T) {
 		t.Fatalf("got %d data sets, want 3", len(list))
 	}
 	for _, d := range list {
-		if d.Name == "yeast" && (d.Rows != 2417 || d.Features != 103 || len(d.Labels) != 14) {
-			t.Errorf("yeast: got %d×%d with %d labels", d.Rows, d.Features, len(d.Labels))
+		if d.Name == "yeast" && (d.Rows != 2417 || d.Features != 103 || d.LabelCount != 14) {
+			t.Errorf("yeast: got %d×%d with %d labels", d.Rows, d.Features, d.LabelCount)
 		}
-		if d.Name == "medical" && (d.Rows != 978 || d.Features != 1449 || len(d.Labels) != 45) {
-			t.Errorf("medical: got %d×%d with %d labels", d.Rows, d.Features, len(d.Labels))
+		if d.Name == "medical" && (d.Rows != 978 || d.Features != 1449 || d.LabelCount != 45) {
+			t.Errorf("medical: got %d×%d with %d labels", d.Rows, d.Features, d.LabelCount)
+		}
+		if d.Labels != nil || d.Columns != nil {
+			t.Errorf("%s: the list has labels %q and columns %q, want neither (GET /api/datasets/{id} has them)", d.Name, d.Labels, d.Columns)
 		}
 	}
 }

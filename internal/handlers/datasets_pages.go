@@ -34,7 +34,7 @@ func (h *handler) homeView(r *http.Request, form templates.UploadForm) (template
 		v.Datasets = append(v.Datasets, templates.DatasetRow{
 			ID: rec.ID, Name: rec.Name, FileName: rec.FileName, Kind: string(rec.Summary.Kind),
 			Created: views.FormatTime(rec.CreatedAt), Rows: rec.Summary.Rows, Features: rec.Summary.Features,
-			Labels: len(rec.Summary.Labels), Problem: h.store.Problem(rec.ID),
+			Labels: rec.Summary.LabelCount, Problem: h.store.Problem(rec.ID),
 		})
 	}
 	if h.jobs != nil {
@@ -91,11 +91,19 @@ func (h *handler) pageDemo(w http.ResponseWriter, r *http.Request) {
 // logged and left out; the page still shows.
 func (h *handler) datasetView(r *http.Request, rec store.DatasetRecord, relabelErr *templates.FormError) templates.DatasetView {
 	o := views.DatasetOptions{RelabelError: relabelErr, Problem: h.store.Problem(rec.ID)}
-	var err error
-	if o.Choice, err = chooseLabels(rec.Summary, rec.ID, r.URL.Query(), views.MaxShownLabels); err != nil {
-		_, body := classify(err, "")
-		o.ChoiceError = &templates.FormError{Message: views.Sentence(body.Error), Field: body.Field}
-		o.Choice = views.DefaultChoice(rec.Summary, views.MaxShownLabels)
+	det, err := h.store.Details(rec)
+	if err != nil {
+		h.log.Warn("reading a data set's details", "id", rec.ID, "err", err, "request_id", middleware.GetReqID(r.Context()))
+		if o.Problem == "" {
+			o.Problem = "its stored details are missing or unreadable; delete it and upload the file again"
+		}
+	} else {
+		o.Details = det
+		if o.Choice, err = chooseLabels(det, rec.ID, r.URL.Query(), views.MaxShownLabels); err != nil {
+			_, body := classify(err, "")
+			o.ChoiceError = &templates.FormError{Message: views.Sentence(body.Error), Field: body.Field}
+			o.Choice = views.DefaultChoice(det, views.MaxShownLabels)
+		}
 	}
 	v, dropped := h.build.Dataset(rec, o)
 	for _, d := range dropped {

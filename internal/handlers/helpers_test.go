@@ -118,6 +118,7 @@ type apiDataset struct {
 	Rows              int      `json:"rows"`
 	Features          int      `json:"features"`
 	Labels            []string `json:"labels"`
+	LabelCount        int      `json:"label_count"`
 	Kind              string   `json:"kind"`
 	LabelCardinality  *float64 `json:"label_cardinality"`
 	LabelDensity      *float64 `json:"label_density"`

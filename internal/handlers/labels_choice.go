@@ -24,8 +24,8 @@ const (
 // the most frequent most labels (multi-label data, in the data's order) or
 // the first most class variables. An unknown name or too many is a 400
 // naming it and where the valid names are.
-func chooseLabels(s dataset.Summary, id string, q url.Values, most int) (views.LabelChoice, error) {
-	total := len(s.Labels)
+func chooseLabels(s *dataset.Details, id string, q url.Values, most int) (views.LabelChoice, error) {
+	total := s.LabelCount()
 	idx, err := parseLabels(s, id, q["labels"], most)
 	if err != nil {
 		return views.LabelChoice{}, err
@@ -40,7 +40,7 @@ func chooseLabels(s dataset.Summary, id string, q url.Values, most int) (views.L
 // order given, without repeats; nil when no value names anything. A value
 // that is a label's name is taken whole (names may hold commas); any other
 // is split at commas and new lines.
-func parseLabels(s dataset.Summary, id string, values []string, most int) ([]int, error) {
+func parseLabels(s *dataset.Details, id string, values []string, most int) ([]int, error) {
 	word := views.LabelNoun(s.Kind)
 	tooMany := func(n int) error {
 		return badRequest("labels", "%s %s chosen; these views show at most %s at a time", plots.GroupDigits(n), word, plots.GroupDigits(most))
@@ -71,8 +71,9 @@ func parseLabels(s dataset.Summary, id string, values []string, most int) ([]int
 	if len(wholes) == 0 {
 		return nil, nil
 	}
-	for j, name := range s.Labels {
-		if at, ok := want[name]; ok && at < 0 {
+	index := s.Labels.Lookup()
+	for name, at := range want {
+		if j := index(name); j >= 0 && at < 0 {
 			want[name] = j
 		}
 	}
@@ -97,7 +98,7 @@ func parseLabels(s dataset.Summary, id string, values []string, most int) ([]int
 			j := want[p]
 			if j < 0 {
 				return nil, badRequest("labels", "%q is not one of the %s %s of this data set; GET /api/datasets/%s lists them (labels), and the data set's page offers the most frequent",
-					views.CutName(p), plots.GroupDigits(len(s.Labels)), word, id)
+					views.CutName(p), plots.GroupDigits(s.LabelCount()), word, id)
 			}
 			add(j)
 		}

@@ -44,8 +44,8 @@ func TestUploadLibSVM(t *testing.T) {
 		Storage  string   `json:"storage"`
 		NonZeros int64    `json:"nonzeros"`
 	}](t, body)
-	if d.Rows != 300 || d.Features != 300 || strings.Join(d.Labels, ",") != "l0,l1,l2" || d.Kind != "multilabel" || d.Storage != "sparse" || d.NonZeros != 9000 {
-		t.Errorf("got %+v, want 300×300, labels l0,l1,l2, multilabel, sparse with 9000 non-zeros", d)
+	if d.Rows != 300 || d.Features != 300 || strings.Join(d.Labels, ",") != "l0,l2,l1" || d.Kind != "multilabel" || d.Storage != "sparse" || d.NonZeros != 9000 {
+		t.Errorf("got %+v, want 300×300, labels l0,l2,l1 (in the order they first appear), multilabel, sparse with 9000 non-zeros", d)
 	}
 	resp, csv := s.do("GET", "/api/datasets/"+d.ID+"/data.csv", "", nil)
 	if resp.StatusCode != http.StatusOK {

@@ -1,6 +1,8 @@
 package handlers
 
 import (
+	"gonum.org/v1/gonum/mat"
+
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -45,19 +47,24 @@ func (h *handler) apiNMI(w http.ResponseWriter, r *http.Request) {
 			msg: "the label mutual information is defined for multi-label data; this data set has class variables"})
 		return
 	}
+	det, err := h.store.Details(rec)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
 	q := r.URL.Query()
-	cols, err := parseLabels(s, rec.ID, q["labels"], maxNMIColumns)
+	cols, err := parseLabels(det, rec.ID, q["labels"], maxNMIColumns)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
 	if cols == nil {
-		if len(s.Labels) > maxNMIColumns {
+		if s.LabelCount > maxNMIColumns {
 			h.fail(w, r, badRequest("labels", "this data set has %s labels, and nmi.json answers rows of at most %s: choose the labels with ?labels=",
-				plots.GroupDigits(len(s.Labels)), plots.GroupDigits(maxNMIColumns)))
+				plots.GroupDigits(s.LabelCount), plots.GroupDigits(maxNMIColumns)))
 			return
 		}
-		cols = views.DefaultLabels(s, len(s.Labels))
+		cols = views.DefaultLabels(det, s.LabelCount)
 	}
 	most := max(1, maxNMICells/max(1, len(cols)))
 	offset, err := queryInt(q, "offset", 0, 0, len(cols))
@@ -65,7 +72,7 @@ func (h *handler) apiNMI(w http.ResponseWriter, r *http.Request) {
 		var limit int
 		limit, err = queryInt(q, "limit", most, 1, most)
 		if err == nil {
-			h.sendNMI(w, r, rec, cols, offset, limit)
+			h.sendNMI(w, r, rec, det, cols, offset, limit)
 			return
 		}
 	}
@@ -74,18 +81,22 @@ func (h *handler) apiNMI(w http.ResponseWriter, r *http.Request) {
 
 // sendNMI computes and sends rows offset … offset+limit−1 of the NMI of
 // the labels cols.
-func (h *handler) sendNMI(w http.ResponseWriter, r *http.Request, rec store.DatasetRecord, cols []int, offset, limit int) {
+func (h *handler) sendNMI(w http.ResponseWriter, r *http.Request, rec store.DatasetRecord, det *dataset.Details, cols []int, offset, limit int) {
 	ds, err := h.store.LoadDataset(rec.ID)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
 	rows := cols[offset:min(offset+limit, len(cols))]
-	block, _, constant := analysis.LabelNMIBlock(ds.Y, rows, cols)
+	var y mat.Matrix = ds.Y
+	if ds.YSparse != nil {
+		y = ds.YSparse
+	}
+	block, _, constant := analysis.LabelNMIBlock(y, rows, cols)
 	out := nmiResponse{Labels: make([]string, len(cols)), Matrix: block, Constant: constant,
 		Offset: offset, Limit: limit, Total: len(cols)}
 	for i, j := range cols {
-		out.Labels[i] = rec.Summary.Labels[j]
+		out.Labels[i] = det.Labels.At(j)
 	}
 	if end := offset + len(rows); end < len(cols) {
 		v := url.Values{"offset": {strconv.Itoa(end)}, "limit": {strconv.Itoa(limit)}}

@@ -142,7 +142,12 @@ func (h *handler) apiDatasetPlot(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	c, err := chooseLabels(rec.Summary, rec.ID, r.URL.Query(), views.MaxShownLabels)
+	det, err := h.store.Details(rec)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	c, err := chooseLabels(det, rec.ID, r.URL.Query(), views.MaxShownLabels)
 	if err != nil {
 		h.fail(w, r, err)
 		return

@@ -29,6 +29,9 @@ type DatasetStore interface {
 	Datasets() ([]store.DatasetRecord, error)
 	Dataset(id string) (store.DatasetRecord, error)
 	LoadDataset(id string) (*dataset.Dataset, error)
+	// Details reads a data set's details: its columns, label names and
+	// label statistics (store.Files.Details).
+	Details(rec store.DatasetRecord) (*dataset.Details, error)
 	OpenSource(id string) (*os.File, store.DatasetRecord, error)
 	Relabel(ctx context.Context, id string, labels []string, kind dataset.Kind) (store.DatasetRecord, error)
 	DeleteDataset(id string) error
@@ -167,6 +170,7 @@ func New(cfg Config) http.Handler {
 				r.Use(h.loadDataset)
 				r.Get("/", h.apiGetDataset)
 				r.Delete("/", h.apiDeleteDataset)
+				r.Get("/labels", h.apiLabels)
 				r.With(h.limitBody(formLimit), h.limitUploads).Put("/labels", h.apiRelabel)
 				r.Get("/nmi.json", h.apiNMI)
 				r.Get("/plots/{file}", h.apiDatasetPlot)

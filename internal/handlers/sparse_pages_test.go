@@ -83,14 +83,14 @@ func TestSparseDataset(t *testing.T) {
 			t.Errorf("nearest %d: got row %d at %v, want row %d at %v", i+1, n.Row, n.Distance, all[i].row, all[i].dist)
 		}
 	}
-	resp, body = s.do("GET", "/api/jobs/"+jid+"/values?method=pca&of=feature:"+ds.Features[0], "", nil)
+	resp, body = s.do("GET", "/api/jobs/"+jid+"/values?method=pca&of=feature:"+ds.Features.At(0), "", nil)
 	vals := floats(t, body)
 	if resp.StatusCode != http.StatusOK || len(vals) != 300 {
-		t.Fatalf("values of %s: got %d, %d values, want 200, 300", ds.Features[0], resp.StatusCode, len(vals))
+		t.Fatalf("values of %s: got %d, %d values, want 200, 300", ds.Features.At(0), resp.StatusCode, len(vals))
 	}
 	for i, v := range vals {
 		if w := float32(x.At(i, 0)); v != w {
-			t.Fatalf("values of %s, row %d: got %v, want %v", ds.Features[0], i+1, v, w)
+			t.Fatalf("values of %s, row %d: got %v, want %v", ds.Features.At(0), i+1, v, w)
 		}
 	}
 }

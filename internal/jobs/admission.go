@@ -170,7 +170,7 @@ func labelOnes(rec store.DatasetRecord) int {
 // (test is ignored without a TestDataset).
 func shapeOfJob(req Request, train, test store.DatasetRecord) jobShape {
 	n := train.Summary.Rows
-	sh := jobShape{train: n, fit: n, d: train.Summary.Features, q: len(train.Summary.Labels), sets: labelSets(train), ones: labelOnes(train)}
+	sh := jobShape{train: n, fit: n, d: train.Summary.Features, q: train.Summary.LabelCount, sets: labelSets(train), ones: labelOnes(train)}
 	sh.fitOnes = sh.ones // a subset of the rows holds at most the set's ones
 	sh.classes = shapeOf(train, n).Classes
 	evaluated := req.Evaluate != nil && req.Evaluate.Classifier != evaluate.ClassifierNone

@@ -240,6 +240,9 @@ func (x *Executor) plan(req Request) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The methods and the evaluation read the labels dense; admission
+	// counted them so (N·q·8 bytes).
+	train = train.WithDenseY()
 	p := &plan{train: train, trainRec: rec, data: inputOf(train)}
 	n := train.Rows()
 	all := func(split string) {
@@ -256,6 +259,7 @@ func (x *Executor) plan(req Request) (*plan, error) {
 		if err != nil {
 			return nil, err
 		}
+		test = test.WithDenseY()
 		testRec, _ := x.store.Dataset(req.TestDataset)
 		p.test = test
 		p.data = stackInputs(p.data, inputOf(test))
@@ -344,9 +348,9 @@ func (x *Executor) fit(ctx context.Context, job Job, id string, in analysis.Inpu
 // staged results; projected are its projected rows (projectedRows).
 func (x *Executor) writeMethod(staged *store.StagedResults, method string, job Job, m *analysis.Model, p *plan, projected *mat.Dense) error {
 	dir := func(file string) string { return method + "/" + file }
-	rowNames := p.train.Features
+	rowNames := p.train.Features.Strings()
 	if m.Space == analysis.LabelSpace {
-		rowNames = p.train.Labels
+		rowNames = p.train.Labels.Strings()
 	}
 	proj := m.P()
 	if proj != nil {
@@ -522,7 +526,7 @@ func (x *Executor) manifest(job Job, m *analysis.Model, p *plan, rowNames []stri
 		D: m.Dim, Energy: m.Energy, Rank: m.Rank, Split: *req.Split, Seed: req.Split.Seed,
 		Dataset: ManifestDataset{ID: p.trainRec.ID, Name: p.trainRec.Name, SHA256: p.trainRec.SHA256, Rows: p.trainRec.Summary.Rows},
 		Version: x.version, Job: job.ID, CreatedAt: job.CreatedAt,
-		Rows: rowNames, Features: p.train.Features, Labels: p.train.Labels, Means: m.Means,
+		Rows: rowNames, Features: p.train.Features.Strings(), Labels: p.train.Labels.Strings(), Means: m.Means,
 		LabelCoding: m.LabelCoding, Eigenvalues: m.Eigenvalues, Order: m.Order, Total: m.Total, RankAtLeast: m.RankAtLeast, Blocks: m.Blocks, Notes: m.Notes, Preprocess: p.scaler,
 	}
 	if proj != nil {
@@ -575,7 +579,7 @@ func (m *Manifest) Transform(x *mat.Dense) (*mat.Dense, error) {
 // inputOf is a data set as a method's input: its features as they are
 // held (X, or Sparse for a data set stored sparse; never a dense copy).
 func inputOf(ds *dataset.Dataset) analysis.Input {
-	in := analysis.Input{X: ds.X, Sparse: ds.Sparse, Y: ds.Y, FeatureNames: ds.Features}
+	in := analysis.Input{X: ds.X, Sparse: ds.Sparse, Y: ds.DenseY(), FeatureNames: ds.Features.Strings()}
 	if ds.Kind == dataset.MultiDim {
 		for _, c := range ds.Categories {
 			in.Classes = append(in.Classes, len(c))

@@ -11,8 +11,6 @@ import (
 	"math"
 	"os"
 
-	"gonum.org/v1/gonum/mat"
-
 	"mldr/internal/dataset"
 	"mldr/internal/store"
 )
@@ -100,17 +98,15 @@ func (l *RunLabels) Bytes() int64 { return 4*int64(cap(l.codes)) + 8*int64(cap(l
 // appendDataset appends the rows of ds's labels Y (q = len(l.Labels)
 // columns) to l.
 func (l *RunLabels) appendDataset(ds *dataset.Dataset) {
-	n, _ := ds.Y.Dims()
+	n, _ := ds.LabelDims()
 	q := len(l.Labels)
-	multiDim := l.Kind == dataset.MultiDim
 	for i := range n {
-		for j, v := range ds.Y.RawRowView(i)[:q] {
-			switch {
-			case multiDim:
+		if l.Kind == dataset.MultiDim {
+			for _, v := range ds.Y.RawRowView(i)[:q] {
 				l.codes = append(l.codes, int32(v))
-			case v != 0:
-				l.codes = append(l.codes, int32(j))
 			}
+		} else {
+			l.codes = ds.LabelsOf(i, l.codes)
 		}
 		l.start = append(l.start, len(l.codes))
 	}
@@ -143,7 +139,7 @@ func writeRunLabels(staged *store.StagedResults, p *plan) error {
 // encodeRunLabels writes FileLabels for train and test (nil: none), their
 // rows counted by Y: version 2 for multi-label data, version 1 for multi-dimensional data.
 func encodeRunLabels(w io.Writer, train, test *dataset.Dataset, gen int) error {
-	rows := func(ds *dataset.Dataset) int { n, _ := ds.Y.Dims(); return n }
+	rows := func(ds *dataset.Dataset) int { n, _ := ds.LabelDims(); return n }
 	sets := []*dataset.Dataset{train}
 	testRows := 0
 	if test != nil {
@@ -151,17 +147,9 @@ func encodeRunLabels(w io.Writer, train, test *dataset.Dataset, gen int) error {
 		sets = append(sets, test)
 	}
 	h := newRunLabelsHeader(train, rows(train), testRows, gen, sets...)
-	q := len(h.Labels)
 	if h.Version == 2 {
 		for _, ds := range sets {
-			n, _ := ds.Y.Dims()
-			for i := range n {
-				for _, v := range ds.Y.RawRowView(i)[:q] {
-					if v != 0 {
-						h.Ones++
-					}
-				}
-			}
+			h.Ones += ds.LabelOnes()
 		}
 	}
 	bw := bufio.NewWriterSize(w, 1<<16)
@@ -169,7 +157,7 @@ func encodeRunLabels(w io.Writer, train, test *dataset.Dataset, gen int) error {
 		return err
 	}
 	for _, ds := range sets {
-		if _, err := writeLabelRows(bw, ds.Y, h); err != nil {
+		if _, err := writeLabelRows(bw, ds, h); err != nil {
 			return err
 		}
 	}
@@ -180,7 +168,7 @@ func encodeRunLabels(w io.Writer, train, test *dataset.Dataset, gen int) error {
 // train's labels and testRows of a test set's, sets being the data sets
 // whose categories set the width of version 1; Ones is left to count.
 func newRunLabelsHeader(train *dataset.Dataset, trainRows, testRows, gen int, sets ...*dataset.Dataset) runLabelsHeader {
-	h := runLabelsHeader{Version: 1, Kind: train.Kind, Labels: train.Labels, Categories: train.Categories,
+	h := runLabelsHeader{Version: 1, Kind: train.Kind, Labels: train.Labels.Strings(), Categories: train.Categories,
 		Gen: gen, TrainRows: trainRows, TestRows: testRows, Width: 1}
 	multiLabel := train.Kind != dataset.MultiDim
 	if multiLabel {
@@ -200,17 +188,18 @@ func newRunLabelsHeader(train *dataset.Dataset, trainRows, testRows, gen int, se
 	return h
 }
 
-// writeLabelRows writes the rows of y as FileLabels' body holds them under
-// header h, and returns the labels present (the ones of a multi-label y).
-func writeLabelRows(w io.Writer, y *mat.Dense, h runLabelsHeader) (int64, error) {
+// writeLabelRows writes the rows of ds's labels as FileLabels' body holds
+// them under header h, and returns the labels present (the ones of a
+// multi-label ds).
+func writeLabelRows(w io.Writer, ds *dataset.Dataset, h runLabelsHeader) (int64, error) {
 	q := len(h.Labels)
 	var b [binary.MaxVarintLen64]byte
 	var ones int64
-	n, _ := y.Dims()
+	n, _ := ds.LabelDims()
+	var idx []int32
 	for i := range n {
-		row := y.RawRowView(i)[:q]
 		if h.Version == 1 {
-			for _, v := range row {
+			for _, v := range ds.Y.RawRowView(i)[:q] {
 				binary.LittleEndian.PutUint32(b[:], uint32(v))
 				if _, err := w.Write(b[:h.Width]); err != nil {
 					return ones, err
@@ -218,24 +207,17 @@ func writeLabelRows(w io.Writer, y *mat.Dense, h runLabelsHeader) (int64, error)
 			}
 			continue
 		}
-		count := 0
-		for _, v := range row {
-			if v != 0 {
-				count++
-			}
-		}
-		ones += int64(count)
-		if _, err := w.Write(binary.AppendUvarint(b[:0], uint64(count))); err != nil {
+		idx = ds.LabelsOf(i, idx[:0])
+		ones += int64(len(idx))
+		if _, err := w.Write(binary.AppendUvarint(b[:0], uint64(len(idx)))); err != nil {
 			return ones, err
 		}
 		prev := 0
-		for j, v := range row {
-			if v != 0 {
-				if _, err := w.Write(binary.AppendUvarint(b[:0], uint64(j-prev))); err != nil {
-					return ones, err
-				}
-				prev = j
+		for _, j := range idx {
+			if _, err := w.Write(binary.AppendUvarint(b[:0], uint64(int(j)-prev))); err != nil {
+				return ones, err
 			}
+			prev = int(j)
 		}
 	}
 	return ones, nil

@@ -7,8 +7,8 @@ import "mldr/internal/dataset"
 // before they kept their labels, whose data sets have not changed since.
 // The values are copied, in RunLabels' compact form; Gen is 0.
 func RunLabelsOf(train, test *dataset.Dataset) *RunLabels {
-	rows := func(ds *dataset.Dataset) int { n, _ := ds.Y.Dims(); return n }
-	l := &RunLabels{Kind: train.Kind, Labels: train.Labels, Categories: train.Categories, TrainRows: rows(train)}
+	rows := func(ds *dataset.Dataset) int { n, _ := ds.LabelDims(); return n }
+	l := &RunLabels{Kind: train.Kind, Labels: train.Labels.Strings(), Categories: train.Categories, TrainRows: rows(train)}
 	sets := []*dataset.Dataset{train}
 	if test != nil {
 		l.TestRows = rows(test)
@@ -29,17 +29,9 @@ func RunLabelsOf(train, test *dataset.Dataset) *RunLabels {
 // codesOf counts the codes RunLabels holds for ds's labels: its ones
 // (multi-label), or a class index per row and variable.
 func codesOf(ds *dataset.Dataset, kind dataset.Kind) int {
-	n, q := ds.Y.Dims()
+	n, q := ds.LabelDims()
 	if kind == dataset.MultiDim {
 		return n * q
 	}
-	ones := 0
-	for i := range n {
-		for _, v := range ds.Y.RawRowView(i) {
-			if v != 0 {
-				ones++
-			}
-		}
-	}
-	return ones
+	return int(ds.LabelOnes())
 }

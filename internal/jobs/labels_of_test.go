@@ -12,8 +12,8 @@ import (
 // TestRunLabelsOf: the training rows, then the test rows, as Row gives
 // them.
 func TestRunLabelsOf(t *testing.T) {
-	train := &dataset.Dataset{Kind: dataset.MultiLabel, Labels: []string{"a", "b"}, Y: mat.NewDense(2, 2, []float64{1, 0, 0, 1})}
-	test := &dataset.Dataset{Kind: dataset.MultiLabel, Labels: []string{"a", "b"}, Y: mat.NewDense(1, 2, []float64{1, 1})}
+	train := &dataset.Dataset{Kind: dataset.MultiLabel, Labels: dataset.ListNames([]string{"a", "b"}), Y: mat.NewDense(2, 2, []float64{1, 0, 0, 1})}
+	test := &dataset.Dataset{Kind: dataset.MultiLabel, Labels: dataset.ListNames([]string{"a", "b"}), Y: mat.NewDense(1, 2, []float64{1, 1})}
 	for _, tc := range []struct {
 		name  string
 		test  *dataset.Dataset
@@ -25,7 +25,7 @@ func TestRunLabelsOf(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			l := RunLabelsOf(train, tc.test)
-			if l.TrainRows != 2 || l.TestRows != tc.tests || l.Kind != dataset.MultiLabel || !slices.Equal(l.Labels, train.Labels) {
+			if l.TrainRows != 2 || l.TestRows != tc.tests || l.Kind != dataset.MultiLabel || !slices.Equal(l.Labels, train.Labels.Strings()) {
 				t.Fatalf("got %d training and %d test rows of %s %q, want 2 and %d of multilabel [a b]", l.TrainRows, l.TestRows, l.Kind, l.Labels, tc.tests)
 			}
 			for i, want := range tc.rows {

@@ -83,10 +83,10 @@ func TestReadRunLabels(t *testing.T) {
 func TestRunLabelsRoundTrip(t *testing.T) {
 	ml := func(n, q int, v ...float64) *dataset.Dataset {
 		names := []string{"a", "b", "c", "d"}[:q]
-		return &dataset.Dataset{Kind: dataset.MultiLabel, Labels: names, Y: mat.NewDense(n, q, v)}
+		return &dataset.Dataset{Kind: dataset.MultiLabel, Labels: dataset.ListNames(names), Y: mat.NewDense(n, q, v)}
 	}
 	md := func(n int, v ...float64) *dataset.Dataset {
-		return &dataset.Dataset{Kind: dataset.MultiDim, Labels: []string{"u", "v"}, Categories: [][]string{{"x", "y"}, {"p", "q", "r"}},
+		return &dataset.Dataset{Kind: dataset.MultiDim, Labels: dataset.ListNames([]string{"u", "v"}), Categories: [][]string{{"x", "y"}, {"p", "q", "r"}},
 			Y: mat.NewDense(n, 2, v)}
 	}
 	for _, tc := range []struct {
@@ -135,7 +135,7 @@ func largeLabels(n, q, per int) *dataset.Dataset {
 	for j := range names {
 		names[j] = "l" + string(rune('a'+j%26))
 	}
-	return &dataset.Dataset{Kind: dataset.MultiLabel, Labels: names, Y: y}
+	return &dataset.Dataset{Kind: dataset.MultiLabel, Labels: dataset.ListNames(names), Y: y}
 }
 
 // allocated is the bytes f allocates.

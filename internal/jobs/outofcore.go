@@ -456,7 +456,7 @@ func (x *Executor) projectShards(ctx context.Context, files ShardLoader, rec sto
 			}
 			if names == nil {
 				c := *ds
-				c.X, c.Sparse, c.Y = nil, nil, nil
+				c.X, c.Sparse, c.Y, c.YSparse = nil, nil, nil, nil
 				names = &c
 				head = newRunLabelsHeader(names, n, 0, rec.Gen, names)
 			}
@@ -472,7 +472,7 @@ func (x *Executor) projectShards(ctx context.Context, files ShardLoader, rec sto
 				}
 				projected[k].Slice(row, row+ns, 0, d).(*mat.Dense).Copy(z)
 			}
-			ones, err := writeLabelRows(bw, ds.Y, head)
+			ones, err := writeLabelRows(bw, ds, head)
 			head.Ones += ones
 			row += ns
 			return err

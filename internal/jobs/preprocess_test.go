@@ -102,11 +102,11 @@ func TestExecutePreprocess(t *testing.T) {
 	}
 	n := ds.Rows()
 	h, _ := evaluate.Holdout(n, DefaultTestFraction, DefaultSeed)
-	fit := mat.NewDense(len(h.Train), len(ds.Features), nil)
+	fit := mat.NewDense(len(h.Train), ds.Features.Len(), nil)
 	for i, r := range h.Train {
 		fit.SetRow(i, ds.X.RawRowView(r))
 	}
-	want, err := preprocess.Fit(fit, preprocess.Standardize, ds.Features)
+	want, err := preprocess.Fit(fit, preprocess.Standardize, ds.Features.Strings())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,8 +114,8 @@ func TestExecutePreprocess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Preprocess == nil || m.Preprocess.Kind != preprocess.Standardize || len(m.Preprocess.Offset) != len(ds.Features) {
-		t.Fatalf("manifest preprocess: got %+v, want standardize over %d features", m.Preprocess, len(ds.Features))
+	if m.Preprocess == nil || m.Preprocess.Kind != preprocess.Standardize || len(m.Preprocess.Offset) != ds.Features.Len() {
+		t.Fatalf("manifest preprocess: got %+v, want standardize over %d features", m.Preprocess, ds.Features.Len())
 	}
 	for j := range want.Offset {
 		if m.Preprocess.Offset[j] != want.Offset[j] || m.Preprocess.Scale[j] != want.Scale[j] {

@@ -320,7 +320,7 @@ func sameColumns(train, test store.DatasetRecord) error {
 	switch {
 	case a.Kind != b.Kind:
 		return reqErr(http.StatusUnprocessableEntity, "test_dataset", "the test data set is %s and the training one %s", b.Kind, a.Kind)
-	case !slices.Equal(a.Labels, b.Labels):
+	case a.LabelsDigest != b.LabelsDigest || a.LabelCount != b.LabelCount:
 		return reqErr(http.StatusUnprocessableEntity, "test_dataset", "the test data set's labels differ from the training data set's")
 	case a.Features != b.Features:
 		return reqErr(http.StatusUnprocessableEntity, "test_dataset", "the test data set has %d features, the training one %d", b.Features, a.Features)
@@ -330,13 +330,7 @@ func sameColumns(train, test store.DatasetRecord) error {
 
 // shapeOf is the shape analysis.Check needs.
 func shapeOf(rec store.DatasetRecord, rows int) analysis.Shape {
-	s := analysis.Shape{N: rows, D: rec.Summary.Features, Q: len(rec.Summary.Labels)}
-	if rec.Summary.Kind == dataset.MultiDim {
-		for _, l := range rec.Summary.LabelStats {
-			s.Classes = append(s.Classes, len(l.Classes))
-		}
-	}
-	return s
+	return analysis.Shape{N: rows, D: rec.Summary.Features, Q: rec.Summary.LabelCount, Classes: rec.Summary.ClassList()}
 }
 
 // checkParams checks every parameter: with one method it must take each;

@@ -22,16 +22,18 @@ func (f fakeDatasets) Dataset(id string) (store.DatasetRecord, error) {
 }
 
 func mlRecord(id string, rows, features, labels int) store.DatasetRecord {
-	s := dataset.Summary{Rows: rows, Features: features, Kind: dataset.MultiLabel}
+	var names []string
 	for i := range labels {
-		s.Labels = append(s.Labels, string(rune('a'+i)))
+		names = append(names, string(rune('a'+i)))
 	}
+	s := dataset.Summary{Rows: rows, Features: features, Kind: dataset.MultiLabel, LabelCount: labels,
+		LabelsDigest: dataset.NamesDigest(dataset.ListNames(names))}
 	return store.DatasetRecord{ID: id, Summary: s}
 }
 
 func testDatasets() fakeDatasets {
-	md := store.DatasetRecord{ID: "md", Folds: 10, Summary: dataset.Summary{Rows: 150, Features: 8, Kind: dataset.MultiDim, Labels: []string{"u", "v"},
-		LabelStats: []dataset.LabelStat{{Classes: make([]dataset.ClassCount, 3)}, {Classes: make([]dataset.ClassCount, 4)}}}}
+	md := store.DatasetRecord{ID: "md", Folds: 10, Summary: dataset.Summary{Rows: 150, Features: 8, Kind: dataset.MultiDim, LabelCount: 2,
+		Classes: 7, MaxClasses: 4, LabelsDigest: dataset.NamesDigest(dataset.ListNames([]string{"u", "v"}))}}
 	return fakeDatasets{
 		"ml":    mlRecord("ml", 100, 20, 6),
 		"ml2":   mlRecord("ml2", 40, 20, 6),

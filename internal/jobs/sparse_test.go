@@ -235,7 +235,7 @@ func TestValidateSparsePreprocess(t *testing.T) {
 	sp.Summary.Storage, sp.Summary.NonZeros, sp.Summary.Density = dataset.StorageSparse, 4000, 0.02
 	ds["sp"] = sp
 	dense := mlRecord("dn", 50, 200, 6)
-	dense.Summary.Labels = sp.Summary.Labels
+	dense.Summary.LabelsDigest = sp.Summary.LabelsDigest
 	dense.Summary.Storage = dataset.StorageDense
 	ds["dn"] = dense
 	for _, tc := range []struct {

@@ -106,3 +106,38 @@ func (m *CSR) Transpose() *CSR {
 	}
 	return t
 }
+
+// RowRange returns rows [from, to) of m, sharing m's column indices and
+// values (only the row pointers are new). It panics on a range outside
+// [0, R], as slicing would.
+func (m *CSR) RowRange(from, to int) *CSR {
+	if from < 0 || to < from || to > m.R {
+		panic(fmt.Sprintf("sparse: rows [%d, %d) of a matrix of %d rows", from, to, m.R))
+	}
+	base, end := m.Ptr[from], m.Ptr[to]
+	ptr := make([]int64, to-from+1)
+	for i := range ptr {
+		ptr[i] = m.Ptr[from+i] - base
+	}
+	return &CSR{R: to - from, C: m.C, Ptr: ptr, Ind: m.Ind[base:end], Val: m.Val[base:end]}
+}
+
+// AppendRows appends the rows of part, which has m's columns, after the
+// rows of m held in its Ptr so far (m.Ptr holds the row pointers of the
+// rows appended before, from 0). m.R is the number of rows m will have in
+// the end and is not changed.
+func (m *CSR) AppendRows(part *CSR) error {
+	if part.C != m.C {
+		return fmt.Errorf("sparse: rows of %d columns appended to a matrix of %d", part.C, m.C)
+	}
+	if len(m.Ptr)-1+part.R > m.R {
+		return fmt.Errorf("sparse: %d rows appended after %d to a matrix of %d", part.R, len(m.Ptr)-1, m.R)
+	}
+	at := m.Ptr[len(m.Ptr)-1]
+	for i := 1; i <= part.R; i++ {
+		m.Ptr = append(m.Ptr, at+part.Ptr[i])
+	}
+	m.Ind = append(m.Ind, part.Ind...)
+	m.Val = append(m.Val, part.Val...)
+	return nil
+}

@@ -140,7 +140,7 @@ func TestBackendDatasets(t *testing.T) {
 			t.Fatalf("after a restart, Datasets: got %d records %v; want the relabelled one alone", len(recs), err)
 		}
 		ds, err := s.LoadDataset(a.ID)
-		if err != nil || len(ds.Features) != 3 {
+		if err != nil || ds.Features.Len() != 3 {
 			t.Errorf("after a restart, LoadDataset: got %v", err)
 		}
 		if _, err := os.Stat(filepath.Join(dir, "datasets", b.ID)); !errors.Is(err, os.ErrNotExist) {

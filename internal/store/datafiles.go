@@ -18,6 +18,8 @@ type Files struct {
 	tmp  string // the staging directory; "" means <dir>/tmp
 	fs   FS
 	data *dataFiles // data files verified, and data sets kept between loads
+	// details keeps the data sets' details read lately (Details).
+	details *detailsCache
 }
 
 // OpenFiles returns the files of the data directory dir, which a Store
@@ -26,7 +28,7 @@ func OpenFiles(dir string, fsys FS) *Files {
 	if fsys == nil {
 		fsys = OSFS{}
 	}
-	return &Files{dir: dir, fs: fsys, data: newDataFiles()}
+	return &Files{dir: dir, fs: fsys, data: newDataFiles(), details: newDetailsCache()}
 }
 
 // OpenFilesStaging is OpenFiles with staging in the directory staging,

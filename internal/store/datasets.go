@@ -34,13 +34,20 @@ type DatasetRecord struct {
 	UpdatedAt time.Time `json:"updated_at"`
 	Bytes     int64     `json:"bytes"`  // size of the uploaded file
 	SHA256    string    `json:"sha256"` // of the uploaded file
-	// Columns names every column of the file; LabelColumns those read as
-	// labels, as named in the file.
-	Columns      []string        `json:"columns"`
-	LabelColumns []string        `json:"label_columns"`
+	// Columns and LabelColumns are what records made before details files
+	// existed held of the file's columns; today's records leave them
+	// empty and the details file (DetailsFile) holds them.
+	Columns      []string        `json:"columns,omitempty"`
+	LabelColumns []string        `json:"label_columns,omitempty"`
 	Options      dataset.Options `json:"options"` // how the file was read
-	Summary      dataset.Summary `json:"summary"`
-	DataFile     string          `json:"data_file"`
+	// Summary is bounded whatever the data set's width (see
+	// dataset.Summary); the lists that grow with it are in DetailsFile.
+	Summary  dataset.Summary `json:"summary"`
+	DataFile string          `json:"data_file"`
+	// DetailsFile names the file of the data set's details (its columns,
+	// label names and label statistics; see Files.Details), beside its
+	// data file.
+	DetailsFile string `json:"details_file,omitempty"`
 	// Folds is the number of predefined folds stored with the data set.
 	Folds int `json:"folds,omitempty"`
 	Gen   int `json:"gen"` // bumped by every relabel
@@ -328,8 +335,11 @@ func (s *Store) CreateDataset(ctx context.Context, st *Staged, name string, opts
 		Options: opts, Gen: 1, Folds: nfolds,
 	}
 	ds.Name = rec.Name
-	rec.fill(ds)
+	det := rec.fill(ds, "")
 	if rec.DataFile, rec.Shards, err = st.storeData(s.fs, rec.Gen, ds, s.shardSize, early); err != nil {
+		return DatasetRecord{}, fmt.Errorf("storing the data set: %w", err)
+	}
+	if err := writeDetails(s.fs, st.dir, rec.DetailsFile, det); err != nil {
 		return DatasetRecord{}, fmt.Errorf("storing the data set: %w", err)
 	}
 	if err := ctx.Err(); err != nil {
@@ -428,11 +438,16 @@ func loadFile(fsys FS, path string, opts dataset.Options) (*dataset.Dataset, err
 	return dataset.Load(f, opts)
 }
 
-// fill sets what a record keeps of a loaded data set.
-func (r *DatasetRecord) fill(ds *dataset.Dataset) {
-	r.Columns, r.LabelColumns = ds.Columns, ds.LabelColumns
-	r.Summary = dataset.Summarize(ds)
+// fill sets what a record keeps of a loaded data set, the name of its
+// details file with tag among them, and returns the details to write
+// there.
+func (r *DatasetRecord) fill(ds *dataset.Dataset, tag string) *dataset.Details {
+	r.Columns, r.LabelColumns = nil, nil
+	var det *dataset.Details
+	r.Summary, det = dataset.Describe(ds)
 	r.DataFile, r.Shards = dataName(r.Gen, "", false), nil
+	r.DetailsFile = detailsName(r.Gen, tag)
+	return det
 }
 
 // baseName is the last element of a client's file name, whatever its
@@ -527,15 +542,20 @@ func (s *Store) Relabel(ctx context.Context, id string, labels []string, kind da
 	next := rec
 	next.Options, next.Gen, next.UpdatedAt = opts, rec.Gen+1, s.now().UTC()
 	ds.Name = rec.Name
-	next.fill(ds)
 	tag := ""
 	if s.shared() {
 		tag = NewID()
 	}
+	det := next.fill(ds, tag)
 	if next.DataFile, next.Shards, err = writeData(s.fs, s.path("datasets", id), next.Gen, tag, ds, s.shardSize); err != nil {
 		return rec, fmt.Errorf("storing the relabelled data set: %w", err)
 	}
 	dataPath := s.path("datasets", id, next.DataFile)
+	detailsPath := s.path("datasets", id, next.DetailsFile)
+	if err := writeDetails(s.fs, s.path("datasets", id), next.DetailsFile, det); err != nil {
+		s.fs.RemoveAll(dataPath)
+		return rec, fmt.Errorf("storing the relabelled data set: %w", err)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	err = s.meta.UpdateDataset(context.WithoutCancel(ctx), id, rec.Gen, next)
@@ -544,10 +564,16 @@ func (s *Store) Relabel(ctx context.Context, id string, labels []string, kind da
 	}
 	if err != nil {
 		s.fs.RemoveAll(dataPath)
+		s.fs.RemoveAll(detailsPath)
 		return rec, err
 	}
 	if err := s.fs.RemoveAll(s.path("datasets", id, rec.DataFile)); err != nil {
 		s.log.Warn("removing a replaced data file", "id", id, "err", err)
+	}
+	if rec.DetailsFile != "" && rec.DetailsFile != next.DetailsFile {
+		if err := s.fs.RemoveAll(s.path("datasets", id, rec.DetailsFile)); err != nil {
+			s.log.Warn("removing a replaced details file", "id", id, "err", err)
+		}
 	}
 	return next, nil
 }

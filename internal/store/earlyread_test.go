@@ -120,8 +120,12 @@ func TestReadAsReceived(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !reflect.DeepEqual(rec.Summary.Labels, tc.wantLabel) {
-				t.Errorf("labels %v, want %v", rec.Summary.Labels, tc.wantLabel)
+			det, err := s.Details(rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := det.Labels.Strings(); !reflect.DeepEqual(got, tc.wantLabel) {
+				t.Errorf("labels %v, want %v", got, tc.wantLabel)
 			}
 			// The stored data are those of reading the file with the
 			// upload's options.

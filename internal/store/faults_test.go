@@ -174,7 +174,7 @@ var faultOps = []faultOp{
 		check: func(t *testing.T, s *store.Store, id, _ string) {
 			t.Helper()
 			ds, err := s.LoadDataset(id)
-			if err != nil || len(ds.Labels) != 2 {
+			if err != nil || ds.Labels.Len() != 2 {
 				t.Fatalf("after the relabel the data set does not load with 2 labels: %v", err)
 			}
 		},

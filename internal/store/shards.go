@@ -175,12 +175,16 @@ func writeNew(fsys FS, path string, write func(io.Writer) error) (int64, error) 
 func shardRanges(ds *dataset.Dataset, size int64) [][2]int {
 	n := ds.Rows()
 	head := headerBytes(ds)
-	q := int64(len(ds.Labels))
+	q := int64(ds.Labels.Len())
 	rowBytes := func(i int) int64 {
-		if m := ds.Sparse; m != nil {
-			return 8 + 12*(m.Ptr[i+1]-m.Ptr[i]) + 8*q
+		y := 8 * q
+		if m := ds.YSparse; m != nil {
+			y = 8 + 12*(m.Ptr[i+1]-m.Ptr[i])
 		}
-		return 8 * (int64(len(ds.Features)) + q)
+		if m := ds.Sparse; m != nil {
+			return 8 + 12*(m.Ptr[i+1]-m.Ptr[i]) + y
+		}
+		return 8*int64(ds.Features.Len()) + y
 	}
 	total := head
 	for i := range n {
@@ -207,7 +211,16 @@ func shardRanges(ds *dataset.Dataset, size int64) [][2]int {
 // magic, the JSON header with every name, the checksum.
 func headerBytes(ds *dataset.Dataset) int64 {
 	b := int64(256)
-	for _, list := range [][]string{ds.Features, ds.Labels, ds.Columns, ds.LabelColumns, ds.Warnings} {
+	for _, names := range []dataset.Names{ds.Features, ds.Labels} {
+		if names.Numbered() {
+			b += names.Bytes() + 64
+			continue
+		}
+		for _, s := range names.Strings() {
+			b += int64(len(s)) + 4
+		}
+	}
+	for _, list := range [][]string{ds.Columns, ds.LabelColumns, ds.Warnings} {
 		for _, s := range list {
 			b += int64(len(s)) + 4
 		}
@@ -225,15 +238,14 @@ func len64(s string) int64 { return int64(len(s)) }
 // rowRange is rows [from, to) of ds, sharing its memory and names.
 func rowRange(ds *dataset.Dataset, from, to int) *dataset.Dataset {
 	c := *ds
-	_, q := ds.Y.Dims()
-	c.Y = ds.Y.Slice(from, to, 0, q).(*mat.Dense)
+	if ds.YSparse != nil {
+		c.YSparse = ds.YSparse.RowRange(from, to)
+	} else {
+		_, q := ds.Y.Dims()
+		c.Y = ds.Y.Slice(from, to, 0, q).(*mat.Dense)
+	}
 	if m := ds.Sparse; m != nil {
-		base, end := m.Ptr[from], m.Ptr[to]
-		ptr := make([]int64, to-from+1)
-		for i := range ptr {
-			ptr[i] = m.Ptr[from+i] - base
-		}
-		c.Sparse = &sparse.CSR{R: to - from, C: m.C, Ptr: ptr, Ind: m.Ind[base:end], Val: m.Val[base:end]}
+		c.Sparse = m.RowRange(from, to)
 		return &c
 	}
 	_, d := ds.X.Dims()
@@ -312,8 +324,12 @@ func newWhole(rec DatasetRecord, part *dataset.Dataset) *dataset.Dataset {
 		nnz += s.NonZeros
 	}
 	w := *part
-	_, q := part.Y.Dims()
-	w.Y = mat.NewDense(n, q, nil)
+	if part.YSparse != nil {
+		w.YSparse = &sparse.CSR{R: n, C: part.YSparse.C, Ptr: make([]int64, 1, n+1)}
+	} else {
+		_, q := part.Y.Dims()
+		w.Y = mat.NewDense(n, q, nil)
+	}
 	if part.Sparse != nil {
 		w.Sparse = &sparse.CSR{R: n, C: part.Sparse.C, Ptr: make([]int64, 1, n+1), Ind: make([]int32, 0, nnz), Val: make([]float64, 0, nnz)}
 		return &w
@@ -327,21 +343,22 @@ func newWhole(rec DatasetRecord, part *dataset.Dataset) *dataset.Dataset {
 // the non-zero values of a sparse whole so far.
 func appendShard(whole, part *dataset.Dataset, row int, at *int64) error {
 	pn := part.Rows()
-	wn, q := whole.Y.Dims()
-	if _, pq := part.Y.Dims(); pq != q || row+pn > wn || (part.Sparse == nil) != (whole.Sparse == nil) {
+	wn, q := whole.LabelDims()
+	if _, pq := part.LabelDims(); pq != q || row+pn > wn || (part.Sparse == nil) != (whole.Sparse == nil) ||
+		(part.YSparse == nil) != (whole.YSparse == nil) {
 		return fmt.Errorf("its %d rows of %d labels do not continue the %d rows of %d labels before it", pn, pq, row, q)
 	}
-	whole.Y.Slice(row, row+pn, 0, q).(*mat.Dense).Copy(part.Y)
+	if whole.YSparse != nil {
+		if err := whole.YSparse.AppendRows(part.YSparse); err != nil {
+			return err
+		}
+	} else {
+		whole.Y.Slice(row, row+pn, 0, q).(*mat.Dense).Copy(part.Y)
+	}
 	if m := part.Sparse; m != nil {
-		if m.C != whole.Sparse.C {
+		if err := whole.Sparse.AppendRows(m); err != nil {
 			return fmt.Errorf("it has %d feature columns, not %d", m.C, whole.Sparse.C)
 		}
-		w := whole.Sparse
-		for i := 1; i <= pn; i++ {
-			w.Ptr = append(w.Ptr, *at+m.Ptr[i])
-		}
-		w.Ind = append(w.Ind, m.Ind...)
-		w.Val = append(w.Val, m.Val...)
 		*at += int64(len(m.Val))
 		return nil
 	}

@@ -65,7 +65,7 @@ func openSharded(t *testing.T, dir string, shardSize int64) *store.Store {
 // bit, the same matrices.
 func sameData(t *testing.T, what string, got, want *dataset.Dataset) {
 	t.Helper()
-	if got.Name != want.Name || !slices.Equal(got.Features, want.Features) || !slices.Equal(got.Labels, want.Labels) ||
+	if got.Name != want.Name || !got.Features.Equal(want.Features) || !got.Labels.Equal(want.Labels) ||
 		got.Kind != want.Kind || !reflect.DeepEqual(got.Categories, want.Categories) || !slices.Equal(got.Warnings, want.Warnings) ||
 		!slices.Equal(got.Columns, want.Columns) || !slices.Equal(got.LabelColumns, want.LabelColumns) {
 		t.Errorf("%s: got names %q %q %q %v, want %q %q %q %v", what, got.Name, got.Features, got.Labels, got.Kind, want.Name, want.Features, want.Labels, want.Kind)
@@ -252,7 +252,7 @@ func TestShardedRelabelDeleteRecover(t *testing.T) {
 		t.Errorf("the replaced shards: got %v, want them gone", err)
 	}
 	ds, err := s.LoadDataset(rec.ID)
-	if err != nil || !slices.Equal(ds.Labels, []string{"c", "x"}) || ds.Rows() != faultRows {
+	if err != nil || !slices.Equal(ds.Labels.Strings(), []string{"c", "x"}) || ds.Rows() != faultRows {
 		t.Fatalf("after the relabel: got %v, %v", ds, err)
 	}
 	// Under a shard size larger than the data set, it is stored whole.
@@ -285,7 +285,7 @@ func TestShardedRelabelDeleteRecover(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	if want := []string{"data-2", "source"}; !slices.Equal(names, want) {
+	if want := []string{"data-2", "details-2.bin", "source"}; !slices.Equal(names, want) {
 		t.Errorf("after recovery: got %q, want %q", names, want)
 	}
 	if _, err := s.LoadDataset(rec.ID); err != nil {

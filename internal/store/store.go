@@ -39,6 +39,7 @@
 package store
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"os"
@@ -98,7 +99,7 @@ type Store struct {
 // staging files are removed, files that have no metadata are removed, and
 // records whose files are missing are reported by Problem.
 func Open(cfg Config) (*Store, error) {
-	s := &Store{Files: Files{dir: cfg.Dir, fs: cfg.FS, data: newDataFiles()}, log: cfg.Logger, now: cfg.Now, problems: map[string]string{}, verified: newVerifiedFiles()}
+	s := &Store{Files: Files{dir: cfg.Dir, fs: cfg.FS, data: newDataFiles(), details: newDetailsCache()}, log: cfg.Logger, now: cfg.Now, problems: map[string]string{}, verified: newVerifiedFiles()}
 	if s.fs == nil {
 		s.fs = OSFS{}
 	}
@@ -218,6 +219,12 @@ func (s *Store) recover() error {
 	if err != nil {
 		return err
 	}
+	if err := s.upgradeRecords(context.Background(), recs); err != nil {
+		return err
+	}
+	if recs, err = s.Datasets(); err != nil {
+		return err
+	}
 	known := make(map[string]DatasetRecord, len(recs))
 	for _, r := range recs {
 		known[r.ID] = r
@@ -267,7 +274,11 @@ func (s *Store) recover() error {
 		return err
 	}
 	for _, r := range recs {
-		if _, err := s.fs.Stat(s.path("datasets", r.ID, r.DataFile)); err != nil {
+		_, err := s.fs.Stat(s.path("datasets", r.ID, r.DataFile))
+		if err == nil && r.DetailsFile != "" {
+			_, err = s.fs.Stat(s.path("datasets", r.ID, r.DetailsFile))
+		}
+		if err != nil {
 			s.problems[r.ID] = "its stored files are missing or unreadable; delete it and upload it again"
 			s.log.Error("recovery: data set files missing", "id", r.ID, "err", err)
 		}
@@ -283,7 +294,7 @@ func (s *Store) removeStaleDataFiles(rec DatasetRecord, now time.Time) error {
 	}
 	for _, f := range files {
 		n := f.Name()
-		if n == rec.DataFile || n == sourceFile || n == xmlFile || n == foldsFile {
+		if n == rec.DataFile || n == rec.DetailsFile || n == sourceFile || n == xmlFile || n == foldsFile {
 			continue
 		}
 		if s.shared() && !s.orphanOld(s.path("datasets", rec.ID, n), now) {

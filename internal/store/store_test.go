@@ -53,8 +53,11 @@ func TestImportLoadDelete(t *testing.T) {
 	s := open(t, t.TempDir())
 	defer s.Close()
 	rec := importCSV(t, s, "a", csvA)
-	if rec.Summary.Rows != 3 || rec.Gen != 1 || rec.SHA256 == "" || len(rec.Columns) != 4 {
+	if rec.Summary.Rows != 3 || rec.Gen != 1 || rec.SHA256 == "" || len(rec.Columns) != 0 || rec.DetailsFile != "details-1.bin" {
 		t.Errorf("got %+v", rec)
+	}
+	if det, err := s.Details(rec); err != nil || len(det.Columns) != 4 || det.LabelCount() != 2 {
+		t.Errorf("Details: got %+v, %v; want 4 columns, 2 labels", det, err)
 	}
 	ds, err := s.LoadDataset(rec.ID)
 	if err != nil || ds.X.At(2, 1) != 6 || ds.Y.At(2, 0) != 1 || ds.Name != "a" {
@@ -180,7 +183,7 @@ func TestRelabel(t *testing.T) {
 		t.Errorf("refused relabels changed the record: gen %d", cur.Gen)
 	}
 	ds, err := s.LoadDataset(rec.ID)
-	if err != nil || len(ds.Features) != 3 {
+	if err != nil || ds.Features.Len() != 3 {
 		t.Errorf("after relabel: %v", err)
 	}
 }

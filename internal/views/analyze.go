@@ -34,7 +34,7 @@ func DefaultAnalyzeForm(rec store.DatasetRecord) templates.AnalyzeForm {
 func SeedDimText(recs ...store.DatasetRecord) string {
 	lo, hi := 0, 0
 	for i, rec := range recs {
-		d := analysis.SeedDim("sdem", classesOf(rec))
+		d := analysis.SeedDim("sdem", rec.Summary.ClassList())
 		if d == 0 {
 			return ""
 		}
@@ -47,19 +47,6 @@ func SeedDimText(recs ...store.DatasetRecord) string {
 		return strconv.Itoa(lo)
 	}
 	return fmt.Sprintf("%d to %d", lo, hi)
-}
-
-// classesOf is K_j of each class variable of a multi-dimensional data
-// set; nil for multi-label data.
-func classesOf(rec store.DatasetRecord) []int {
-	if rec.Summary.Kind != dataset.MultiDim {
-		return nil
-	}
-	classes := []int{}
-	for _, l := range rec.Summary.LabelStats {
-		classes = append(classes, len(l.Classes))
-	}
-	return classes
 }
 
 // DefaultStudyForm is the analysis form's defaults for a study: each
@@ -85,8 +72,8 @@ func DefaultStudyForm(recs []store.DatasetRecord) templates.AnalyzeForm {
 // fe the refusal of a submitted form, if any.
 func (b *Builder) Analyze(rec store.DatasetRecord, form templates.AnalyzeForm, checked []string, fe *templates.FormError) templates.AnalyzeView {
 	v := templates.AnalyzeView{DatasetID: rec.ID, DatasetName: rec.Name, Summary: rec.Summary,
-		Form: form, Error: fe, Labels: rec.Summary.Labels}
-	shape := analysis.Shape{N: rec.Summary.Rows, D: rec.Summary.Features, Q: len(rec.Summary.Labels), Classes: classesOf(rec)}
+		Form: form, Error: fe}
+	shape := analysis.Shape{N: rec.Summary.Rows, D: rec.Summary.Features, Q: rec.Summary.LabelCount, Classes: rec.Summary.ClassList()}
 	multiDim := rec.Summary.Kind == dataset.MultiDim
 	if checked == nil {
 		checked = []string{"pca", "mddmp"}

@@ -23,6 +23,9 @@ type DatasetOptions struct {
 	// Problem is what is wrong with the data set's files ("": nothing);
 	// a data set with a problem shows no figures.
 	Problem string
+	// Details are the data set's details (Store.Details); nil when they
+	// could not be read (Problem says why).
+	Details *dataset.Details
 }
 
 // Dropped is a figure a page left out because building it failed with
@@ -42,30 +45,32 @@ func (b *Builder) Dataset(rec store.DatasetRecord, o DatasetOptions) (templates.
 		Size: store.FormatBytes(rec.Bytes), Created: FormatTime(rec.CreatedAt), SHA256: rec.SHA256,
 		Summary: rec.Summary, Problem: o.Problem, Kind: string(rec.Options.Kind), RelabelError: o.RelabelError, Folds: rec.Folds,
 	}
-	relabelColumns(&v, rec)
+	det := o.Details
+	if det == nil {
+		return v, nil
+	}
+	relabelColumns(&v, det)
 	s := rec.Summary
 	c := o.Choice
 	if c.partial() || o.ChoiceError != nil {
-		v.Choice = choiceView(s, c, o.ChoiceError)
+		v.Choice = choiceView(det, c, o.ChoiceError)
 	}
-	if len(s.LabelStats) == len(s.Labels) {
-		for _, j := range c.Idx {
-			v.LabelRows = append(v.LabelRows, s.LabelStats[j])
-		}
-		if s.Kind == dataset.MultiDim {
-			v.ClassTables = classTables(v.LabelRows)
-		}
+	for _, j := range c.Idx {
+		v.LabelRows = append(v.LabelRows, det.Stat(j))
+	}
+	if s.Kind == dataset.MultiDim {
+		v.ClassTables = classTables(v.LabelRows)
 	}
 	var dropped []Dropped
 	figure := func(id, base string, f *plots.Figure, alt string, err error) *templates.FigureView {
-		fv, err := Figure(id, base, c.query(s), f, alt, err)
+		fv, err := Figure(id, base, c.query(det), f, alt, err)
 		if err != nil {
 			dropped = append(dropped, Dropped{Figure: id, Err: err})
 			return nil
 		}
 		return fv
 	}
-	if v.Problem == "" && len(s.Labels) > 0 && s.Kind == dataset.MultiLabel {
+	if v.Problem == "" && s.LabelCount > 0 && s.Kind == dataset.MultiLabel {
 		f, alt, err := b.DatasetFigure(rec, "labels", c)
 		v.Frequency = figure("labels", "/api/datasets/"+rec.ID+"/plots/labels", f, alt, err)
 		n, err := b.labelNMI(rec, c)
@@ -84,32 +89,36 @@ func (b *Builder) Dataset(rec store.DatasetRecord, o DatasetOptions) (templates.
 
 // relabelColumns fills the relabel form: a check box per column up to
 // maxColumnChecks columns, else the first names and a text field of the
-// label columns' names.
-func relabelColumns(v *templates.DatasetView, rec store.DatasetRecord) {
-	v.LabelColumns = rec.LabelColumns
-	if len(rec.Columns) <= maxColumnChecks {
-		isLabel := make(map[string]bool, len(rec.LabelColumns))
-		for _, c := range rec.LabelColumns {
+// label columns' names. A file whose columns are numbered, not named
+// (libsvm), has none, and no relabel form.
+func relabelColumns(v *templates.DatasetView, det *dataset.Details) {
+	v.LabelColumns = det.LabelColumns
+	if len(det.Columns) == 0 {
+		return
+	}
+	if len(det.Columns) <= maxColumnChecks {
+		isLabel := make(map[string]bool, len(det.LabelColumns))
+		for _, c := range det.LabelColumns {
 			isLabel[c] = true
 		}
-		v.Columns = make([]templates.ColumnChoice, 0, len(rec.Columns))
-		for _, c := range rec.Columns {
+		v.Columns = make([]templates.ColumnChoice, 0, len(det.Columns))
+		for _, c := range det.Columns {
 			v.Columns = append(v.Columns, templates.ColumnChoice{Name: c, Label: isLabel[c]})
 		}
 		return
 	}
-	v.ColumnCount = len(rec.Columns)
-	v.ColumnPreview = rec.Columns[:maxColumnPreview]
-	if len(rec.LabelColumns) <= MaxListed {
-		v.LabelNames = strings.Join(rec.LabelColumns, "\n")
+	v.ColumnCount = len(det.Columns)
+	v.ColumnPreview = det.Columns[:maxColumnPreview]
+	if len(det.LabelColumns) <= MaxListed {
+		v.LabelNames = strings.Join(det.LabelColumns, "\n")
 	}
 }
 
 // choiceView is the page's notice and form for a part of the labels.
-func choiceView(s dataset.Summary, c LabelChoice, fe *templates.FormError) *templates.LabelChoice {
-	noun := LabelNoun(s.Kind)
+func choiceView(det *dataset.Details, c LabelChoice, fe *templates.FormError) *templates.LabelChoice {
+	noun := LabelNoun(det.Kind)
 	what := "the heatmap, the frequency plot and the table show"
-	if s.Kind == dataset.MultiDim {
+	if det.Kind == dataset.MultiDim {
 		what = "the class tables show"
 	}
 	which := fmt.Sprintf("the %s most frequent", plots.GroupDigits(len(c.Idx)))
@@ -118,41 +127,39 @@ func choiceView(s dataset.Summary, c LabelChoice, fe *templates.FormError) *temp
 		which = "the one you chose"
 	case c.Chosen:
 		which = fmt.Sprintf("the %s you chose", plots.GroupDigits(len(c.Idx)))
-	case s.Kind == dataset.MultiDim:
+	case det.Kind == dataset.MultiDim:
 		which = fmt.Sprintf("the first %s", plots.GroupDigits(len(c.Idx)))
 	}
 	v := &templates.LabelChoice{Notice: fmt.Sprintf("%s: %s %s; choose others below.", countOf(c.Total, strings.TrimSuffix(noun, "s"), noun), what, which),
 		Noun: noun, Max: MaxShownLabels, Error: fe, Chosen: c.Chosen}
-	listed := map[int]bool{}
-	for _, j := range topLabels(s, MaxLabelOptions) {
-		listed[j] = true
+	// The options listed: the most frequent labels (multi-label), or the
+	// first class variables, in the data's order.
+	listed := det.Top(MaxLabelOptions)
+	if det.Kind == dataset.MultiLabel {
+		listed = slices.Sorted(slices.Values(listed))
 	}
-	if s.Kind == dataset.MultiDim || len(s.LabelStats) != len(s.Labels) {
-		listed = map[int]bool{}
-		for j := range min(len(s.Labels), MaxLabelOptions) {
-			listed[j] = true
-		}
+	isListed := make(map[int]bool, len(listed))
+	for _, j := range listed {
+		isListed[j] = true
 	}
 	chosen := map[int]bool{}
 	var typed []string
 	for _, j := range c.Idx {
 		chosen[j] = c.Chosen
-		if c.Chosen && !listed[j] {
-			typed = append(typed, s.Labels[j])
+		if c.Chosen && !isListed[j] {
+			typed = append(typed, det.Labels.At(j))
 		}
 	}
 	v.Typed = strings.Join(typed, ", ")
-	for j, name := range s.Labels {
-		if !listed[j] {
-			continue
-		}
+	for _, j := range listed {
+		name := det.Labels.At(j)
 		text := name
-		if s.Kind == dataset.MultiLabel && j < len(s.LabelStats) {
-			text = fmt.Sprintf("%s (%.1f%%)", name, 100*s.LabelStats[j].Frequency)
+		if det.Kind == dataset.MultiLabel {
+			text = fmt.Sprintf("%s (%.1f%%)", name, 100*det.Stat(j).Frequency)
 		}
 		v.Options = append(v.Options, templates.LabelOption{Name: name, Text: text, Selected: chosen[j]})
 	}
-	v.Unlisted = len(s.Labels) - len(v.Options)
+	v.Unlisted = det.LabelCount() - len(v.Options)
 	return v
 }
 

@@ -25,6 +25,9 @@ type Store interface {
 	Dataset(id string) (store.DatasetRecord, error)
 	// LoadDataset reads a data set's rows.
 	LoadDataset(id string) (*dataset.Dataset, error)
+	// Details reads a data set's details: its columns, label names and
+	// label statistics.
+	Details(rec store.DatasetRecord) (*dataset.Details, error)
 }
 
 // Jobs is what the views read of the jobs and their results.

@@ -77,16 +77,16 @@ func oldGroups(ds *dataset.Dataset, y [][]float64, colour string) ([]int, []stri
 		}
 		return group, legend, true
 	case strings.HasPrefix(colour, "label:"):
-		j := slices.Index(ds.Labels, strings.TrimPrefix(colour, "label:"))
+		j := ds.Labels.Index(strings.TrimPrefix(colour, "label:"))
 		for i, row := range y {
 			group[i] = int(row[j])
 		}
-		return group, []string{"without " + ds.Labels[j], "with " + ds.Labels[j]}, false
+		return group, []string{"without " + ds.Labels.At(j), "with " + ds.Labels.At(j)}, false
 	case strings.HasPrefix(colour, "class:"):
-		j := slices.Index(ds.Labels, strings.TrimPrefix(colour, "class:"))
+		j := ds.Labels.Index(strings.TrimPrefix(colour, "class:"))
 		keys := make([]string, len(y))
 		for i, row := range y {
-			keys[i] = ds.Labels[j] + " = " + ds.Categories[j][int(row[j])]
+			keys[i] = ds.Labels.At(j) + " = " + ds.Categories[j][int(row[j])]
 		}
 		g, legend := top(keys, "other classes")
 		return g, legend, false
@@ -99,7 +99,7 @@ func oldGroups(ds *dataset.Dataset, y [][]float64, colour string) ([]int, []stri
 			case ds.Kind == dataset.MultiDim:
 				names = append(names, ds.Categories[j][int(v)])
 			case v != 0:
-				names = append(names, ds.Labels[j])
+				names = append(names, ds.Labels.At(j))
 			}
 		}
 		keys[i] = "{" + strings.Join(names, ", ") + "}"
@@ -118,7 +118,7 @@ func oldGroups(ds *dataset.Dataset, y [][]float64, colour string) ([]int, []stri
 func TestGroupsAsBefore(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	random := func(kind dataset.Kind, rows int, cats [][]string, labels []string, p float64) *dataset.Dataset {
-		ds := &dataset.Dataset{Kind: kind, Labels: labels, Categories: cats, Y: mat.NewDense(rows, len(labels), nil)}
+		ds := &dataset.Dataset{Kind: kind, Labels: dataset.ListNames(labels), Categories: cats, Y: mat.NewDense(rows, len(labels), nil)}
 		for i := range rows {
 			for j := range labels {
 				v := 0.0
@@ -171,7 +171,7 @@ func TestGroupsAsBefore(t *testing.T) {
 				keys = append(keys, o.Value)
 			}
 			if tc.train.Kind == dataset.MultiLabel {
-				keys = append(keys, "label:"+tc.train.Labels[len(tc.train.Labels)-1])
+				keys = append(keys, "label:"+tc.train.Labels.At(tc.train.Labels.Len()-1))
 			}
 			for _, key := range keys {
 				group, legend, seq, err := groups(v, key)

@@ -2,7 +2,6 @@ package views
 
 import (
 	"fmt"
-	"slices"
 
 	"mldr/internal/dataset"
 	"mldr/internal/explore"
@@ -89,7 +88,7 @@ func (d *loader) dataLabels(job jobs.Job, mf *jobs.Manifest, p *jobs.Projected) 
 			return nil, err
 		}
 	}
-	if !slices.Equal(train.Labels, mf.Labels) || (test != nil && len(test.Labels) != len(train.Labels)) {
+	if !train.Labels.Equal(dataset.ListNames(mf.Labels)) || (test != nil && test.Labels.Len() != train.Labels.Len()) {
 		return nil, labelsChanged(job)
 	}
 	for i, r := range p.Row {

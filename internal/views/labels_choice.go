@@ -1,7 +1,6 @@
 package views
 
 import (
-	"cmp"
 	"fmt"
 	"net/url"
 	"slices"
@@ -50,31 +49,31 @@ type LabelChoice struct {
 	Chosen bool
 }
 
-// DefaultChoice is the labels a view of s shows unless told: all of them
+// DefaultChoice is the labels a view of d shows unless told: all of them
 // up to most, else as DefaultLabels says.
-func DefaultChoice(s dataset.Summary, most int) LabelChoice {
-	return LabelChoice{Idx: DefaultLabels(s, most), Total: len(s.Labels)}
+func DefaultChoice(d *dataset.Details, most int) LabelChoice {
+	return LabelChoice{Idx: DefaultLabels(d, most), Total: d.LabelCount()}
 }
 
 // partial reports whether the view shows some of the labels only.
 func (c LabelChoice) partial() bool { return c.Chosen || len(c.Idx) < c.Total }
 
 // names are the names of the chosen labels.
-func (c LabelChoice) names(s dataset.Summary) []string {
+func (c LabelChoice) names(d *dataset.Details) []string {
 	out := make([]string, len(c.Idx))
 	for i, j := range c.Idx {
-		out[i] = s.Labels[j]
+		out[i] = d.Labels.At(j)
 	}
 	return out
 }
 
 // query is the ?labels= that asks for this choice again: nil for the
 // default.
-func (c LabelChoice) query(s dataset.Summary) url.Values {
+func (c LabelChoice) query(d *dataset.Details) url.Values {
 	if !c.Chosen {
 		return nil
 	}
-	return url.Values{"labels": c.names(s)}
+	return url.Values{"labels": c.names(d)}
 }
 
 // which says how the shown labels were chosen, for a figure's subtitle.
@@ -91,27 +90,16 @@ func (c LabelChoice) which(kind dataset.Kind) string {
 // DefaultLabels are the labels a view shows unless told: all of them up to
 // most, else the most frequent most (multi-label data; ties go to the
 // earlier label) in the data's order, or the first most class variables.
-func DefaultLabels(s dataset.Summary, most int) []int {
-	total := len(s.Labels)
-	if total <= most || s.Kind == dataset.MultiDim || len(s.LabelStats) != total {
+func DefaultLabels(d *dataset.Details, most int) []int {
+	total := d.LabelCount()
+	if total <= most || d.Kind == dataset.MultiDim {
 		idx := make([]int, min(total, most))
 		for i := range idx {
 			idx[i] = i
 		}
 		return idx
 	}
-	return slices.Sorted(slices.Values(topLabels(s, most)))
-}
-
-// topLabels are the indices of the most frequent n labels, most frequent
-// first (ties: the earlier label first).
-func topLabels(s dataset.Summary, n int) []int {
-	idx := make([]int, len(s.LabelStats))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(s.LabelStats[b].Count, s.LabelStats[a].Count) })
-	return idx[:min(n, len(idx))]
+	return slices.Sorted(slices.Values(d.Top(most)))
 }
 
 // LabelNoun is "labels" or "class variables".

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 
+	"gonum.org/v1/gonum/mat"
+
 	"mldr/internal/analysis"
 	"mldr/internal/dataset"
 	"mldr/internal/plots"
@@ -21,15 +23,19 @@ func (b *Builder) DatasetFigure(rec store.DatasetRecord, name string, c LabelCho
 	s := rec.Summary
 	switch name {
 	case "labels":
-		if len(c.Idx) == 0 || len(s.LabelStats) != len(s.Labels) {
+		if len(c.Idx) == 0 {
 			return nil, "", undrawable("this data set has no labels to plot")
 		}
-		names := c.names(s)
+		det, err := b.store.Details(rec)
+		if err != nil {
+			return nil, "", err
+		}
+		names := c.names(det)
 		freq := make([]float64, len(c.Idx))
 		constant := make([]bool, len(c.Idx))
 		stats := make([]dataset.LabelStat, len(c.Idx))
 		for i, j := range c.Idx {
-			stats[i] = s.LabelStats[j]
+			stats[i] = det.Stat(j)
 			freq[i], constant[i] = stats[i].Frequency, stats[i].Constant
 		}
 		f, err := plots.LabelFrequencyPart(names, freq, constant, plots.Part{Of: c.Total, Which: c.which(s.Kind)})
@@ -67,16 +73,28 @@ func (b *Builder) labelNMI(rec store.DatasetRecord, c LabelChoice) (*labelNMI, e
 	if len(c.Idx) == 0 {
 		return nil, undrawable("this data set has no labels to plot")
 	}
+	det, err := b.store.Details(rec)
+	if err != nil {
+		return nil, err
+	}
 	ds, err := b.store.LoadDataset(rec.ID)
 	if err != nil {
 		return nil, err
 	}
-	values, constant, _ := analysis.LabelNMIBlock(ds.Y, c.Idx, c.Idx)
-	n := &labelNMI{labels: c.names(rec.Summary), values: values, constant: constant}
+	values, constant, _ := analysis.LabelNMIBlock(labelMatrix(ds), c.Idx, c.Idx)
+	n := &labelNMI{labels: c.names(det), values: values, constant: constant}
 	if c.partial() {
 		n.part = plots.Part{Of: c.Total, Which: c.which(rec.Summary.Kind)}
 	}
 	return n, nil
+}
+
+// labelMatrix is ds's label matrix as it is held: Y, or YSparse.
+func labelMatrix(ds *dataset.Dataset) mat.Matrix {
+	if ds.YSparse != nil {
+		return ds.YSparse
+	}
+	return ds.Y
 }
 
 // figure is the heatmap, with a text alternative naming the most
