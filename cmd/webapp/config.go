@@ -24,6 +24,10 @@ const minShardSize = 1 << 20
 // minJobMemory is the least -max-job-memory accepted.
 const minJobMemory = 32 << 20
 
+// minUploadMemory is the least -max-upload-memory accepted: a loading's
+// fixed part (dataset's loadOverhead) and a small file.
+const minUploadMemory = 16 << 20
+
 // config is everything the server is started with.
 type config struct {
 	addr        string
@@ -39,6 +43,9 @@ type config struct {
 	// maxJobMemory is the memory one job (its worker process) may use, in
 	// bytes; 0: no limit.
 	maxJobMemory int64
+	// maxUploadMemory is the memory the readings of uploads (and
+	// relabellings, transforms) may hold together, in bytes; 0: no limit.
+	maxUploadMemory int64
 	// token, if not empty, is the access token every request needs.
 	token string
 	// trustedProxies are the reverse proxies whose X-Forwarded-For is
@@ -103,13 +110,14 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&shardSize, "shard-size", env("MLDR_SHARD_SIZE", "256MiB"), "a data set whose stored form is larger is stored in row shards of at most about this size, bytes or with a unit, e.g. 64MiB, so that a job that does not fit in -max-job-memory can fit it one shard at a time (env MLDR_SHARD_SIZE)")
 	fs.StringVar(&c.logFormat, "log-format", env("MLDR_LOG_FORMAT", "text"), "log format: text or json (env MLDR_LOG_FORMAT)")
 	fs.BoolVar(&c.healthcheck, "healthcheck", false, "ask the server at -addr for /healthz and exit 0 if it is healthy")
-	var workers, maxQueued, maxCells, maxPairwise, maxUploads, tokenFile, maxJobMemory, trustedProxy string
+	var workers, maxQueued, maxCells, maxPairwise, maxUploads, tokenFile, maxJobMemory, maxUploadMemory, trustedProxy string
 	fs.StringVar(&workers, "workers", env("MLDR_WORKERS", strconv.Itoa(runtime.NumCPU())), "jobs run at once (env MLDR_WORKERS)")
 	fs.StringVar(&maxQueued, "max-queued", env("MLDR_MAX_QUEUED", "100"), "jobs waiting at most; beyond, submissions get 429 (env MLDR_MAX_QUEUED)")
 	fs.StringVar(&maxCells, "max-cells", env("MLDR_MAX_CELLS", "300000000"), "rows × features a job may read; beyond, 413 (env MLDR_MAX_CELLS)")
 	fs.StringVar(&maxPairwise, "max-pairwise-rows", env("MLDR_MAX_PAIRWISE_ROWS", "20000"), "rows a method that compares every pair of rows may fit on; it lowers each method's own cap (lpp 20000, kcplst 8000), never raises it; beyond, 422 (env MLDR_MAX_PAIRWISE_ROWS)")
 	fs.StringVar(&maxUploads, "max-uploads", env("MLDR_MAX_UPLOADS", "4"), "uploads (and relabellings, transforms) read at once; beyond, 429 (env MLDR_MAX_UPLOADS)")
 	fs.StringVar(&maxJobMemory, "max-job-memory", getenv("MLDR_MAX_JOB_MEMORY"), "memory one job may use: bytes or with a unit, e.g. 4GiB; a job estimated above it is refused (413), and a job's worker process that holds more is stopped (default: half the machine's memory, or half the cgroup's limit; 0: no limit) (env MLDR_MAX_JOB_MEMORY)")
+	fs.StringVar(&maxUploadMemory, "max-upload-memory", getenv("MLDR_MAX_UPLOAD_MEMORY"), "memory the uploads (and relabellings, transforms) being read may hold together: bytes or with a unit, e.g. 2GiB; each claims what the loader estimates from what it has read, and one that does not fit is refused, 413 when alone it would not, 429 when the others leave no room (default: a quarter of the machine's memory, or of the cgroup's limit; 0: no limit) (env MLDR_MAX_UPLOAD_MEMORY)")
 	fs.StringVar(&c.token, "token", getenv("MLDR_TOKEN"), "access token every request needs, at least 16 characters; without one the server listens on loopback only (env MLDR_TOKEN; prefer the environment or -token-file: arguments are visible to other users)")
 	fs.StringVar(&tokenFile, "token-file", getenv("MLDR_TOKEN_FILE"), "file whose first line is the access token (env MLDR_TOKEN_FILE)")
 	fs.StringVar(&trustedProxy, "trusted-proxy", getenv("MLDR_TRUSTED_PROXY"), "reverse proxies, IP addresses or CIDR prefixes separated by commas, e.g. 127.0.0.1,10.0.0.0/8: a request from one of them is counted and logged as coming from the right-most address of X-Forwarded-For that is not itself a trusted proxy; from anyone else X-Forwarded-For is ignored (env MLDR_TRUSTED_PROXY)")
@@ -181,6 +189,15 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		}
 		if c.maxJobMemory < minJobMemory {
 			return c, fmt.Errorf("-max-job-memory must be at least %s (a worker process needs that much to start), not %s", store.FormatBytes(minJobMemory), store.FormatBytes(c.maxJobMemory))
+		}
+	}
+	switch strings.TrimSpace(maxUploadMemory) {
+	case "":
+		c.maxUploadMemory = worker.DefaultMemoryLimit() / 2
+	case "0":
+	default:
+		if c.maxUploadMemory, err = parseBytes(maxUploadMemory); err != nil || c.maxUploadMemory < minUploadMemory {
+			return c, fmt.Errorf("-max-upload-memory must be at least %s, such as 2GiB, or 0 for no limit, not %q", store.FormatBytes(minUploadMemory), maxUploadMemory)
 		}
 	}
 	if c.shardSize, err = parseBytes(shardSize); err != nil || c.shardSize < minShardSize {

@@ -32,6 +32,7 @@ import (
 	"mldr/internal/handlers"
 	"mldr/internal/jobs"
 	"mldr/internal/linalg"
+	"mldr/internal/membudget"
 	"mldr/internal/pgmeta"
 	"mldr/internal/sharedjobs"
 	"mldr/internal/store"
@@ -98,7 +99,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return checkHealth(ctx, cfg.addr)
 	}
 	log := newLogger(stderr, cfg.logFormat)
-	st, meta, metadata, err := openStore(ctx, cfg, log)
+	// The readings of uploads, relabellings and transforms share one
+	// budget of the server's memory (-max-upload-memory).
+	memory := membudget.New(cfg.maxUploadMemory)
+	st, meta, metadata, err := openStore(ctx, cfg, log, memory)
 	if err != nil {
 		return err
 	}
@@ -147,7 +151,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		handler = workerHealth(running)
 	} else {
 		svc := jobs.NewService(queue, st, jobs.Limits{MaxCells: cfg.maxCells, MaxPairwiseRows: int(cfg.maxPairwise), MaxJobMemory: cfg.maxJobMemory})
-		handler = handlers.New(handlers.Config{Store: st, Jobs: svc, Logger: log, MaxUpload: cfg.maxUpload, Version: version(),
+		handler = handlers.New(handlers.Config{Store: st, Memory: memory, Jobs: svc, Logger: log, MaxUpload: cfg.maxUpload, Version: version(),
 			Guard: guard, MaxUploads: int(cfg.maxUploads), TrustedProxies: cfg.trustedProxies,
 			MinUploadRate: cfg.minUploadRate})
 	}
@@ -169,7 +173,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	// jobs, and a worker serves no pages (its url is its /healthz).
 	attrs := []any{"url", "http://" + ln.Addr().String() + "/", "data_dir", dir}
 	if cfg.role != roleWorker {
-		attrs = append(attrs, "max_upload", store.FormatBytes(cfg.maxUpload))
+		attrs = append(attrs, "max_upload", store.FormatBytes(cfg.maxUpload), "max_upload_memory", jobMemory(cfg.maxUploadMemory))
 	}
 	if cfg.role != roleWeb {
 		attrs = append(attrs, "workers", cfg.workers, "max_job_memory", jobMemory(cfg.maxJobMemory))
@@ -209,16 +213,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 // queue's, under one advisory lock). It returns the store, the database's
 // metadata (nil when embedded) and what the start log says of the
 // metadata.
-func openStore(ctx context.Context, cfg config, log *slog.Logger) (*store.Store, *pgmeta.Meta, string, error) {
+func openStore(ctx context.Context, cfg config, log *slog.Logger, memory *membudget.Budget) (*store.Store, *pgmeta.Meta, string, error) {
 	if cfg.database == "" {
-		st, err := store.Open(store.Config{Dir: cfg.dataDir, Logger: log, ShardSize: cfg.shardSize})
+		st, err := store.Open(store.Config{Dir: cfg.dataDir, Logger: log, ShardSize: cfg.shardSize, Memory: memory})
 		return st, nil, "embedded (bbolt, meta.db in the data directory)", err
 	}
 	meta, err := pgmeta.Open(ctx, pgmeta.Config{URL: cfg.database, Logger: log, Migrate: sharedjobs.Migrate})
 	if err != nil {
 		return nil, nil, "", err
 	}
-	st, err := store.Open(store.Config{Dir: cfg.dataDir, Logger: log, Meta: meta, ShardSize: cfg.shardSize})
+	st, err := store.Open(store.Config{Dir: cfg.dataDir, Logger: log, Meta: meta, ShardSize: cfg.shardSize, Memory: memory})
 	if err != nil {
 		return nil, nil, "", err // Open closed meta
 	}

@@ -229,6 +229,9 @@ func loadARFF(br *bufio.Reader, o Options, size int64) (*Dataset, error) {
 	b.startSizing(size, r.pos)
 	for {
 		b.sizeFrom(r.pos)
+		if err := b.admit(r.pos); err != nil {
+			return nil, err
+		}
 		line, err := r.nextLine()
 		if errors.Is(err, io.EOF) {
 			break

@@ -47,6 +47,8 @@ type column struct {
 
 // textColumn interns the text values of a column.
 type textColumn struct {
+	// bytes, if not nil, counts the memory of the values interned.
+	bytes     *int64
 	index     map[string]int32
 	values    []string
 	firstLine []int
@@ -62,12 +64,30 @@ func newTextColumn() *textColumn {
 	return &textColumn{index: make(map[string]int32)}
 }
 
+// textValueBytes is about what a text column holds for a value beyond its
+// text: the map entry, the string and the line of its first appearance.
+const textValueBytes = 64
+
+// newText is a text column of b's, its values counted in b.textBytes;
+// feature says it is a feature's (its codes grow a row at a time).
+func (b *builder) newText(feature bool) *textColumn {
+	t := newTextColumn()
+	t.bytes = &b.textBytes
+	if feature {
+		b.textCols = append(b.textCols, t)
+	}
+	return t
+}
+
 // intern returns tok's code, adding it if new. tok may alias a read buffer.
 func (t *textColumn) intern(tok []byte, line int) int32 {
 	if c, ok := t.index[unsafe.String(unsafe.SliceData(tok), len(tok))]; ok {
 		return c
 	}
 	s := string(tok)
+	if t.bytes != nil {
+		*t.bytes += int64(len(s)) + textValueBytes
+	}
 	c := int32(len(t.values))
 	t.index[s] = c
 	t.values = append(t.values, s)
@@ -103,6 +123,16 @@ type builder struct {
 	stream   *BinaryStream
 	streamed int
 	xIsRaw   bool
+
+	// Admission (Options.WithMemory): the input position of the next
+	// check, the bytes the text columns' values take, the text feature
+	// columns, and a refusal met while sizing.
+	admitAt    int64 // the input position of the next check
+	admitUsed  int64 // the bytes kept that make the next check
+	pos        int64 // the input position before the row being read
+	textBytes  int64
+	textCols   []*textColumn
+	admitError error
 
 	dropped       int // rows dropped for missing values
 	textFeatures  int // CSV feature columns that met text (toText)
@@ -159,7 +189,7 @@ func (b *builder) setColumns(cols []column, relation string) error {
 		switch {
 		case choice.isLabel[i]:
 			c.role = roleLabel
-			c.text = newTextColumn()
+			c.text = b.newText(false)
 			if c.typ == attrText {
 				return &InputError{Line: c.line, Column: c.name, Msg: "a string or date attribute cannot be a label; labels must be nominal or numeric"}
 			}
@@ -174,7 +204,7 @@ func (b *builder) setColumns(cols []column, relation string) error {
 				if b.opts.nominal() == NominalReject {
 					return textFeatureError(c.line, c.name, c.declared)
 				}
-				c.text = newTextColumn()
+				c.text = b.newText(true)
 			}
 		}
 	}
@@ -424,6 +454,13 @@ func (b *builder) addRow(line int, fields [][]byte) error {
 	}
 	b.rows++
 	b.streamRows(false)
+	if b.opts.memory != nil && 8*int64(len(b.raw)+len(b.labelCodes)) >= b.admitUsed {
+		// Rows that each hold far more than their bytes of input (a
+		// sparse ARFF row over many declared columns): told now, not
+		// at the next MiB of input.
+		b.admitAt = 0
+		return b.admit(b.pos)
+	}
 	return nil
 }
 
@@ -442,6 +479,7 @@ func (b *builder) startSizing(size, dataStart int64) {
 // At the same point it decides whether the rows are held sparse (at once
 // when the storage is forced).
 func (b *builder) sizeFrom(pos int64) {
+	b.pos = pos
 	if !b.decided && (b.opts.storage != "" || b.rows+b.dropped >= sizeRows) {
 		b.decideStorage(b.estimateRows(pos))
 	}
@@ -453,6 +491,10 @@ func (b *builder) sizeFrom(pos int64) {
 	if rows == 0 {
 		return
 	}
+	if err := b.admitRows(rows); err != nil {
+		b.admitError = err
+		return
+	}
 	if b.sp != nil {
 		b.reserveSparse(rows)
 	} else if more := rows*b.width - len(b.raw); more > 0 {
@@ -461,6 +503,59 @@ func (b *builder) sizeFrom(pos int64) {
 	if more := rows*b.nlab - len(b.labelCodes); more > 0 {
 		b.labelCodes = reserve(b.labelCodes, more)
 	}
+}
+
+// admitEvery is how much of the input the loader reads between two
+// checks of its memory with the admission (Options.WithMemory).
+const admitEvery = 1 << 20
+
+// bytes are the memory of what the builder has kept so far (used) and
+// of the arrays that hold it (held, with their room to grow).
+func (b *builder) bytes() (used, held int64) {
+	used = 8*int64(len(b.raw)+len(b.labelCodes)) + b.textBytes
+	held = 8*int64(cap(b.raw)+cap(b.labelCodes)) + b.textBytes
+	if sp := b.sp; sp != nil {
+		used += 8*int64(len(sp.ptr)+len(sp.val)) + 4*int64(len(sp.ind))
+		held += 8*int64(cap(sp.ptr)+cap(sp.val)) + 4*int64(cap(sp.ind))
+	}
+	for _, t := range b.textCols {
+		used += 4 * int64(len(t.codes))
+		held += 4 * int64(cap(t.codes))
+	}
+	return used, held
+}
+
+// admit tells the admission, every admitEvery bytes of input (pos bytes
+// read), what the loading will hold at the end: what it holds, or what
+// it has kept so far scaled to the whole input, whichever is more. It
+// returns the admission's refusal (and any met while sizing).
+func (b *builder) admit(pos int64) error {
+	if b.admitError != nil || b.opts.memory == nil || pos < b.admitAt || b.rows+b.dropped == 0 {
+		return b.admitError
+	}
+	b.admitAt = pos + admitEvery
+	used, held := b.bytes()
+	b.admitUsed = max(2*used, used+admitEvery)
+	rows := int64(b.rows + b.dropped)
+	est := held
+	if b.size > 0 && pos > b.dataStart {
+		f := float64(b.size-b.dataStart) / float64(pos-b.dataStart)
+		est = max(held, int64(float64(used)*f))
+		rows = int64(float64(rows) * f)
+	}
+	b.admitError = b.opts.need(est, rows)
+	return b.admitError
+}
+
+// admitRows tells the admission that the matrices are about to be
+// reserved for rows rows, before they are.
+func (b *builder) admitRows(rows int) error {
+	if b.opts.memory == nil || b.rows+b.dropped == 0 {
+		return nil
+	}
+	used, _ := b.bytes()
+	perRow := float64(used) / float64(b.rows+b.dropped)
+	return b.opts.need(int64(perRow*float64(rows)), int64(rows))
 }
 
 // estimateRows estimates the rows of the whole input from the mean bytes
@@ -491,7 +586,7 @@ func reserve(s []float64, more int) []float64 {
 // numbers read so far become its first categories.
 func (b *builder) toText(c *column, tok []byte, line int) {
 	b.densify() // the column is read from dense rows; text features keep them dense
-	t := newTextColumn()
+	t := b.newText(true)
 	t.numericRows = b.rows
 	t.firstText = string(tok)
 	t.firstTextLine = line
@@ -790,6 +885,12 @@ func (b *builder) features(ds *Dataset) error {
 		// Sparse mode holds numeric columns only, each in its slot.
 		ds.Sparse = b.sparseMatrix()
 	} else {
+		if len(out) != b.width { // a new matrix: the columns encoded or left out
+			_, held := b.bytes()
+			if err := b.opts.need(held+8*int64(b.rows)*int64(len(out)), int64(b.rows)); err != nil {
+				return err
+			}
+		}
 		ds.X = b.assemble(out)
 	}
 	b.raw = nil

@@ -353,6 +353,9 @@ func loadCSV(br *bufio.Reader, o Options, size int64) (*Dataset, error) {
 	}
 	for {
 		b.sizeFrom(r.pos)
+		if err := b.admit(r.pos); err != nil {
+			return nil, err
+		}
 		line, fields, err := r.next()
 		if errors.Is(err, io.EOF) {
 			break

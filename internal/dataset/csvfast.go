@@ -323,6 +323,9 @@ func (f *fastCSV) commit(c *chunk, r *csvReader) (int, error) {
 	}
 	r.pos += int64(len(c.data))
 	b.sizeFrom(r.pos)
+	if err := b.admit(r.pos); err != nil {
+		return 0, err
+	}
 	f.sparse.Store(b.sp != nil)
 	return -1, nil
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -286,17 +285,8 @@ func TestDetailsTop(t *testing.T) {
 // read by Load, so that the sizing of the loader from the file's size is
 // exercised with sparse labels too.
 func TestSparseLabelsFile(t *testing.T) {
-	path := t.TempDir() + "/many.csv"
 	text := manyLabelsCSV(1500, 10, 150)
-	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	got, err := dataset.Load(f, dataset.Options{})
+	got, err := loadFromFile(t, text, dataset.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -66,9 +66,12 @@ type svmReader struct {
 	topLine  int             // with a header: the first line with feature index D
 	only     map[int]int
 	onlyRows []float64 // LoadFeatures: rows × len(o.only)
-	rowInd   []int32
-	rowVal   []float64
-	rowLab   []int32
+	// Admission (Options.WithMemory): the input's size and where its rows
+	// start, and the input position of the next check.
+	size, dataStart, admitAt int64
+	rowInd                   []int32
+	rowVal                   []float64
+	rowLab                   []int32
 }
 
 // svmIndex reads a non-negative decimal index; ok is false when s is not
@@ -202,10 +205,15 @@ func loadSVM(br *bufio.Reader, o Options, size int64) (*Dataset, error) {
 		}
 	}
 	first := true
-	var dataStart int64
+	r.size = size
 	for {
 		if rows := len(r.labPtr) - 1; rows == sizeRows && size > 0 {
-			r.reserve(size, dataStart)
+			if err := r.reserve(size, r.dataStart); err != nil {
+				return nil, err
+			}
+		}
+		if err := r.admit(); err != nil {
+			return nil, err
 		}
 		line, err := r.readLine()
 		if errors.Is(err, io.EOF) {
@@ -225,7 +233,7 @@ func loadSVM(br *bufio.Reader, o Options, size int64) (*Dataset, error) {
 						"a libsvm file may have at most %d of each", d, q, MaxIndex+1)}
 				}
 				r.header, r.hN, r.hD, r.hQ, r.hLine = true, n, d, q, r.line
-				dataStart = r.pos
+				r.dataStart = r.pos
 				continue
 			}
 		}
@@ -237,19 +245,52 @@ func loadSVM(br *bufio.Reader, o Options, size int64) (*Dataset, error) {
 }
 
 // reserve reserves the entries of the whole input once, from the mean
-// bytes and entries a row of the first rows, as builder.sizeFrom does.
-func (r *svmReader) reserve(size, dataStart int64) {
+// bytes and entries a row of the first rows, as builder.sizeFrom does,
+// once the admission (Options.WithMemory) has taken them.
+func (r *svmReader) reserve(size, dataStart int64) error {
 	rows := len(r.labPtr) - 1
 	perRow := float64(r.pos-dataStart) / float64(rows)
 	if perRow <= 0 {
-		return
+		return nil
 	}
 	more := int(float64(size-r.pos)/perRow*1.02) + 16
+	used, _ := r.bytes()
+	if err := r.o.need(int64(float64(used)/float64(rows)*float64(rows+more)), int64(rows+more)); err != nil {
+		return err
+	}
 	perEntry := float64(len(r.sp.val)) / float64(rows)
 	r.sp.ind = slices.Grow(r.sp.ind, int(perEntry*float64(more)))
 	r.sp.val = reserve(r.sp.val, int(perEntry*float64(more)))
 	r.sp.ptr = slices.Grow(r.sp.ptr, more)
 	r.labPtr = slices.Grow(r.labPtr, more)
+	return nil
+}
+
+// bytes are the memory of what the reader has kept so far (used) and of
+// the arrays that hold it (held).
+func (r *svmReader) bytes() (used, held int64) {
+	sp := r.sp
+	used = 8*int64(len(sp.ptr)+len(sp.val)+len(r.labPtr)+len(r.onlyRows)) + 4*int64(len(sp.ind)+len(r.labInd)) + 48*int64(len(r.labelNum))
+	held = 8*int64(cap(sp.ptr)+cap(sp.val)+cap(r.labPtr)+cap(r.onlyRows)) + 4*int64(cap(sp.ind)+cap(r.labInd)) + 48*int64(cap(r.labelNum))
+	return used, held
+}
+
+// admit tells the admission, every admitEvery bytes of input, what the
+// reading will hold at the end (as builder.admit).
+func (r *svmReader) admit() error {
+	if r.o.memory == nil || r.pos < r.admitAt {
+		return nil
+	}
+	r.admitAt = r.pos + admitEvery
+	used, held := r.bytes()
+	rows := int64(len(r.labPtr) - 1)
+	est := held
+	if r.size > 0 && r.pos > r.dataStart {
+		f := float64(r.size-r.dataStart) / float64(r.pos-r.dataStart)
+		est = max(held, int64(float64(used)*f))
+		rows = int64(float64(rows) * f)
+	}
+	return r.o.need(est, rows)
 }
 
 // svmFeatureIndex reads the index k of a feature named "f<k>".
@@ -497,7 +538,7 @@ func (r *svmReader) finish() (*Dataset, error) {
 	}
 	keepSparse := r.o.storage == StorageSparse || (r.o.storage == "" && chooseSparse(rows, d, int64(m.NNZ())))
 	if !keepSparse {
-		if err := r.o.need(8 * int64(rows) * int64(d)); err != nil {
+		if err := r.o.need(8*int64(rows)*int64(d), int64(rows)); err != nil {
 			return nil, err
 		}
 		ds.X, ds.Sparse = m.Dense(), nil

@@ -217,12 +217,12 @@ func TestDetectLibSVM(t *testing.T) {
 // TestLoadFeaturesLibSVM projects new rows given as libsvm: features are
 // found by their names "f<index>", whichever others the file has.
 func TestLoadFeaturesLibSVM(t *testing.T) {
-	x, err := dataset.LoadFeatures(strings.NewReader("3 1:1 7:2\n 2:5\n"), []string{"f7", "f2", "f9"})
+	x, err := dataset.LoadFeatures(strings.NewReader("3 1:1 7:2\n 2:5\n"), []string{"f7", "f2", "f9"}, nil)
 	if err != nil {
 		t.Fatalf("got error %q, want none", err)
 	}
 	checkMatrix(t, "X", x, [][]float64{{2, 0, 0}, {0, 5, 0}})
-	_, err = dataset.LoadFeatures(strings.NewReader("3 1:1 7:2\n 2:5\n"), []string{"f7", "age"})
+	_, err = dataset.LoadFeatures(strings.NewReader("3 1:1 7:2\n 2:5\n"), []string{"f7", "age"}, nil)
 	checkInputError(t, err, inputErr{Field: "file", Msg: `lacks 1 of the model's feature columns: "age"`})
 }
 

@@ -181,21 +181,28 @@ func remaining(r io.Reader) int64 {
 	return -1
 }
 
-// LoadFeatures reads the named feature columns of a CSV or ARFF file, in
-// the order of names, leaving every other column (labels among them) out:
-// new rows to project with a fitted model. One row is enough. Cells are
-// checked as Load checks them; a missing column or a refused cell gives an
-// *InputError.
-func LoadFeatures(r io.Reader, names []string) (*mat.Dense, error) {
+// LoadFeatures reads the named feature columns of a CSV, ARFF or libsvm
+// file, in the order of names, leaving every other column (labels among
+// them) out: new rows to project with a fitted model. One row is enough.
+// Cells are checked as Load checks them; a missing column or a refused
+// cell gives an *InputError. admit, if not nil, admits the memory the
+// reading will hold, as Options.WithMemory's (the rows are held dense,
+// len(names) values a row, whatever the file holds).
+func LoadFeatures(r io.Reader, names []string, admit func(bytes, rows int64) error) (*mat.Dense, error) {
 	if len(names) == 0 {
 		return nil, &InputError{Field: "file", Msg: "no feature column to read"}
 	}
-	ds, err := Load(r, Options{only: names})
+	opts := Options{only: names}.WithMemory(admit)
+	ds, err := Load(r, opts)
 	if err != nil {
 		return nil, err
 	}
-	// Reorder the columns from the file's order to names'.
+	// Reorder the columns from the file's order to names': a second
+	// matrix of the same size.
 	n := ds.Rows()
+	if err := opts.need(2*8*int64(n)*int64(len(names)), int64(n)); err != nil {
+		return nil, err
+	}
 	x := ds.Dense()
 	pos := ds.Features.Lookup()
 	out := mat.NewDense(n, len(names), nil)

@@ -106,28 +106,41 @@ type Options struct {
 	// parsed.
 	stream *BinaryStream
 	// memory, set by WithMemory, admits the memory the loading holds.
-	memory func(bytes int64) error
+	memory func(bytes, rows int64) error
 }
 
 // WithMemory returns o with admit told, before the loader allocates its
-// larger parts, how many bytes the data set being read will hold at its
-// largest, estimated from what has been read so far (the columns, the
-// labels, the cells and the rows the rest of the input should hold); the
-// estimate only grows. An error from admit ends the loading with that
-// error. It lets a server that reads several uploads at once keep them
-// within a budget of memory (see store.Budget).
-func (o Options) WithMemory(admit func(bytes int64) error) Options {
+// larger parts and then at least every MiB of input, how many bytes the
+// data set being read will hold at its largest, estimated from what has
+// been read so far (the columns, the labels, the cells, and the rows the
+// rest of the input should hold), and how many rows that is. An error
+// from admit ends the loading with that error. It lets a server that
+// reads several uploads at once keep them within a budget of memory
+// (membudget.Claim's Grow is such a function).
+func (o Options) WithMemory(admit func(bytes, rows int64) error) Options {
 	o.memory = admit
 	return o
 }
 
-// need tells the admission (WithMemory) that the loading will hold bytes.
-func (o Options) need(bytes int64) error {
+// WithoutMemory returns o without its admission (WithMemory), for
+// comparing the options a file was read with.
+func (o Options) WithoutMemory() Options {
+	o.memory = nil
+	return o
+}
+
+// need tells the admission (WithMemory) that the loading will hold bytes
+// for rows rows (0: unknown).
+func (o Options) need(bytes, rows int64) error {
 	if o.memory == nil {
 		return nil
 	}
-	return o.memory(bytes)
+	return o.memory(bytes+loadOverhead, rows)
 }
+
+// loadOverhead is what a loading holds besides the arrays it grows: the
+// read buffer, the fast path's chunks in flight, a row's scratch.
+const loadOverhead = 8 << 20
 
 // Validate checks the options on their own, before any file is read.
 func (o Options) Validate() error {

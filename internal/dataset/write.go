@@ -2,10 +2,12 @@ package dataset
 
 import (
 	"bufio"
-	"encoding/csv"
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"mldr/internal/export"
 )
@@ -17,63 +19,109 @@ import (
 // shortest form that round-trips; labels as 0/1 (MultiLabel) or as their
 // category (MultiDim). Names and categories pass through export.SafeCell,
 // so one that a spreadsheet would take for a formula ("=SUM(…)", "-x",
-// "@a") is written, and read back, with a leading "'".
+// "@a") is written, and read back, with a leading "'". Cells are written
+// one by one (quoted as encoding/csv quotes them), so that the memory it
+// takes does not grow with the width of a row; CSVCells says how large
+// the text will be.
 func WriteCSV(w io.Writer, d *Dataset) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
-	cw := csv.NewWriter(bw)
 	nf, nl := d.Features.Len(), d.Labels.Len()
-	rec := make([]string, 0, nf+nl)
+	first := true
+	cell := func(s string) {
+		if !first {
+			bw.WriteByte(',')
+		}
+		first = false
+		writeField(bw, s)
+	}
+	endLine := func() { bw.WriteByte('\n'); first = true }
 	for j := range nf {
-		rec = append(rec, export.SafeCell(d.Features.At(j)))
+		cell(export.SafeCell(d.Features.At(j)))
 	}
 	for j := range nl {
-		rec = append(rec, export.SafeCell(DefaultLabelPrefix+d.Labels.At(j)))
+		cell(export.SafeCell(DefaultLabelPrefix + d.Labels.At(j)))
 	}
-	if err := cw.Write(rec); err != nil {
-		return fmt.Errorf("writing the CSV header: %w", err)
+	endLine()
+	var num []byte
+	number := func(v float64) {
+		if !first {
+			bw.WriteByte(',')
+		}
+		first = false
+		num = strconv.AppendFloat(num[:0], v, 'g', -1, 64)
+		bw.Write(num)
 	}
 	for i := range d.Rows() {
-		rec = rec[:0]
 		if d.Sparse != nil {
 			// The cells a sparse row leaves out are zeros.
-			for range nf {
-				rec = append(rec, "0")
-			}
 			ind, val := d.Sparse.Row(i)
-			for k, j := range ind {
-				rec[j] = strconv.FormatFloat(val[k], 'g', -1, 64)
-			}
-		} else {
+			k := 0
 			for j := range nf {
-				rec = append(rec, strconv.FormatFloat(d.X.At(i, j), 'g', -1, 64))
-			}
-		}
-		if d.YSparse != nil {
-			start := len(rec)
-			for range nl {
-				rec = append(rec, "0")
-			}
-			ind, _ := d.YSparse.Row(i)
-			for _, j := range ind {
-				rec[start+int(j)] = "1"
-			}
-		} else {
-			for j := range nl {
-				v := int(d.Y.At(i, j))
-				if d.Kind == MultiDim {
-					rec = append(rec, export.SafeCell(d.Categories[j][v]))
+				if k < len(ind) && int(ind[k]) == j {
+					number(val[k])
+					k++
 				} else {
-					rec = append(rec, strconv.Itoa(v))
+					number(0)
 				}
 			}
+		} else {
+			for _, v := range d.X.RawRowView(i) {
+				number(v)
+			}
 		}
-		if err := cw.Write(rec); err != nil {
+		switch {
+		case d.YSparse != nil:
+			ind, _ := d.YSparse.Row(i)
+			k := 0
+			for j := range nl {
+				v := 0.0
+				if k < len(ind) && int(ind[k]) == j {
+					v = 1
+					k++
+				}
+				number(v)
+			}
+		case d.Kind == MultiDim:
+			for j, v := range d.Y.RawRowView(i) {
+				cell(export.SafeCell(d.Categories[j][int(v)]))
+			}
+		default:
+			for _, v := range d.Y.RawRowView(i) {
+				number(v)
+			}
+		}
+		endLine()
+		if err := bw.Flush(); err != nil {
 			return fmt.Errorf("writing CSV row %d: %w", i+1, err)
 		}
 	}
-	cw.Flush()
-	if err := cw.Error(); err != nil {
+	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("writing CSV: %w", err)
 	}
-	return bw.Flush()
+	return nil
+}
+
+// writeField writes s as one CSV field, quoted as encoding/csv quotes it:
+// when it holds a comma, a quote or a line break, starts with white
+// space, or is `\.`.
+func writeField(bw *bufio.Writer, s string) {
+	r, _ := utf8.DecodeRuneInString(s)
+	if s == "" || (!strings.ContainsAny(s, ",\"\r\n") && !unicode.IsSpace(r) && s != `\.`) {
+		bw.WriteString(s)
+		return
+	}
+	bw.WriteByte('"')
+	for _, c := range []byte(s) {
+		if c == '"' {
+			bw.WriteByte('"')
+		}
+		bw.WriteByte(c)
+	}
+	bw.WriteByte('"')
+}
+
+// CSVCells is the number of cells WriteCSV writes for a data set of
+// rows × (features + labels), its header included.
+func CSVCells(rows, features, labels int) int64 {
+	return (int64(rows) + 1) * (int64(features) + int64(labels))
 }

@@ -289,9 +289,14 @@ func (h *handler) relabel(r *http.Request, id string, labels []string, kind data
 	return h.store.Relabel(r.Context(), id, labels, kind)
 }
 
-// downloadData sends the data set as read, as CSV.
+// downloadData sends the data set as read, as CSV, unless that would be
+// far more than it holds (views.CSVRefused: 422).
 func (h *handler) downloadData(w http.ResponseWriter, r *http.Request) {
 	rec := datasetFrom(r)
+	if why := views.CSVRefused(rec); why != "" {
+		h.fail(w, r, &httpError{status: http.StatusUnprocessableEntity, msg: "this data set is not offered as CSV: " + why})
+		return
+	}
 	ds, err := h.store.LoadDataset(rec.ID)
 	if err != nil {
 		h.fail(w, r, err)

@@ -264,8 +264,10 @@ func (h *handler) apiTransform(w http.ResponseWriter, r *http.Request) {
 			part.Close()
 			continue
 		}
-		x, err := dataset.LoadFeatures(part, m.Features)
+		claim := h.memory.Claim("these rows")
+		x, err := dataset.LoadFeatures(part, m.Features, claim.Grow)
 		part.Close()
+		claim.Release()
 		if err != nil {
 			h.fail(w, r, err)
 			return

@@ -15,6 +15,7 @@ import (
 
 	"mldr/internal/dataset"
 	"mldr/internal/jobs"
+	"mldr/internal/membudget"
 	"mldr/internal/store"
 	"mldr/internal/views"
 	"mldr/web/templates"
@@ -63,6 +64,7 @@ func classify(err error, requestID string) (int, apiError) {
 		un *views.Undrawable
 		bo *views.BadOption
 		nf *views.NotFound
+		me *membudget.Error
 	)
 	if status, field, ok := jobs.Status(err); ok {
 		return status, apiError{Error: err.Error(), Field: field}
@@ -80,6 +82,10 @@ func classify(err error, requestID string) (int, apiError) {
 		return http.StatusBadRequest, apiError{Error: ie.Error(), Field: ie.Field, Line: ie.Line, Column: dataset.Cut(ie.Column)}
 	case errors.As(err, &tl):
 		return http.StatusRequestEntityTooLarge, apiError{Error: tl.Error(), Field: "file"}
+	case errors.As(err, &me) && me.Busy:
+		return http.StatusTooManyRequests, apiError{Error: me.Error(), Field: "file"}
+	case errors.As(err, &me):
+		return http.StatusRequestEntityTooLarge, apiError{Error: me.Error(), Field: "file"}
 	case errors.As(err, &mb):
 		return http.StatusRequestEntityTooLarge, apiError{Error: fmt.Sprintf("the request is larger than the limit of %s", store.FormatBytes(mb.Limit))}
 	case errors.Is(err, store.ErrNotFound):

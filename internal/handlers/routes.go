@@ -17,6 +17,7 @@ import (
 	"mldr/internal/auth"
 	"mldr/internal/dataset"
 	"mldr/internal/explore"
+	"mldr/internal/membudget"
 	"mldr/internal/store"
 	"mldr/internal/views"
 )
@@ -41,6 +42,10 @@ type DatasetStore interface {
 // Config holds the handlers' dependencies and settings.
 type Config struct {
 	Store DatasetStore
+	// Memory is the budget of memory that the readings of uploaded rows
+	// share (the rows of a transform; the store reads uploads and
+	// relabellings under the same one); nil: none.
+	Memory *membudget.Budget
 	// Jobs runs reductions; nil serves data sets only.
 	Jobs   JobService
 	Logger *slog.Logger
@@ -88,6 +93,7 @@ type handler struct {
 	ticker    Ticker
 	views     *explore.Cache // the explorer's recent views of jobs' rows
 	build     *views.Builder // the pages' and figures' views
+	memory    *membudget.Budget
 }
 
 // DefaultExploreCacheBytes bounds the explorer's cache of views: about
@@ -120,7 +126,7 @@ func New(cfg Config) http.Handler {
 	h := &handler{store: cfg.Store, jobs: cfg.Jobs, log: cfg.Logger, maxUpload: cfg.MaxUpload, version: cfg.Version,
 		guard: cfg.Guard, proxies: cfg.TrustedProxies, uploads: make(chan struct{}, cfg.MaxUploads),
 		minRate: cfg.MinUploadRate, minWindow: cfg.MinUploadWindow, ticker: cfg.UploadTicker, views: explore.NewCache(cfg.ExploreCacheBytes),
-		build: views.New(cfg.Store, cfg.Jobs)}
+		build: views.New(cfg.Store, cfg.Jobs), memory: cfg.Memory}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"mldr/internal/dataset"
+
+	"mldr/internal/membudget"
 )
 
 const (
@@ -104,9 +106,13 @@ type Staged struct {
 
 	readWith *dataset.Options // ReadAsReceived's options, for the next ReceiveSource
 	sizeHint int64
-	early    *earlyRead  // the data file read as it arrived, or nil
-	stream   *dataStream // the binary data file written by that reading, or nil
-	synced   chan error  // the data file's fsync, running beside the reading
+	// claim is the upload's share of the store's memory budget, which
+	// its readings grow (dataset.Options.WithMemory); released by
+	// CreateDataset and Discard.
+	claim  *membudget.Claim
+	early  *earlyRead  // the data file read as it arrived, or nil
+	stream *dataStream // the binary data file written by that reading, or nil
+	synced chan error  // the data file's fsync, running beside the reading
 }
 
 // dataStream is the binary data file that the reading as the file arrives
@@ -184,7 +190,7 @@ func (s *Store) Stage() (*Staged, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating a staging directory: %w", err)
 	}
-	return &Staged{fs: s.fs, dir: dir}, nil
+	return &Staged{fs: s.fs, dir: dir, claim: s.memory.Claim("this file")}, nil
 }
 
 // Discard removes what was received; after CreateDataset it does nothing.
@@ -196,6 +202,7 @@ func (st *Staged) Discard() {
 	}
 	st.dropStream()
 	st.waitSynced()
+	st.claim.Release()
 	st.fs.RemoveAll(st.dir)
 }
 
@@ -234,7 +241,7 @@ func (st *Staged) ReceiveSource(ctx context.Context, fileName string, r io.Reade
 		if st.stream != nil {
 			bs = st.stream.bs
 		}
-		st.early, toReader = startEarlyRead(opts, st.sizeHint, bs)
+		st.early, toReader = startEarlyRead(opts.WithMemory(st.claim.Grow), st.sizeHint, bs)
 		sinks = append(sinks, toReader)
 	}
 	size, f, err := receive(ctx, st.fs, path, r, limit, sinks...)
@@ -316,7 +323,10 @@ func (s *Store) CreateDataset(ctx context.Context, st *Staged, name string, opts
 		return DatasetRecord{}, &dataset.InputError{Field: "folds", Msg: "predefined folds number the rows of the file, " +
 			"so they cannot be used with missing=drop-rows, which leaves rows out"}
 	}
-	ds, early, err := st.read(opts)
+	// What the reading holds is given back once the data set is stored
+	// (or refused): its matrices are then the caller's to drop.
+	defer st.claim.Release()
+	ds, early, err := st.read(opts.WithMemory(st.claim.Grow))
 	if err != nil {
 		return DatasetRecord{}, err
 	}
@@ -532,7 +542,9 @@ func (s *Store) Relabel(ctx context.Context, id string, labels []string, kind da
 	if len(labels) == 0 {
 		return rec, &dataset.InputError{Field: "labels", Msg: "choose at least one label column"}
 	}
-	ds, err := loadFile(s.fs, s.path("datasets", id, sourceFile), opts)
+	claim := s.memory.Claim("reading this data set's file again")
+	defer claim.Release()
+	ds, err := loadFile(s.fs, s.path("datasets", id, sourceFile), opts.WithMemory(claim.Grow))
 	if err != nil {
 		return rec, err
 	}

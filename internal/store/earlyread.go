@@ -7,6 +7,7 @@ import (
 	"reflect"
 
 	"mldr/internal/dataset"
+	"mldr/internal/membudget"
 )
 
 // earlyRead is the reading of an upload's data file while it arrives: a
@@ -34,7 +35,14 @@ func startEarlyRead(opts dataset.Options, sizeHint int64, stream *dataset.Binary
 		defer func() {
 			// A reading that stopped early (a refused file, or a panic)
 			// still takes the rest, so that the receiving never waits
-			// for it.
+			// for it; but one the memory budget refused ends the
+			// receiving too, with that refusal: the upload is answered at
+			// once, not after the whole file.
+			var me *membudget.Error
+			if errors.As(e.err, &me) {
+				pr.CloseWithError(e.err)
+				return
+			}
 			_, _ = io.Copy(io.Discard, pr)
 			pr.Close()
 		}()
@@ -75,18 +83,21 @@ type sizedReader struct {
 // Len is the size the input will have at most.
 func (s sizedReader) Len() int { return int(s.n) }
 
-// result waits for the reading and returns it if it was made with opts:
-// the data set, or the loader's refusal of the file (an *InputError,
-// which reading it again from disk would repeat). Anything else (other
-// options, a failed receiving) returns ok false: read the file again.
+// result waits for the reading and returns it if it was made with opts
+// (their admission of memory aside): the data set, or the loader's
+// refusal of the file (an *InputError, which reading it again from disk
+// would repeat), or the memory budget's (a *membudget.Error). Anything
+// else (other options, a failed receiving) returns ok false: read the
+// file again.
 func (e *earlyRead) result(opts dataset.Options) (ds *dataset.Dataset, err error, ok bool) {
 	<-e.done
-	if !reflect.DeepEqual(e.opts, opts) {
+	if !reflect.DeepEqual(e.opts.WithoutMemory(), opts.WithoutMemory()) {
 		e.ds = nil // not kept beside the second reading
 		return nil, nil, false
 	}
 	var ie *dataset.InputError
-	if e.err != nil && !errors.As(e.err, &ie) {
+	var me *membudget.Error
+	if e.err != nil && !errors.As(e.err, &ie) && !errors.As(e.err, &me) {
 		return nil, nil, false
 	}
 	return e.ds, e.err, true

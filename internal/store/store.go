@@ -12,6 +12,8 @@
 //	datasets/<id>/data-<n>.bin  the parsed data set (dataset.WriteBinary)
 //	datasets/<id>/data-<n>/     or its row shards, when it is larger than
 //	                         Config.ShardSize (shards.go)
+//	datasets/<id>/details-<n>.bin  its columns, label names and label
+//	                         statistics (dataset.WriteDetails; details.go)
 //	jobs/<id>/               a succeeded job's result files
 //	jobs/<id>/checksums.json their sizes and SHA-256, checked before a read
 //	tmp/                     staging for uploads and results in progress
@@ -46,6 +48,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"mldr/internal/membudget"
 )
 
 // Config configures Open.
@@ -74,6 +78,11 @@ type Config struct {
 	// written in row shards of at most about this many bytes (shards.go);
 	// 0 means DefaultShardSize, < 0 never.
 	ShardSize int64
+	// Memory is the budget of memory that the readings of uploads and
+	// relabellings share: each claims what the loader estimates it will
+	// hold (dataset.Options.WithMemory), and one the budget cannot take
+	// fails with a *membudget.Error. nil: no budget.
+	Memory *membudget.Budget
 }
 
 // Store is the data directory. Its methods are safe for concurrent use.
@@ -87,6 +96,7 @@ type Store struct {
 	pid  int
 
 	shardSize int64 // Config.ShardSize, 0 made DefaultShardSize
+	memory    *membudget.Budget
 
 	mu       sync.Mutex        // serialises changes that touch files and metadata together
 	relabel  sync.Mutex        // one relabel at a time: each writes the next data file
@@ -100,6 +110,7 @@ type Store struct {
 // records whose files are missing are reported by Problem.
 func Open(cfg Config) (*Store, error) {
 	s := &Store{Files: Files{dir: cfg.Dir, fs: cfg.FS, data: newDataFiles(), details: newDetailsCache()}, log: cfg.Logger, now: cfg.Now, problems: map[string]string{}, verified: newVerifiedFiles()}
+	s.memory = cfg.Memory
 	if s.fs == nil {
 		s.fs = OSFS{}
 	}

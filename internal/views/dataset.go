@@ -45,10 +45,12 @@ func (b *Builder) Dataset(rec store.DatasetRecord, o DatasetOptions) (templates.
 		Size: store.FormatBytes(rec.Bytes), Created: FormatTime(rec.CreatedAt), SHA256: rec.SHA256,
 		Summary: rec.Summary, Problem: o.Problem, Kind: string(rec.Options.Kind), RelabelError: o.RelabelError, Folds: rec.Folds,
 	}
+	v.CSVRefused = CSVRefused(rec)
 	det := o.Details
 	if det == nil {
 		return v, nil
 	}
+	v.Numbered = det.Labels.Numbered()
 	relabelColumns(&v, det)
 	s := rec.Summary
 	c := o.Choice
@@ -85,6 +87,44 @@ func (b *Builder) Dataset(rec store.DatasetRecord, o DatasetOptions) (templates.
 		v.NMI = figure("nmi", "/api/datasets/"+rec.ID+"/plots/nmi", f, alt, err)
 	}
 	return v, dropped
+}
+
+// The bounds of the data as read as CSV (GET /api/datasets/{id}/data.csv).
+const (
+	// MaxCSVCells is the most cells the CSV of a data set may have
+	// whatever it holds.
+	MaxCSVCells = 10_000_000
+	// maxCSVBlowUp is how many times the values a data set stores its CSV
+	// may have as cells, beyond MaxCSVCells: a sparse data set's CSV
+	// writes every zero.
+	maxCSVBlowUp = 16
+)
+
+// CSVRefused says why the data set rec is not offered as CSV, "" when it
+// is: its CSV would have more than MaxCSVCells cells and more than
+// maxCSVBlowUp times the values it stores (a file of a few entries in
+// millions of columns would be gigabytes of zeros). The file as
+// uploaded holds the same data.
+func CSVRefused(rec store.DatasetRecord) string {
+	s := rec.Summary
+	cells := dataset.CSVCells(s.Rows, s.Features, s.LabelCount)
+	held := int64(s.Rows)
+	if s.Storage == dataset.StorageSparse {
+		held += s.NonZeros
+	} else {
+		held += int64(s.Rows) * int64(s.Features)
+	}
+	if s.LabelStorage == dataset.StorageSparse {
+		held += s.LabelOnes
+	} else {
+		held += int64(s.Rows) * int64(s.LabelCount)
+	}
+	if cells <= MaxCSVCells || cells <= maxCSVBlowUp*held {
+		return ""
+	}
+	return fmt.Sprintf("as CSV it would be %s rows × %s columns, %s cells of which it holds %s values (mostly zeros); "+
+		"download the file as uploaded instead (/api/datasets/%s/source), which holds the same data",
+		plots.GroupDigits(s.Rows+1), plots.GroupDigits(s.Features+s.LabelCount), plots.GroupDigits(int(cells)), plots.GroupDigits(int(held)), rec.ID)
 }
 
 // relabelColumns fills the relabel form: a check box per column up to

@@ -87,6 +87,12 @@ type DatasetView struct {
 	Summary                                   dataset.Summary
 	// Problem is set when the stored files cannot be read.
 	Problem string
+	// Numbered is set for a file that numbers its columns (libsvm): its
+	// labels cannot be chosen again, and there is no relabel form.
+	Numbered bool
+	// CSVRefused says why the data as read are not offered as CSV ("":
+	// they are).
+	CSVRefused string
 	// Notice confirms what the last action did ("Uploaded.").
 	Notice string
 	// Columns are the relabel form's check boxes, nil when the file has
