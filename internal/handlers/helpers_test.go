@@ -26,7 +26,7 @@ type server struct {
 	max   int64
 }
 
-func newServer(t *testing.T, dir string, maxUpload int64) *server {
+func newServer(t testing.TB, dir string, maxUpload int64) *server {
 	t.Helper()
 	st, err := store.Open(store.Config{Dir: dir})
 	if err != nil {
