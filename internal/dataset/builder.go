@@ -42,7 +42,8 @@ type column struct {
 	slot     int         // position in the raw feature row (features)
 	text     *textColumn // labels always; features that hold text
 	sum      float64     // running sum for mean imputation
-	n        int         // values seen for mean imputation
+	n        int         // values summed for mean imputation
+	missing  int         // missing values, for mean imputation
 }
 
 // textColumn interns the text values of a column.
@@ -354,71 +355,22 @@ func (b *builder) addRow(line int, fields [][]byte) error {
 			return longCellError(line, b.cols[i].name, len(f))
 		}
 	}
-	policy := b.opts.missing()
-	dropRow := false
-	missing := func(c *column, tok []byte) error {
-		switch {
-		case policy == MissingDropRows:
-			dropRow = true
-			return nil
-		case c.role == roleLabel && policy == MissingMean:
-			return errorf(line, c.name, "missing label (%s); labels cannot be imputed: choose missing=drop-rows to leave such rows out", describeMissing(tok))
-		case policy == MissingMean:
-			return nil
-		}
-		return errorf(line, c.name, "missing value (%s); choose missing=drop-rows or missing=mean to accept missing values", describeMissing(tok))
-	}
+	rc := b.newRowCheck(line)
 	for i := range b.cols {
 		c := &b.cols[i]
 		if c.role == roleDrop {
 			continue
 		}
-		tok := trimSpace(fields[i])
-		if c.text != nil {
-			if missingToken(tok) {
-				if err := missing(c, tok); err != nil {
-					return err
-				}
-				continue
-			}
-			if !utf8.Valid(tok) {
-				return errorf(line, c.name, "the value is not valid UTF-8 text; save the file as UTF-8")
-			}
-			if c.declared != nil && !declared(c.declared, tok) {
-				return errorf(line, c.name, "%s is not one of the declared values {%s}", quote(tok), strings.Join(cutAll(headOf(c.declared, 8)), ", "))
-			}
-			continue
+		v, isNumber, err := rc.cell(c, trimSpace(fields[i]))
+		if err != nil {
+			return err
 		}
-		v, ok, miss, err := parseNumber(tok)
-		switch {
-		case ok:
-			if c.declared != nil && !declared(c.declared, tok) {
-				return errorf(line, c.name, "%s is not one of the declared values {%s}", quote(tok), strings.Join(cutAll(headOf(c.declared, 8)), ", "))
-			}
+		if isNumber {
 			b.scratch[c.slot] = v
-		case miss:
-			if err := missing(c, tok); err != nil {
-				return err
-			}
-			b.scratch[c.slot] = math.NaN()
-		case err == errInfinite:
-			return errorf(line, c.name, "%s is infinite or out of range; feature values must be finite numbers", quote(tok))
-		case c.typ == attrAuto && b.opts.nominal() != NominalReject:
-			b.toText(c, tok, line)
-		case c.typ == attrNumeric && len(c.declared) > 0:
-			return errorf(line, c.name, "%s is not one of the declared values {%s}", quote(tok), strings.Join(cutAll(headOf(c.declared, 8)), ", "))
-		case b.rows > 0 && c.typ == attrAuto:
-			// The rows above held numbers here: a stray value, not a text column.
-			return errorf(line, c.name, "%s is not a number; feature values must be numbers", quote(tok))
-		default:
-			return errorf(line, c.name, "%s is not a number; feature columns must be numeric (leave this column out with drop=%s, or encode text columns with nominal=onehot)", quote(tok), Cut(c.name))
 		}
 	}
-	if dropRow {
-		if b.dropped == 0 {
-			b.firstDropLine = line
-		}
-		b.dropped++
+	if rc.dropRow {
+		b.dropRow(line)
 		return nil
 	}
 	// Commit the row.
@@ -429,29 +381,116 @@ func (b *builder) addRow(line int, fields [][]byte) error {
 		b.nnz += nnzOf(b.scratch)
 	}
 	for i := range b.cols {
-		c := &b.cols[i]
-		if c.role == roleDrop {
-			continue
-		}
-		tok := trimSpace(fields[i])
-		switch {
-		case c.role == roleLabel:
-			b.labelCodes = append(b.labelCodes, float64(c.text.intern(tok, line)))
-		case c.text != nil:
-			code := int32(-1)
-			if !missingToken(tok) {
-				code = c.text.intern(tok, line)
-			}
-			c.text.codes = append(c.text.codes, code)
-		case policy == MissingMean:
-			if v := b.scratch[c.slot]; v == v {
-				c.sum += v
-				c.n++
-			} else {
-				b.imputed++
-			}
+		if c := &b.cols[i]; c.role != roleDrop {
+			b.commitCell(line, c, trimSpace(fields[i]), b.scratch[c.slot])
 		}
 	}
+	return b.endRow()
+}
+
+// rowCheck checks the cells of one row as addRow (and addSparseRow)
+// reads them, under the missing-value policy.
+type rowCheck struct {
+	b       *builder
+	line    int
+	policy  MissingPolicy
+	dropRow bool // a missing value under MissingDropRows
+}
+
+func (b *builder) newRowCheck(line int) *rowCheck {
+	return &rowCheck{b: b, line: line, policy: b.opts.missing()}
+}
+
+// missing handles a missing value of column c (tok is how it was written).
+func (rc *rowCheck) missing(c *column, tok []byte) error {
+	switch {
+	case rc.policy == MissingDropRows:
+		rc.dropRow = true
+		return nil
+	case c.role == roleLabel && rc.policy == MissingMean:
+		return errorf(rc.line, c.name, "missing label (%s); labels cannot be imputed: choose missing=drop-rows to leave such rows out", describeMissing(tok))
+	case rc.policy == MissingMean:
+		return nil
+	}
+	return errorf(rc.line, c.name, "missing value (%s); choose missing=drop-rows or missing=mean to accept missing values", describeMissing(tok))
+}
+
+// cell checks the trimmed cell tok of column c (not left out). For a
+// numeric feature it returns its value (NaN when missing) and isNumber
+// true; a text column's cell is checked only (commitCell interns it). A
+// CSV column that meets text here may turn into a text column.
+func (rc *rowCheck) cell(c *column, tok []byte) (v float64, isNumber bool, err error) {
+	b, line := rc.b, rc.line
+	if c.text != nil {
+		if missingToken(tok) {
+			return 0, false, rc.missing(c, tok)
+		}
+		if !utf8.Valid(tok) {
+			return 0, false, errorf(line, c.name, "the value is not valid UTF-8 text; save the file as UTF-8")
+		}
+		if c.declared != nil && !declared(c.declared, tok) {
+			return 0, false, errorf(line, c.name, "%s is not one of the declared values {%s}", quote(tok), strings.Join(cutAll(headOf(c.declared, 8)), ", "))
+		}
+		return 0, false, nil
+	}
+	v, ok, miss, err := parseNumber(tok)
+	switch {
+	case ok:
+		if c.declared != nil && !declared(c.declared, tok) {
+			return 0, false, errorf(line, c.name, "%s is not one of the declared values {%s}", quote(tok), strings.Join(cutAll(headOf(c.declared, 8)), ", "))
+		}
+		return v, true, nil
+	case miss:
+		return math.NaN(), true, rc.missing(c, tok)
+	case err == errInfinite:
+		return 0, false, errorf(line, c.name, "%s is infinite or out of range; feature values must be finite numbers", quote(tok))
+	case c.typ == attrAuto && b.opts.nominal() != NominalReject:
+		b.toText(c, tok, line)
+		return 0, false, nil
+	case c.typ == attrNumeric && len(c.declared) > 0:
+		return 0, false, errorf(line, c.name, "%s is not one of the declared values {%s}", quote(tok), strings.Join(cutAll(headOf(c.declared, 8)), ", "))
+	case b.rows > 0 && c.typ == attrAuto:
+		// The rows above held numbers here: a stray value, not a text column.
+		return 0, false, errorf(line, c.name, "%s is not a number; feature values must be numbers", quote(tok))
+	}
+	return 0, false, errorf(line, c.name, "%s is not a number; feature columns must be numeric (leave this column out with drop=%s, or encode text columns with nominal=onehot)", quote(tok), Cut(c.name))
+}
+
+// dropRow counts a row left out for a missing value.
+func (b *builder) dropRow(line int) {
+	if b.dropped == 0 {
+		b.firstDropLine = line
+	}
+	b.dropped++
+}
+
+// commitCell keeps what the committed row's cell tok of column c adds
+// beside the features' row: a label's code, a text feature's code, or, to
+// impute means, a numeric feature's value v (NaN: missing).
+func (b *builder) commitCell(line int, c *column, tok []byte, v float64) {
+	switch {
+	case c.role == roleLabel:
+		b.labelCodes = append(b.labelCodes, float64(c.text.intern(tok, line)))
+	case c.text != nil:
+		code := int32(-1)
+		if !missingToken(tok) {
+			code = c.text.intern(tok, line)
+		}
+		c.text.codes = append(c.text.codes, code)
+	case b.opts.missing() == MissingMean:
+		if v == v {
+			c.sum += v
+			c.n++
+		} else {
+			c.missing++
+			b.imputed++
+		}
+	}
+}
+
+// endRow ends a committed row: counts it, streams the rows, and tells
+// the admission when what the rows keep has doubled.
+func (b *builder) endRow() error {
 	b.rows++
 	b.streamRows(false)
 	if b.opts.memory != nil && 8*int64(len(b.raw)+len(b.labelCodes)) >= b.admitUsed {
@@ -462,6 +501,19 @@ func (b *builder) addRow(line int, fields [][]byte) error {
 		return b.admit(b.pos)
 	}
 	return nil
+}
+
+// meanOf is the mean of column c's values over the rows that have one,
+// summed as the rows came: c.sum over c.n values, and the zeros that
+// sparse rows left out (an implicit +0 added turns a sum of -0 into +0,
+// as adding the written zero would have).
+func (b *builder) meanOf(c *column) float64 {
+	seen := b.rows - c.missing
+	sum := c.sum
+	if seen > c.n {
+		sum += 0
+	}
+	return sum / float64(seen)
 }
 
 // sizeRows is how many rows the loader reads before estimating the rest.
@@ -834,8 +886,8 @@ func (b *builder) features(ds *Dataset) error {
 			continue
 		}
 		if c.text == nil {
-			if b.opts.missing() == MissingMean && c.n < b.rows {
-				if c.n == 0 {
+			if b.opts.missing() == MissingMean && c.missing > 0 {
+				if c.missing == b.rows {
 					return &InputError{Column: c.name, Field: "missing", Msg: "the column has no values at all, so its mean cannot replace the missing ones"}
 				}
 				if b.sp == nil {
@@ -906,7 +958,7 @@ func (b *builder) features(ds *Dataset) error {
 }
 
 func (b *builder) impute(c *column) {
-	mean := c.sum / float64(c.n)
+	mean := b.meanOf(c)
 	for r := range b.rows {
 		if p := &b.raw[r*b.width+c.slot]; *p != *p {
 			*p = mean

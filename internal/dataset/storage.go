@@ -221,7 +221,7 @@ func (b *builder) sparseImpute() {
 	for k, v := range sp.val {
 		if v != v {
 			c := b.featureBySlot(int(sp.ind[k]))
-			sp.val[k] = c.sum / float64(c.n)
+			sp.val[k] = b.meanOf(c)
 		}
 	}
 }
