@@ -121,7 +121,7 @@ func looksLikeSVM(line []byte) bool {
 		if _, iok := svmIndex(idx); !ok || !iok {
 			return false
 		}
-		if _, _, _, err := parseNumber(val); err != nil {
+		if _, _, _, err := parseNumber(val); err != nil && err != errGoSpelling { // a value in Go's syntax is refused by the reader, by name
 			return false
 		}
 	}
@@ -284,6 +284,8 @@ func (r *svmReader) row(line []byte) error {
 		switch {
 		case err == errInfinite:
 			return errorf(r.line, name, "%s is infinite or out of range; feature values must be finite numbers", quote(valTok))
+		case err == errGoSpelling:
+			return errorf(r.line, name, "%s", goSpellingMsg(valTok))
 		case !vok:
 			return errorf(r.line, name, "%s is not a number; feature values must be numbers (a libsvm file has no missing values)", quote(valTok))
 		}
