@@ -153,6 +153,7 @@ func duplicateKey(data []byte) (dupKey, bool) {
 			i++
 		case '}', ']':
 			stack = stack[:len(stack)-1]
+			expectKey = false // "{}" expected a key it did not get
 			i++
 		case ',':
 			if top := &stack[len(stack)-1]; top.object {

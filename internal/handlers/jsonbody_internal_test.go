@@ -23,6 +23,8 @@ func TestDuplicateKey(t *testing.T) {
 		{"a key again in another object", `{"a": 1, "b": {"a": 2}, "c": [{"a": 3}, {"a": 4}]}`, "", "", ""},
 		{"keys alike but not the same", `{"dataset": 1, "datasets": 2, "data set": 3, "d": 4, "D_": 5}`, "", "", ""},
 		{"strings that look like keys", `{"a": "\"a\": 1, }{", "b": ["a", "a"]}`, "", "", ""},
+		{"strings after empty objects in an array", `[{}, "x", {}, "x", [], "x"]`, "", "", ""},
+		{"strings after an empty object, nested", `{"a": [{"b": {}}, "k", {}, "k"]}`, "", "", ""},
 		{"top level", `{"dataset": "A", "method": "pca", "dataset": "B"}`, "dataset", "dataset", "dataset"},
 		{"nested", `{"evaluate": {"classifier": "ridge", "k": 3, "classifier": "svm"}}`, "evaluate.classifier", "classifier", "classifier"},
 		{"an object twice", `{"params": {"d": 1}, "params": {"d": 2}}`, "params", "params", "params"},
@@ -63,6 +65,7 @@ func FuzzDuplicateKey(f *testing.F) {
 		`{}`, `[]`, `"x"`, `{"a":1,"a":2}`, `{"a":{"b":[{"c":1,"C":2}]}}`, `{"dataset":"a","Dataset":"b"}`,
 		`{"k":1,"\u212a":2}`, `{"\u017f":1,"s":2}`, `[{"x":1},{"x":1}]`, `{"a":"\"}","b":[1,{"a":2}]}`,
 		`{"dataset":"ML","method":"pca","evaluate":{"classifier":"ridge","classifier":"svm"}}`,
+		`[{},"x",{},"x"]`, `{"a":[[],"k",{"b":{}},"k"]}`,
 	} {
 		f.Add(s)
 	}
