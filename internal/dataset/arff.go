@@ -114,7 +114,7 @@ func parseAttribute(rest []byte, line int) (column, error) {
 		c.typ = attrNumeric
 		for _, v := range vals {
 			c.declared = append(c.declared, string(v))
-			if _, err := strconv.ParseFloat(string(v), 64); err != nil {
+			if _, ok := numberValue(string(v)); !ok {
 				c.typ = attrNominal
 			}
 		}

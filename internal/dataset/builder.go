@@ -311,27 +311,38 @@ func describeMissing(tok []byte) string {
 }
 
 // parseNumber parses a trimmed cell. ok is false when the cell is not a
-// finite number; then missing tells whether it is a missing-value token.
+// finite number; then missing tells whether it is a missing-value token,
+// and err is errInfinite for an infinity ("inf", "-Infinity", 1e400),
+// errGoSpelling for a number in Go's syntax (see goSpelling) and
+// errNotNumber for the rest. A number is written in decimal (scanNumber).
 func parseNumber(tok []byte) (v float64, ok, missing bool, err error) {
 	if len(tok) == 0 {
 		return 0, false, true, nil
 	}
-	v, err = parseFloat(tok)
-	if err == nil && v-v == 0 {
+	if v, ok := parseDecimal(tok); ok {
+		if math.IsInf(v, 0) {
+			return v, false, false, errInfinite
+		}
 		return v, true, false, nil
 	}
-	if missingToken(tok) {
+	switch {
+	case missingToken(tok):
 		return 0, false, true, nil
+	case goSpelling(unsafe.String(unsafe.SliceData(tok), len(tok))) != "":
+		return 0, false, false, errGoSpelling
 	}
-	if math.IsInf(v, 0) {
+	// What strconv reads besides decimal numbers and Go's syntax: "inf" and
+	// "infinity" in any case, with a sign ("nan" is missing above).
+	if v, err := parseFloat(tok); err == nil && math.IsInf(v, 0) {
 		return v, false, false, errInfinite
 	}
 	return 0, false, false, errNotNumber
 }
 
 var (
-	errInfinite  = fmt.Errorf("infinite")
-	errNotNumber = fmt.Errorf("not a number")
+	errInfinite   = fmt.Errorf("infinite")
+	errNotNumber  = fmt.Errorf("not a number")
+	errGoSpelling = fmt.Errorf("a number in Go's syntax")
 )
 
 func trimSpace(b []byte) []byte {
@@ -449,6 +460,11 @@ func (rc *rowCheck) cell(c *column, tok []byte) (v float64, isNumber bool, err e
 		return 0, false, nil
 	case c.typ == attrNumeric && len(c.declared) > 0:
 		return 0, false, errorf(line, c.name, "%s is not one of the declared values {%s}", quote(tok), strings.Join(cutAll(headOf(c.declared, 8)), ", "))
+	case err == errGoSpelling && b.rows == 0 && c.typ == attrAuto:
+		// The first row: the column may be text, say codes like 2024_01.
+		return 0, false, errorf(line, c.name, "%s; if the column is not numeric, leave it out with drop=%s, or encode it with nominal=onehot", goSpellingMsg(tok), Cut(c.name))
+	case err == errGoSpelling:
+		return 0, false, errorf(line, c.name, "%s", goSpellingMsg(tok))
 	case b.rows > 0 && c.typ == attrAuto:
 		// The rows above held numbers here: a stray value, not a text column.
 		return 0, false, errorf(line, c.name, "%s is not a number; feature values must be numbers", quote(tok))
@@ -841,8 +857,7 @@ func categoryOrder(c *column) ([]string, []float64) {
 		idx[i] = i
 	}
 	rank := func(i int) (float64, bool) {
-		f, err := strconv.ParseFloat(vals[i], 64)
-		return f, err == nil
+		return numberValue(vals[i])
 	}
 	numeric := true
 	for i := range vals {

@@ -103,7 +103,17 @@ func TestFastPathMatchesPlain(t *testing.T) {
 	}{
 		{"plain", "a,b,label:y\n1,2,0\n3,4,1\n5,6,0\n"},
 		{"spellings", "a,b,label:y\n1e3,-.5,0\n+2.50,1E-2,1\n5.,-0,0\n0.1e+01,00012,1\n"},
-		{"strconv's numbers", "a,b,label:y\n9007199254740993,1e23,0\n0x1p-2,1_000,1\n0.12345678901234567890,5e-324,0\n1e-400,3,1\n"},
+		{"strconv's numbers", "a,b,label:y\n9007199254740993,1e23,0\n0.12345678901234567890,5e-324,0\n1e-400,3,1\n"},
+		// Go's syntax, which strconv reads and the loader refuses (or
+		// takes as text for nominal=onehot), in each place of a row.
+		{"Go's syntax", "a,b,label:y\n1,2,0\n0x1p-2,1_000,1\n"},
+		{"Go's syntax, first row", "a,b,label:y\n+0x1p3,2,0\n3,4,1\n"},
+		{"Go's syntax, last column", "label:y,a,b\n0,1,2\n1,3,1_0.5\n"},
+		{"Go's syntax, quoted", "a,b,label:y\n1,2,0\n3,\"0X1P-2\",1\n5,6,0\n"},
+		{"Go's syntax, spaced", "a,b,label:y\n1,2,0\n3, 1e1_0 ,1\n5,6,0\n"},
+		{"Go's syntax in a numeric run", "a,b,c,d,e,label:y\n1,-2,3.5,4,5,0\n1,-2,0x1p1,4,5,1\n1,-2,3,1_0,5,0\n"},
+		{"Go's syntax in labels", "a,label:y\n1,0x0p0\n2,0x1p0\n3,1_0\n"},
+		{"Go-like that strconv refuses", "a,b,label:y\n1,2,0\n0x10,1__0,1\n"},
 		{"infinite", "a,b,label:y\n1,2,0\n3,1e400,1\n"},
 		{"inf", "a,b,label:y\n1,2,0\n3,inf,1\n"},
 		{"not a number", "a,b,label:y\n1,2,0\n3,1.2.3,1\n4,5,0\n"},
@@ -201,7 +211,7 @@ func manyRows(n int, row func(i int) string) string {
 // loop on generated files of a few thousand rows, past the matrix's sizing
 // and over many chunks, with a rare odd row among them.
 func TestFastPathMatchesPlainGenerated(t *testing.T) {
-	odd := []string{"", "?", "NA", "x", "1e400", "9007199254740993", "\"7\"", "1,2", " 3 "}
+	odd := []string{"", "?", "NA", "x", "1e400", "9007199254740993", "\"7\"", "1,2", " 3 ", "1_000", "0x1p-2"}
 	for seed := range uint64(12) {
 		rng := rand.New(rand.NewPCG(seed, 2))
 		var b bytes.Buffer
@@ -265,6 +275,7 @@ func FuzzLoadCSVFastPath(f *testing.F) {
 		"a,b,label:y\n1,x,0\n3,4,1\n4,5,0\n",
 		"a,label:y\n9007199254740993,0\n1e23,1\n \t\n0x1p-2,0\n",
 		"id,a,label:y\r\n\"p, q\", \"1\" ,\"0\"\r\n\"r\"\"\",2,\"1\"\r\n",
+		"a,b,label:y\n1,1_000,0\n\"0x1p3\",-0X1P-2,1\n",
 	} {
 		for _, mode := range []byte{0, 0x0a, 0x16, 0x40, 0x80} {
 			f.Add([]byte(s), mode, uint16(3))

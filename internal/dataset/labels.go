@@ -159,8 +159,8 @@ func binaryValue(tok string) (v float64, families uint8) {
 	case "no":
 		return 0, 1 << 3
 	}
-	f, err := strconv.ParseFloat(tok, 64)
-	if err != nil {
+	f, ok := numberValue(tok)
+	if !ok {
 		return 0, 0
 	}
 	switch f {

@@ -354,6 +354,8 @@ func (r *svmReader) row(line []byte) error {
 		switch {
 		case err == errInfinite:
 			return errorf(r.line, name, "%s is infinite or out of range; feature values must be finite numbers", quote(valTok))
+		case err == errGoSpelling:
+			return errorf(r.line, name, "%s", goSpellingMsg(valTok))
 		case !vok:
 			return errorf(r.line, name, "%s is not a number; feature values must be numbers (a libsvm file has no missing values)", quote(valTok))
 		}

@@ -175,6 +175,67 @@ func TestLoadInfinite(t *testing.T) {
 	})
 }
 
+// TestLoadGoSyntax checks that numbers in Go's syntax, which
+// strconv.ParseFloat reads but no spreadsheet writes, are refused in every
+// format with the cell named and its decimal spelling, under every missing
+// policy; that the spellings strconv refuses as well keep their refusal;
+// and that a column of them is text for nominal=onehot, as any text is.
+func TestLoadGoSyntax(t *testing.T) {
+	const hexFirst = `; if the column is not numeric, leave it out with drop=b, or encode it with nominal=onehot`
+	tests := []refusal{
+		{"hexadecimal", "a,b,label:y\n1,2,0\n3,0x1p3,1\n", dataset.Options{},
+			inputErr{Line: 3, Column: "b", Msg: `"0x1p3" is written in hexadecimal, which is not read as a number; write it in decimal (8)`}},
+		{"hexadecimal, capitals", "a,b,label:y\n1,2,0\n3,0X1P-2,1\n", dataset.Options{},
+			inputErr{Line: 3, Column: "b", Msg: `"0X1P-2" is written in hexadecimal, which is not read as a number; write it in decimal (0.25)`}},
+		{"hexadecimal, signed", "a,b,label:y\n1,2,0\n3,+0x1p3,1\n", dataset.Options{},
+			inputErr{Line: 3, Column: "b", Msg: `"+0x1p3" is written in hexadecimal, which is not read as a number; write it in decimal (8)`}},
+		{"hexadecimal, negative fraction", "a,b,label:y\n1,2,0\n3,-0x1.8p1,1\n", dataset.Options{},
+			inputErr{Line: 3, Column: "b", Msg: `"-0x1.8p1" is written in hexadecimal, which is not read as a number; write it in decimal (-3)`}},
+		{"hexadecimal beyond float64", "a,b,label:y\n1,2,0\n3,0x1p9999,1\n", dataset.Options{},
+			inputErr{Line: 3, Column: "b", Msg: `"0x1p9999" is written in hexadecimal, which is not read as a number; write it in decimal`}},
+		{"hexadecimal, quoted", "a,b,label:y\n1,2,0\n3,\" 0x1p3 \",1\n", dataset.Options{},
+			inputErr{Line: 3, Column: "b", Msg: `"0x1p3" is written in hexadecimal`}},
+		{"hexadecimal in the first row", "a,b,label:y\n1,0x1p3,0\n3,4,1\n", dataset.Options{},
+			inputErr{Line: 2, Column: "b", Msg: `"0x1p3" is written in hexadecimal, which is not read as a number; write it in decimal (8)` + hexFirst}},
+		{"underscores", "a,b,label:y\n1,2,0\n3,1_000,1\n", dataset.Options{},
+			inputErr{Line: 3, Column: "b", Msg: `"1_000" separates its digits with "_", which is not read as a number; write it without them (1000)`}},
+		{"underscores with a fraction", "a,b,label:y\n1,2,0\n3,1_0.5,1\n", dataset.Options{},
+			inputErr{Line: 3, Column: "b", Msg: `"1_0.5" separates its digits with "_", which is not read as a number; write it without them (10.5)`}},
+		{"underscores in the exponent", "a,b,label:y\n1,2,0\n3,1e1_0,1\n", dataset.Options{Missing: dataset.MissingMean},
+			inputErr{Line: 3, Column: "b", Msg: `"1e1_0" separates its digits with "_", which is not read as a number; write it without them (1e10)`}},
+		{"underscores with drop-rows", "a,b,label:y\n1,2,0\n3,-1_000,1\n", dataset.Options{Missing: dataset.MissingDropRows},
+			inputErr{Line: 3, Column: "b", Msg: `"-1_000" separates its digits with "_"`}},
+		{"not Go's syntax either: 0x10", "a,b,label:y\n1,2,0\n3,0x10,1\n", dataset.Options{},
+			inputErr{Line: 3, Column: "b", Msg: `"0x10" is not a number; feature values must be numbers`}},
+		{"not Go's syntax either: 1__0", "a,b,label:y\n1,2,0\n3,1__0,1\n", dataset.Options{},
+			inputErr{Line: 3, Column: "b", Msg: `"1__0" is not a number; feature values must be numbers`}},
+		{"ARFF numeric", "@relation r\n@attribute a numeric\n@attribute y {0,1}\n@data\n1,1\n1_0,0\n", dataset.Options{Labels: []string{"y"}},
+			inputErr{Line: 6, Column: "a", Msg: `"1_0" separates its digits with "_", which is not read as a number; write it without them (10)`}},
+		{"ARFF sparse", "@relation r\n@attribute a numeric\n@attribute y {0,1}\n@data\n{0 1,1 1}\n{0 0x1p1}\n", dataset.Options{Labels: []string{"y"}},
+			inputErr{Line: 6, Column: "a", Msg: `"0x1p1" is written in hexadecimal, which is not read as a number; write it in decimal (2)`}},
+		{"ARFF nominal of Go numbers is text", "@relation r\n@attribute a {1_0,2_0}\n@attribute y {0,1}\n@data\n1_0,1\n2_0,0\n", dataset.Options{Labels: []string{"y"}},
+			inputErr{Line: 2, Column: "a", Msg: `a nominal attribute with text values {1_0, 2_0} cannot be a feature`}},
+		{"libsvm", "1 1:1 2:5\n0 1:0x1p3\n", dataset.Options{},
+			inputErr{Line: 2, Column: "f1", Msg: `"0x1p3" is written in hexadecimal, which is not read as a number; write it in decimal (8)`}},
+		{"libsvm, first line", "1 1:1_000 2:5\n0 1:3\n", dataset.Options{},
+			inputErr{Line: 1, Column: "f1", Msg: `"1_000" separates its digits with "_", which is not read as a number; write it without them (1000)`}},
+	}
+	checkRefusals(t, tests)
+	t.Run("text for nominal=onehot", func(t *testing.T) {
+		ds := mustLoad(t, "a,b,label:y\n1,1_000,0\n3,0x1p3,1\n", dataset.Options{Nominal: dataset.NominalOneHot})
+		if got, want := strings.Join(ds.Features.Strings(), ","), "a,b=1_000,b=0x1p3"; got != want {
+			t.Errorf("features: got %s, want %s", got, want)
+		}
+	})
+	t.Run("label values are text", func(t *testing.T) {
+		// 0x0p0 and 0x1p0 are not the binary code 0/1: two classes, as written.
+		ds := mustLoad(t, "a,label:y\n1,0x0p0\n2,0x1p0\n3,0x0p0\n", dataset.Options{})
+		if ds.Kind != dataset.MultiDim {
+			t.Errorf("kind: got %s, want %s", ds.Kind, dataset.MultiDim)
+		}
+	})
+}
+
 // TestLoadWarnings checks what the loader accepts but warns about.
 func TestLoadWarnings(t *testing.T) {
 	t.Run("constant label", func(t *testing.T) {

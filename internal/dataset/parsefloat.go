@@ -1,8 +1,11 @@
 package dataset
 
 import (
+	"errors"
+	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"unsafe"
 )
 
@@ -122,4 +125,81 @@ func parseFloat(s []byte) (float64, error) {
 		return v, nil
 	}
 	return strconv.ParseFloat(unsafe.String(unsafe.SliceData(s), len(s)), 64)
+}
+
+// parseDecimal reads s when the whole of it is a decimal number as
+// scanNumber reads it; ok is false otherwise. v is then what
+// strconv.ParseFloat gives, ±Inf for a number beyond float64's range.
+func parseDecimal(s []byte) (v float64, ok bool) {
+	v, n, exact := scanNumber(s)
+	if n == 0 || n != len(s) {
+		return 0, false
+	}
+	if !exact {
+		// strconv reads every number scanNumber reads; its only error is
+		// the range, with ±Inf.
+		v, _ = strconv.ParseFloat(unsafe.String(unsafe.SliceData(s), len(s)), 64)
+	}
+	return v, true
+}
+
+// Go's number syntax, which strconv.ParseFloat reads but which no
+// spreadsheet writes: a cell in it is not a number (goSpelling).
+const (
+	goHex        = "hexadecimal" // 0x1p3, -0X1P-2, 0x_1p3
+	goUnderscore = "underscore"  // 1_000, 1_0.5, 1e1_0
+)
+
+// goSpelling names the Go syntax of s, goHex or goUnderscore, when
+// strconv.ParseFloat reads s as a number in it: a hexadecimal number (a
+// "0x" or "0X" after the sign, and a "p" exponent) or digits grouped by
+// underscores. It is "" for anything else, "0x10" and "1__0" among them,
+// which strconv refuses too. The loader reads no such cell as a number,
+// so that "1_000" is not taken for 1000, nor "0x1p3" for 8, without a
+// word.
+func goSpelling(s string) string {
+	var kind string
+	t := s
+	if len(t) > 0 && (t[0] == '+' || t[0] == '-') {
+		t = t[1:]
+	}
+	switch {
+	case len(t) >= 2 && t[0] == '0' && t[1]|0x20 == 'x':
+		kind = goHex
+	case strings.IndexByte(s, '_') >= 0:
+		kind = goUnderscore
+	default:
+		return ""
+	}
+	if _, err := strconv.ParseFloat(s, 64); err != nil && !errors.Is(err, strconv.ErrRange) {
+		return ""
+	}
+	return kind
+}
+
+// numberValue is strconv.ParseFloat(s, 64) for the spellings the loader
+// reads as numbers (decimal numbers, and "inf" and "nan" in their
+// spellings); ok is false for the rest, Go's syntax among them (see
+// goSpelling).
+func numberValue(s string) (v float64, ok bool) {
+	if goSpelling(s) != "" {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	return v, err == nil
+}
+
+// goSpellingMsg is the refusal of a cell written in Go's number syntax
+// (goSpelling), with the decimal spelling to write instead.
+func goSpellingMsg(tok []byte) string {
+	s := string(tok)
+	if goSpelling(s) == goHex {
+		msg := fmt.Sprintf("%s is written in hexadecimal, which is not read as a number; write it in decimal", quote(tok))
+		if v, err := strconv.ParseFloat(s, 64); err == nil {
+			msg += " (" + strconv.FormatFloat(v, 'g', -1, 64) + ")"
+		}
+		return msg
+	}
+	return fmt.Sprintf("%s separates its digits with \"_\", which is not read as a number; write it without them (%s)",
+		quote(tok), Cut(strings.ReplaceAll(s, "_", "")))
 }

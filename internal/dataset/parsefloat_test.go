@@ -152,6 +152,42 @@ func TestParseNumberSpecials(t *testing.T) {
 		{tok: "1e-400", ok: true, want: 0},
 		{tok: " 1", err: errNotNumber}, // the loader trims cells before
 		{tok: "1x", err: errNotNumber},
+		// The plain spellings.
+		{tok: "+2.5", ok: true, want: 2.5},
+		{tok: ".5", ok: true, want: 0.5},
+		{tok: "5.", ok: true, want: 5},
+		{tok: "-1.5E+3", ok: true, want: -1500},
+		{tok: "9007199254740993", ok: true, want: 1 << 53}, // strconv rounds it
+		// Infinities and NaN in strconv's other spellings.
+		{tok: "Inf", err: errInfinite},
+		{tok: "+Inf", err: errInfinite},
+		{tok: "INFINITY", err: errInfinite},
+		{tok: "+infinity", err: errInfinite},
+		{tok: "infinit", err: errNotNumber},
+		{tok: "+nan", err: errNotNumber}, // strconv refuses a signed NaN
+		{tok: "nAn", missing: true},
+		// Go's syntax, which strconv reads.
+		{tok: "0x1p3", err: errGoSpelling},
+		{tok: "0X1P-2", err: errGoSpelling},
+		{tok: "+0x1p3", err: errGoSpelling},
+		{tok: "-0x1.8p1", err: errGoSpelling},
+		{tok: "0x.8p1", err: errGoSpelling},
+		{tok: "0x_1p3", err: errGoSpelling},
+		{tok: "0x1p9999", err: errGoSpelling}, // not "infinite": hexadecimal first
+		{tok: "1_000", err: errGoSpelling},
+		{tok: "1_0.5", err: errGoSpelling},
+		{tok: "1.5_0", err: errGoSpelling},
+		{tok: "1e1_0", err: errGoSpelling},
+		{tok: "0_1", err: errGoSpelling},
+		// Go-like, but strconv refuses them too.
+		{tok: "0x10", err: errNotNumber},
+		{tok: "0x", err: errNotNumber},
+		{tok: "1__0", err: errNotNumber},
+		{tok: "_1", err: errNotNumber},
+		{tok: "1_", err: errNotNumber},
+		{tok: "1_e5", err: errNotNumber},
+		{tok: "0b101", err: errNotNumber},
+		{tok: "0o17", err: errNotNumber},
 	} {
 		v, ok, missing, err := parseNumber([]byte(tc.tok))
 		if ok != tc.ok || missing != tc.missing || !errors.Is(err, tc.err) || (ok && !sameFloat(v, tc.want)) {
@@ -167,8 +203,12 @@ func FuzzParseFloat(f *testing.F) {
 		f.Add(tc.in)
 	}
 	f.Add("-1.234e-03,0.123456\n")
+	for _, s := range []string{"0x1p3", "1_000", "0X1P-2", "+0x1p3", "1_0.5", "0x10", "Inf", "-infinity", "+nan", "1e1_0"} {
+		f.Add(s)
+	}
 	f.Fuzz(func(t *testing.T, s string) {
 		checkLikeStrconv(t, s)
+		checkParseNumber(t, s)
 		v, n, exact := scanNumber([]byte(s))
 		if n < 0 || n > len(s) || (n == 0 && exact) {
 			t.Fatalf("scanNumber(%q): got n = %d, exact %v", s, n, exact)
@@ -184,6 +224,36 @@ func FuzzParseFloat(f *testing.F) {
 			t.Fatalf("scanNumber(%q): got %v (%#x) exact, strconv gives %v (%#x), %v", s, v, math.Float64bits(v), want, math.Float64bits(want), err)
 		}
 	})
+}
+
+// checkParseNumber fails t unless parseNumber(s) reads a number exactly
+// when s is one in decimal, as scanNumber reads them, and then gives
+// strconv.ParseFloat's value; refuses every other spelling strconv reads
+// (an infinity as errInfinite, Go's syntax as errGoSpelling); and calls
+// errGoSpelling only what strconv reads.
+func checkParseNumber(t *testing.T, s string) {
+	t.Helper()
+	v, ok, missing, err := parseNumber([]byte(s))
+	want, werr := strconv.ParseFloat(s, 64)
+	_, n, _ := scanNumber([]byte(s))
+	decimal := n > 0 && n == len(s)
+	finite := werr == nil && want-want == 0
+	switch {
+	case decimal && finite && (!ok || !sameFloat(v, want)):
+		t.Fatalf("parseNumber(%q): got %v (ok %v, %v), want %v, as strconv reads it", s, v, ok, err, want)
+	case decimal && !finite && err != errInfinite:
+		t.Fatalf("parseNumber(%q): got %v, %v; strconv gives %v, %v: want errInfinite", s, v, err, want, werr)
+	case !decimal && ok:
+		t.Fatalf("parseNumber(%q): got the number %v, want a refusal: it is not written in decimal", s, v)
+	case err == errGoSpelling && werr != nil && !errors.Is(werr, strconv.ErrRange):
+		t.Fatalf("parseNumber(%q): got errGoSpelling, but strconv refuses it: %v", s, werr)
+	case err == errGoSpelling && !strings.Contains(s, "_") && !strings.ContainsAny(s, "xX"):
+		t.Fatalf("parseNumber(%q): got errGoSpelling for neither underscores nor hexadecimal", s)
+	case !decimal && werr == nil && !missing && err != errInfinite && err != errGoSpelling:
+		t.Fatalf("parseNumber(%q): got %v; strconv reads it as %v, which is neither infinite nor missing: want errGoSpelling", s, err, want)
+	case missing && !missingToken([]byte(s)) && s != "":
+		t.Fatalf("parseNumber(%q): got missing for a cell that is no missing-value token", s)
+	}
 }
 
 // checkLikeStrconv fails t unless parseFloat(s) returns what

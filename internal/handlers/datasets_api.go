@@ -3,7 +3,6 @@ package handlers
 import (
 	"bytes"
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"io"
 	"mime"
@@ -264,10 +263,8 @@ type relabelRequest struct {
 
 func (h *handler) apiRelabel(w http.ResponseWriter, r *http.Request) {
 	var req relabelRequest
-	dec := json.NewDecoder(r.Body)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
-		h.fail(w, r, bodyError(badRequest("labels", "the body must be JSON like {\"labels\": [\"col1\", \"col2\"], \"kind\": \"\"}: %v", err)))
+	if err := readJSON(r, &req, relabelBody); err != nil {
+		h.fail(w, r, err)
 		return
 	}
 	rec, err := h.relabel(r, datasetFrom(r).ID, req.Labels, req.Kind)

@@ -3,7 +3,6 @@ package handlers
 import (
 	"encoding/binary"
 	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -303,12 +302,12 @@ type selectionRequest struct {
 	Rows   []int  `json:"rows"`
 }
 
-func (h *handler) readSelection(w http.ResponseWriter, r *http.Request) (*exploreMethod, selectionRequest, []int, bool) {
+// readSelection reads the body of POST …/selection (selectionBody) or
+// …/selections (namedSelectionBody) and the rows it names.
+func (h *handler) readSelection(w http.ResponseWriter, r *http.Request, body jsonBody) (*exploreMethod, selectionRequest, []int, bool) {
 	var req selectionRequest
-	dec := json.NewDecoder(r.Body)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
-		h.fail(w, r, jsonError(err))
+	if err := readJSON(r, &req, body); err != nil {
+		h.fail(w, r, err)
 		return nil, req, nil, false
 	}
 	em, err := h.exploreMethod(chi.URLParam(r, "id"), req.Method)
@@ -327,7 +326,7 @@ func (h *handler) readSelection(w http.ResponseWriter, r *http.Request) (*explor
 // apiSelection is POST /api/jobs/{id}/selection: which labels the rows
 // are enriched in.
 func (h *handler) apiSelection(w http.ResponseWriter, r *http.Request) {
-	em, _, pos, ok := h.readSelection(w, r)
+	em, _, pos, ok := h.readSelection(w, r, selectionBody)
 	if !ok {
 		return
 	}
@@ -419,7 +418,7 @@ func (h *handler) apiSelections(w http.ResponseWriter, r *http.Request) {
 // apiSaveSelection is POST /api/jobs/{id}/selections: keep a named
 // selection with the job (201; the same name replaces it).
 func (h *handler) apiSaveSelection(w http.ResponseWriter, r *http.Request) {
-	_, req, _, ok := h.readSelection(w, r)
+	_, req, _, ok := h.readSelection(w, r, namedSelectionBody)
 	if !ok {
 		return
 	}

@@ -108,6 +108,7 @@ func FuzzJobRequest(f *testing.F) {
 		`{"dataset":"ML","method":"pca","params":{"d":1e400}}`,
 		`{"dataset":"ML","method":"pca","split":{"kind":"holdout","test_fraction":1.5}}`,
 		`{"dataset":"nope","method":"pca"}`, `{}`, `[]`, `null`, `{"dataset":"ML","method":"pca","x":1}`, ``,
+		`{"dataset":"ML","method":"pca","dataset":"MD"}`, `{"dataset":"ML","Method":"pca","evaluate":{"k":1,"K":2}}`,
 	} {
 		f.Add(seed)
 	}

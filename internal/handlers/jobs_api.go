@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -53,14 +52,8 @@ const maxJobBody = 64 << 10
 
 func (h *handler) apiSubmitJob(w http.ResponseWriter, r *http.Request) {
 	var req jobs.Request
-	dec := json.NewDecoder(r.Body)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
-		h.fail(w, r, jsonError(err))
-		return
-	}
-	if dec.More() {
-		h.fail(w, r, badRequest("", "the body holds more than one JSON value"))
+	if err := readJSON(r, &req, jobBody); err != nil {
+		h.fail(w, r, err)
 		return
 	}
 	j, err := h.jobs.Submit(req)
@@ -71,23 +64,6 @@ func (h *handler) apiSubmitJob(w http.ResponseWriter, r *http.Request) {
 	h.log.Info("job queued", "id", j.ID, "methods", j.Request.MethodIDs(), "dataset", j.Request.Dataset)
 	w.Header().Set("Location", "/api/jobs/"+j.ID)
 	writeJSON(w, http.StatusAccepted, map[string]any{"id": j.ID, "status": j.Status})
-}
-
-// jsonError turns a JSON decoding error into a refusal naming the field.
-func jsonError(err error) error {
-	var mb *http.MaxBytesError
-	if errors.As(err, &mb) {
-		return err
-	}
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		return badRequest(te.Field, "the field %q must be %s, not %s", te.Field, te.Type, te.Value)
-	}
-	if msg := err.Error(); strings.HasPrefix(msg, "json: unknown field ") {
-		field := strings.Trim(strings.TrimPrefix(msg, "json: unknown field "), `"`)
-		return badRequest(field, "unknown field %q in the job request", field)
-	}
-	return badRequest("", "the body must be a JSON job request: %v", err)
 }
 
 func (h *handler) apiListJobs(w http.ResponseWriter, r *http.Request) {

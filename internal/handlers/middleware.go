@@ -2,7 +2,9 @@ package handlers
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/http"
 	"runtime/debug"
@@ -51,18 +53,87 @@ func (h *handler) recoverPanics(next http.Handler) http.Handler {
 }
 
 // limitBody bounds a request body; reading past it fails with a
-// *http.MaxBytesError, which fail answers with 413.
+// *http.MaxBytesError, which fail answers with 413. Whatever the handler
+// answers, what it left of the body is then read and discarded
+// (drainBody), so that a client that sends its whole body before it reads
+// the answer gets the answer, not a reset connection.
 func (h *handler) limitBody(n int64) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Body == nil || r.Body == http.NoBody {
+				next.ServeHTTP(w, r)
+				return
+			}
+			body := &trackedBody{ReadCloser: r.Body}
+			defer h.drainBody(w, r, body)
 			if r.ContentLength > n {
 				h.fail(w, r, &http.MaxBytesError{Limit: n})
 				return
 			}
-			r.Body = http.MaxBytesReader(w, r.Body, n)
+			r.Body = http.MaxBytesReader(w, body, n)
 			next.ServeHTTP(w, r)
 		})
 	}
+}
+
+// The most of a body drainBody reads after the answer, and for how long.
+const (
+	maxDrain  = 64 << 20
+	drainTime = 30 * time.Second
+)
+
+// trackedBody is a request body that remembers how much was read of it
+// and how its reading ended.
+type trackedBody struct {
+	io.ReadCloser
+	n   int64
+	err error // io.EOF once read to its end
+}
+
+func (b *trackedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.n += int64(n)
+	if err != nil {
+		b.err = err
+	}
+	return n, err
+}
+
+// drainBody reads and discards what the handler left of r's body, once
+// it has answered: at most maxDrain bytes, for at most drainTime. Without
+// it the server closes the connection with the body unread, and the
+// kernel answers the bytes still arriving with a reset, which a client
+// still sending (a script that writes its whole request before reading)
+// meets before the answer: it sees the connection dropped instead of the
+// 413 (or any other answer). A body whose reading failed (the client
+// left; an upload cut off for being too slow), a larger one, and one the
+// client waits to send (Expect: 100-continue, none of it read) are left:
+// the server closes the connection after the answer.
+func (h *handler) drainBody(w http.ResponseWriter, r *http.Request, body *trackedBody) {
+	left := r.ContentLength - body.n // r.ContentLength is -1 when unknown
+	status := 0
+	if ww, ok := w.(interface{ Status() int }); ok { // logRequests' writer
+		status = ww.Status()
+	}
+	switch {
+	case body.err != nil: // read to its end, or failed
+		return
+	case status == http.StatusRequestTimeout: // cut off for being too slow
+		return
+	case body.n == 0 && strings.EqualFold(r.Header.Get("Expect"), "100-continue"):
+		return
+	case r.ContentLength >= 0 && left > maxDrain:
+		return
+	}
+	rc := http.NewResponseController(w)
+	if err := rc.SetReadDeadline(time.Now().Add(drainTime)); err != nil {
+		return
+	}
+	n, err := io.CopyN(io.Discard, body, maxDrain)
+	if err == nil || !errors.Is(err, io.EOF) {
+		h.log.Info("a request body was left unread", "path", r.URL.Path, "discarded", n, "err", err)
+	}
+	_ = rc.SetReadDeadline(time.Time{}) // the server sets its own before the next request
 }
 
 type ctxKey int

@@ -126,3 +126,42 @@ func readRows(t *testing.T, b []byte) [][]string {
 	}
 	return rows[1:]
 }
+
+// A job on a feature too large for float64's sums fails with a sentence
+// that names the feature and says its sums overflow, with preprocess
+// standardize and minmax as with none (never "constant", nor a NaN in
+// row 1); minmax scales ±1e300, whose range float64 holds, and succeeds.
+func TestPreprocessOverflowJob(t *testing.T) {
+	s := newJobServer(t, 1, 10, nil)
+	upload := func(big string) string {
+		rows := big + ",0,0,1\n-" + big + ",1,1,0\n" + big + ",2,1,1\n-" + big + ",3,0,0\n"
+		return s.uploadCSV("big"+big+".csv", "big,small,label:a,label:b\n"+strings.Repeat(rows, 10))
+	}
+	for _, big := range []string{"1e308", "1e300"} {
+		ds := upload(big)
+		for _, tc := range []struct {
+			preprocess string
+			want       string // in the failed job's error; "" for success
+		}{
+			{"none", `feature "big" has values up to ` + big[:1] + "e+" + big[2:] + ` in magnitude; with 32 rows the sums of their squares overflow float64`},
+			{"standardize", `feature "big" has values up to ` + big[:1] + "e+" + big[2:] + ` in magnitude; with 32 rows the sums of their squares in the standardize scaling overflow float64`},
+			{"minmax", map[string]string{"1e308": `feature "big" has values from -1e+308 to 1e+308; their range overflows float64 in the minmax scaling`, "1e300": ""}[big]},
+		} {
+			t.Run(big+"/"+tc.preprocess, func(t *testing.T) {
+				resp, body := s.submit(`{"dataset":"` + ds + `","methods":["pca","mddmp"],"params":{"d":1},"evaluate":{"classifier":"ridge"},"preprocess":"` + tc.preprocess + `"}`)
+				if resp.StatusCode != http.StatusAccepted {
+					t.Fatalf("submit: got %d %v, want 202", resp.StatusCode, body)
+				}
+				id := body["id"].(string)
+				if tc.want == "" {
+					s.waitJob(id, jobs.Succeeded)
+					return
+				}
+				j := s.waitJob(id, jobs.Failed)
+				if !strings.Contains(j.Error, tc.want) || strings.Contains(j.Error, "constant") || strings.Contains(j.Error, "NaN") {
+					t.Errorf("the job's error: got %q, want it to say %s", j.Error, tc.want)
+				}
+			})
+		}
+	}
+}

@@ -87,7 +87,7 @@ func classify(err error, requestID string) (int, apiError) {
 	case errors.As(err, &me):
 		return http.StatusRequestEntityTooLarge, apiError{Error: me.Error(), Field: "file"}
 	case errors.As(err, &mb):
-		return http.StatusRequestEntityTooLarge, apiError{Error: fmt.Sprintf("the request is larger than the limit of %s", store.FormatBytes(mb.Limit))}
+		return http.StatusRequestEntityTooLarge, apiError{Error: fmt.Sprintf("the request's body is larger than the %s this address accepts; send a smaller one", store.FormatBytes(mb.Limit))}
 	case errors.Is(err, store.ErrNotFound):
 		return http.StatusNotFound, apiError{Error: "not found"}
 	case errors.Is(err, store.ErrConflict):
@@ -120,7 +120,7 @@ func (h *handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	} else {
 		h.log.Info("request refused", "method", r.Method, "path", r.URL.Path, "status", status, "err", err)
 	}
-	if isAPI(r) {
+	if answersJSON(r) {
 		writeJSON(w, status, body)
 		return
 	}
@@ -133,7 +133,17 @@ func (h *handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	}))
 }
 
-func isAPI(r *http.Request) bool { return strings.HasPrefix(r.URL.Path, "/api/") }
+// answersJSON reports whether a refusal of r is JSON: always under /api/,
+// elsewhere (a page's form, /login) when r's Accept names
+// application/json and not text/html, as a script's request does; a
+// browser's asks for HTML.
+func answersJSON(r *http.Request) bool {
+	if strings.HasPrefix(r.URL.Path, "/api/") {
+		return true
+	}
+	accept := strings.Join(r.Header.Values("Accept"), ",")
+	return strings.Contains(accept, "application/json") && !strings.Contains(accept, "text/html")
+}
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")

@@ -3,6 +3,7 @@ package jobs
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"net/http"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"mldr/internal/analysis"
 	"mldr/internal/evaluate"
 	"mldr/internal/preprocess"
+	"mldr/internal/store"
 )
 
 func TestValidatePreprocess(t *testing.T) {
@@ -181,6 +183,47 @@ func TestExecutePreprocess(t *testing.T) {
 		eval, ok2 := r["eval_seconds"].(float64)
 		if !ok1 || !ok2 || fit < 0 || eval < 0 || (r["method"] == evaluate.Ori && fit != 0) {
 			t.Errorf("metrics.json row %v: want fit_seconds and eval_seconds ≥ 0, fit 0 for ori", r)
+		}
+	}
+}
+
+// TestExecutePreprocessOverflow: a feature too large for float64's
+// arithmetic fails the job with a sentence that names it and says that
+// its sums overflow, with preprocess standardize and minmax as without
+// preprocessing (never "constant", nor a NaN in row 1); minmax, whose
+// arithmetic holds ±1e300, scales that column and the job succeeds.
+func TestExecutePreprocessOverflow(t *testing.T) {
+	e := newExecEnv(t)
+	data := func(big string) store.DatasetRecord {
+		rows := big + ",0,0,1\n-" + big + ",1,1,0\n" + big + ",2,1,1\n-" + big + ",3,0,0\n"
+		return e.importCSV("big"+big, []byte("big,small,label:a,label:b\n"+strings.Repeat(rows, 10)))
+	}
+	// The result models are fitted on the holdout's 32 training rows.
+	bound := fmt.Sprintf("(values must stay below %.3g)", math.Sqrt(math.MaxFloat64/(4*32)))
+	for _, big := range []string{"1e300", "1e308"} {
+		rec := data(big)
+		for _, tc := range []struct {
+			kind string
+			want string // the job's error; "" for none
+		}{
+			{preprocess.None, `pca: analysis: feature "big" has values up to ` + big[:1] + `e+` + big[2:] + ` in magnitude; with 32 rows the sums of their squares overflow float64 ` + bound},
+			{preprocess.Standardize, `preprocessing the features: preprocess: feature "big" has values up to ` + big[:1] + `e+` + big[2:] + ` in magnitude; with 32 rows ` +
+				`the sums of their squares in the standardize scaling overflow float64 ` + bound + `: rescale the features before you upload them`},
+			{preprocess.MinMax, map[string]string{
+				"1e300": "",
+				"1e308": `preprocessing the features: preprocess: feature "big" has values from -1e+308 to 1e+308; their range overflows float64 in the minmax scaling`,
+			}[big]},
+		} {
+			t.Run(big+"/"+tc.kind, func(t *testing.T) {
+				_, _, err := e.run(Request{Dataset: rec.ID, Method: "pca", Params: analysis.Params{D: 1},
+					Evaluate: &Evaluate{Classifier: "ridge"}, Preprocess: tc.kind})
+				switch {
+				case tc.want == "" && err != nil:
+					t.Errorf("got %v, want the job to succeed", err)
+				case tc.want != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.want)):
+					t.Errorf("got %v, want %s…", err, tc.want)
+				}
+			})
 		}
 	}
 }

@@ -18,7 +18,9 @@
 // the model can be fitted on: it maps to 0 on every row, training or not,
 // and the Scaler's Note says so. (scikit-learn keeps a scale of 1 there,
 // so a test row's value minus the training value comes through; here it
-// does not.)
+// does not.) A column whose scaling overflows float64 (standardize's sums,
+// minmax's range or its reciprocal) is refused with the column named, not
+// taken for constant nor scaled to NaN.
 package preprocess
 
 import (
@@ -65,10 +67,12 @@ type Scaler struct {
 }
 
 // Fit fits a scaler of the given kind ("" means None) on the rows of x
-// (N×D). names, when not nil, are the D column names the note quotes. x is
-// not changed. It fails when the kind is unknown, x has no row, names has
-// not D entries, or x holds a NaN or an infinity (the error names the row
-// and column, 1-based).
+// (N×D). names, when not nil, are the D column names the note and the
+// errors quote. x is not changed. It fails when the kind is unknown, x has
+// no row, names has not D entries, x holds a NaN or an infinity (the error
+// names the row and column, 1-based), or a column's scaling overflows
+// float64 (see overflow; the error names the column, as the methods'
+// own check of the unscaled features does).
 func Fit(x *mat.Dense, kind string, names []string) (*Scaler, error) {
 	if kind == "" {
 		kind = None
@@ -113,6 +117,9 @@ func Fit(x *mat.Dense, kind string, names []string) (*Scaler, error) {
 			}
 		}
 		for j := range d {
+			if !finite(sum[j]) || !finite(sq[j]) {
+				return nil, overflow(kind, lo[j], hi[j], n, columnName(names, j))
+			}
 			if v := sq[j] / float64(n); hi[j] > lo[j] && !withinRounding(v, s.Offset[j], n) {
 				s.Scale[j] = 1 / math.Sqrt(v)
 			}
@@ -123,6 +130,9 @@ func Fit(x *mat.Dense, kind string, names []string) (*Scaler, error) {
 			if hi[j] > lo[j] {
 				s.Scale[j] = 1 / (hi[j] - lo[j])
 			}
+			if !finite(hi[j]-lo[j]) || !finite(s.Scale[j]) {
+				return nil, overflow(kind, lo[j], hi[j], n, columnName(names, j))
+			}
 		}
 	}
 	for j := range d {
@@ -132,6 +142,46 @@ func Fit(x *mat.Dense, kind string, names []string) (*Scaler, error) {
 	}
 	s.Note = constantNote(kind, s.Constant, names)
 	return s, nil
+}
+
+// overflow is the refusal of a column whose scaling overflowed float64:
+// for standardize the sum of its values or of the squares of its centred
+// values, for minmax its range or the range's reciprocal. lo and hi are
+// the column's extremes on the n rows fitted on, name names it. Such a
+// column is not constant, nor is its mean NaN: it is refused as the
+// methods refuse unscaled features whose squares overflow (analysis,
+// Input.checkScale), with the feature named and the magnitudes that fit.
+func overflow(kind string, lo, hi float64, n int, name string) error {
+	m := max(-lo, hi)
+	switch {
+	case kind == Standardize:
+		// A centred value is at most 2m, and n of their squares are summed.
+		big := math.Sqrt(math.MaxFloat64 / (4 * float64(n)))
+		also := ""
+		if hi-lo <= math.MaxFloat64 {
+			also = ", or choose preprocess minmax, whose arithmetic holds this range"
+		}
+		return fmt.Errorf("preprocess: %s has values up to %.3g in magnitude; with %d rows the sums of their squares in the standardize scaling overflow float64 "+
+			"(values must stay below %.3g): rescale the features before you upload them, e.g. divide the column by a power of ten%s", name, m, n, big, also)
+	case hi-lo > math.MaxFloat64:
+		return fmt.Errorf("preprocess: %s has values from %.3g to %.3g; their range overflows float64 in the minmax scaling "+
+			"(values must stay below %.3g in magnitude): rescale the features before you upload them, e.g. divide the column by a power of ten", name, lo, hi, math.MaxFloat64/2)
+	default:
+		return fmt.Errorf("preprocess: %s has values from %.3g to %.3g, a range so small that its reciprocal overflows float64 in the minmax scaling "+
+			"(the range must be at least %.3g): rescale the features before you upload them, e.g. multiply the column by a power of ten", name, lo, hi, 1/math.MaxFloat64)
+	}
+}
+
+// finite reports whether v is neither infinite nor NaN.
+func finite(v float64) bool { return v-v == 0 }
+
+// columnName names column j (0-based) for a message, as the methods name
+// a feature: by its name when names has one, else by its 1-based position.
+func columnName(names []string, j int) string {
+	if j < len(names) {
+		return fmt.Sprintf("feature %q", names[j])
+	}
+	return fmt.Sprintf("feature %d", j+1)
 }
 
 // withinRounding reports whether a variance v of n values with mean mu is

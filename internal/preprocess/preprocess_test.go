@@ -231,6 +231,61 @@ func TestFitRefusals(t *testing.T) {
 	}
 }
 
+// TestFitOverflow: a column whose scaling overflows float64 is refused
+// with the feature named, its magnitudes and what fits, never called
+// constant nor scaled to NaN; columns just inside float64 are scaled.
+func TestFitOverflow(t *testing.T) {
+	col := func(v ...float64) *mat.Dense { return mat.NewDense(len(v), 1, v) }
+	names := []string{"big"}
+	for _, tc := range []struct {
+		name  string
+		x     *mat.Dense
+		kind  string
+		names []string
+		want  string // the error; "" for none
+	}{
+		{"standardize ±1e300", col(1e300, -1e300, 1e300, -1e300), Standardize, names,
+			`preprocess: feature "big" has values up to 1e+300 in magnitude; with 4 rows the sums of their squares in the standardize scaling overflow float64 ` +
+				`(values must stay below 3.35e+153): rescale the features before you upload them, e.g. divide the column by a power of ten, ` +
+				`or choose preprocess minmax, whose arithmetic holds this range`},
+		{"standardize ±1e308", col(1e308, -1e308, 1e308, -1e308), Standardize, names,
+			`preprocess: feature "big" has values up to 1e+308 in magnitude; with 4 rows the sums of their squares in the standardize scaling overflow float64 ` +
+				`(values must stay below 3.35e+153): rescale the features before you upload them, e.g. divide the column by a power of ten`},
+		{"standardize, the sum of the values", col(1e308, 1.5e308, 1e308), Standardize, nil,
+			`preprocess: feature 1 has values up to 1.5e+308 in magnitude; with 3 rows the sums of their squares in the standardize scaling overflow float64`},
+		{"standardize 1e160", col(0, 1e160, 0, 1e160), Standardize, names, `preprocess: feature "big" has values up to 1e+160 in magnitude`},
+		{"standardize just inside", col(1e153, -1e153, 1e153, -1e153), Standardize, names, ""},
+		{"minmax ±1e308", col(1e308, -1e308, 5), MinMax, names,
+			`preprocess: feature "big" has values from -1e+308 to 1e+308; their range overflows float64 in the minmax scaling ` +
+				`(values must stay below 8.99e+307 in magnitude): rescale the features before you upload them, e.g. divide the column by a power of ten`},
+		{"minmax, a range below 1/MaxFloat64", col(0, 1e-310, 0), MinMax, nil,
+			`preprocess: feature 1 has values from 0 to 1e-310, a range so small that its reciprocal overflows float64 in the minmax scaling ` +
+				`(the range must be at least 5.56e-309): rescale the features before you upload them, e.g. multiply the column by a power of ten`},
+		{"minmax ±1e300", col(1e300, -1e300, 0), MinMax, names, ""},
+		{"minmax 1e-300", col(0, 1e-300, 0), MinMax, names, ""},
+		{"minmax constant 1e308", col(1e308, 1e308), MinMax, names, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := Fit(tc.x, tc.kind, tc.names)
+			if tc.want != "" {
+				if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+					t.Fatalf("got %v, want %s", err, tc.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("got %v, want no error", err)
+			}
+			z := s.Apply(tc.x)
+			for i := range z.RawMatrix().Rows {
+				if v := z.At(i, 0); math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > 1.5 {
+					t.Errorf("row %d: got %v, want a scaled value", i+1, v)
+				}
+			}
+		})
+	}
+}
+
 func TestApplyWrongWidthPanics(t *testing.T) {
 	s, err := Fit(mat.NewDense(2, 2, []float64{1, 2, 3, 4}), Standardize, nil)
 	if err != nil {
