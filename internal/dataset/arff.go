@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -17,8 +18,9 @@ type arffReader struct {
 	lineReader
 	fields   [][]byte
 	buf      []byte
-	defaults [][]byte // sparse rows: numeric 0, nominal its first value
-	set      []int    // sparse rows: line-stamp per column, to find repeats
+	defaults [][]byte     // sparse rows: numeric 0, nominal its first value
+	set      []int        // sparse rows: line-stamp per column, to find repeats
+	cells    []sparseCell // sparse rows: a row's cells, reused
 }
 
 // nextLine returns the next line that is neither blank nor a comment,
@@ -226,6 +228,7 @@ func loadARFF(br *bufio.Reader, o Options, size int64) (*Dataset, error) {
 		}
 	}
 	r.set = make([]int, len(cols))
+	b.setDefaults(r.defaults)
 	b.startSizing(size, r.pos)
 	for {
 		b.sizeFrom(r.pos)
@@ -239,18 +242,20 @@ func loadARFF(br *bufio.Reader, o Options, size int64) (*Dataset, error) {
 		if err != nil {
 			return nil, err
 		}
-		var fields [][]byte
 		if line[0] == '{' {
-			fields, err = r.sparse(line, cols)
-		} else {
-			fields, err = splitValues(line, r.fields, len(cols))
-			r.fields = fields
+			cells, err := r.sparse(line, cols)
 			if err != nil {
-				err = errorf(r.line, "", "%v", err)
+				return nil, err
 			}
+			if err := b.addSparseRow(r.line, cells); err != nil {
+				return nil, err
+			}
+			continue
 		}
+		fields, err := splitValues(line, r.fields, len(cols))
+		r.fields = fields
 		if err != nil {
-			return nil, err
+			return nil, errorf(r.line, "", "%v", err)
 		}
 		if err := b.addRow(r.line, fields); err != nil {
 			return nil, err
@@ -259,8 +264,9 @@ func loadARFF(br *bufio.Reader, o Options, size int64) (*Dataset, error) {
 	return b.finish()
 }
 
-// sparse expands "{index value, …}" into dense fields.
-func (r *arffReader) sparse(line []byte, cols []column) ([][]byte, error) {
+// sparse reads "{index value, …}": the cells it gives, in the order of
+// their columns; every other column holds its default (builder.setDefaults).
+func (r *arffReader) sparse(line []byte, cols []column) ([]sparseCell, error) {
 	end := closingBrace(line)
 	if end < 0 {
 		return nil, errorf(r.line, "", "a sparse row is not closed with '}'")
@@ -268,8 +274,8 @@ func (r *arffReader) sparse(line []byte, cols []column) ([][]byte, error) {
 	if rest := bytes.TrimSpace(line[end+1:]); len(rest) > 0 {
 		return nil, errorf(r.line, "", "unexpected %s after a sparse row (instance weights are not supported)", quote(rest))
 	}
-	fields := append(r.fields[:0], r.defaults...)
-	r.fields = fields
+	cells := r.cells[:0]
+	sorted := true
 	body := bytes.TrimSpace(line[1:end])
 	for len(body) > 0 {
 		idx, rest, err := token(body)
@@ -288,7 +294,10 @@ func (r *arffReader) sparse(line []byte, cols []column) ([][]byte, error) {
 			return nil, errorf(r.line, cols[i].name, "attribute index %d appears twice in a sparse row", i)
 		}
 		r.set[i] = r.line
-		fields[i] = val
+		if n := len(cells); n > 0 && cells[n-1].col > i {
+			sorted = false
+		}
+		cells = append(cells, sparseCell{col: i, val: val})
 		rest = bytes.TrimLeft(rest, " \t")
 		if len(rest) > 0 {
 			if rest[0] != ',' {
@@ -298,7 +307,11 @@ func (r *arffReader) sparse(line []byte, cols []column) ([][]byte, error) {
 		}
 		body = bytes.TrimLeft(rest, " \t")
 	}
-	return fields, nil
+	if !sorted {
+		slices.SortFunc(cells, func(a, b sparseCell) int { return a.col - b.col })
+	}
+	r.cells = cells
+	return cells, nil
 }
 
 // closingBrace returns the index of the first '}' of a sparse row that is

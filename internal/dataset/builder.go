@@ -42,7 +42,6 @@ type column struct {
 	slot     int         // position in the raw feature row (features)
 	text     *textColumn // labels always; features that hold text
 	sum      float64     // running sum for mean imputation
-	n        int         // values summed for mean imputation
 	missing  int         // missing values, for mean imputation
 }
 
@@ -134,6 +133,16 @@ type builder struct {
 	textBytes  int64
 	textCols   []*textColumn
 	admitError error
+
+	// Sparse rows (sparserows.go): each column's default, the columns
+	// every row reads, a stamp per column of the row that gave it, and a
+	// row's cells and values.
+	defaults  [][]byte
+	always    []int
+	stamp     []int
+	stampNow  int
+	visit     []sparseCell
+	rowValues []slotValue
 
 	dropped       int // rows dropped for missing values
 	textFeatures  int // CSV feature columns that met text (toText)
@@ -496,7 +505,6 @@ func (b *builder) commitCell(line int, c *column, tok []byte, v float64) {
 	case b.opts.missing() == MissingMean:
 		if v == v {
 			c.sum += v
-			c.n++
 		} else {
 			c.missing++
 			b.imputed++
@@ -519,17 +527,12 @@ func (b *builder) endRow() error {
 	return nil
 }
 
-// meanOf is the mean of column c's values over the rows that have one,
-// summed as the rows came: c.sum over c.n values, and the zeros that
-// sparse rows left out (an implicit +0 added turns a sum of -0 into +0,
-// as adding the written zero would have).
+// meanOf is the mean of column c's values over the rows that have one:
+// c.sum, summed as the rows came, over the rows less c's missing values.
+// The zeros sparse rows leave out are values too, and need not be added:
+// a sum that starts at +0 is never -0, so adding +0 never changes it.
 func (b *builder) meanOf(c *column) float64 {
-	seen := b.rows - c.missing
-	sum := c.sum
-	if seen > c.n {
-		sum += 0
-	}
-	return sum / float64(seen)
+	return c.sum / float64(b.rows-c.missing)
 }
 
 // sizeRows is how many rows the loader reads before estimating the rest.

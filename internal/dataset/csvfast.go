@@ -378,7 +378,6 @@ func (f *fastCSV) commitRows(c *chunk, from, to, line int) {
 				if col.kind == cellNumber {
 					bc := &b.cols[k]
 					bc.sum += vals[col.index]
-					bc.n++
 				}
 			}
 		}

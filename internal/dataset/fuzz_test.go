@@ -198,6 +198,19 @@ func FuzzReadBinary(f *testing.F) {
 		[]uint64{0, 0x3ff0000000000000}), int64(0))
 	f.Add(craftBinary(`{"rows":2305843009213693952,"features":["a"],"labels":[],"kind":"multilabel"}`, nil), int64(0))
 	f.Add(craftBinary(valid, nil), int64(-1))
+	// Labels held sparse, features dense and sparse; numbered names that
+	// declare two billion columns over a few values.
+	for _, storage := range []dataset.Storage{dataset.StorageDense, dataset.StorageSparse} {
+		ds, err := dataset.LoadStored(strings.NewReader(manyLabelsCSV(60, 3, 3000)), dataset.Options{}, storage)
+		if err == nil && ds.YSparse != nil {
+			var buf bytes.Buffer
+			if dataset.WriteBinary(&buf, ds) == nil {
+				f.Add(buf.Bytes(), int64(0))
+			}
+		}
+	}
+	f.Add(craftBinary(`{"rows":1,"features":{"prefix":"f","first":1,"count":2000000000},"labels":{"prefix":"l","numbers":[7]},"kind":"multilabel","label_nnz":1}`,
+		[]uint64{0, 1, 7, 0x3ff0000000000000}), int64(0))
 	f.Fuzz(func(t *testing.T, data []byte, sizeDelta int64) {
 		size := int64(len(data)) + sizeDelta%16
 		ds, err := dataset.ReadBinary(bytes.NewReader(data), size)
@@ -212,6 +225,41 @@ func FuzzReadBinary(f *testing.F) {
 		}
 		if err := ds.Validate(); err != nil {
 			t.Fatalf("Validate: got %q, want nil", err)
+		}
+	})
+}
+
+// FuzzReadDetails checks that damaged details files are refused with
+// ErrCorrupt, never a panic or a huge allocation, and that what reads
+// back answers every question the views ask of it.
+func FuzzReadDetails(f *testing.F) {
+	for _, in := range []string{multiLabelCSV, multiDimCSV, "3,77 1:1\n5 2:1\n77 1:3\n", "3 3 1000\n3,77 1:1\n5 2:1\n77 1:3\n"} {
+		ds, err := dataset.Load(strings.NewReader(in), dataset.Options{})
+		if err != nil {
+			f.Fatal(err)
+		}
+		_, det := dataset.Describe(ds)
+		var buf bytes.Buffer
+		if err := dataset.WriteDetails(&buf, det); err != nil {
+			f.Fatal(err)
+		}
+		f.Add(buf.Bytes(), int64(0))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, sizeDelta int64) {
+		size := int64(len(data)) + sizeDelta%16
+		d, err := dataset.ReadDetails(bytes.NewReader(data), size)
+		if err != nil {
+			if !errors.Is(err, dataset.ErrCorrupt) {
+				t.Fatalf("got %q, want an error wrapping ErrCorrupt", err)
+			}
+			return
+		}
+		q := d.LabelCount()
+		for j := range min(q, 100) {
+			d.Stat(j)
+		}
+		if top := d.Top(20); len(top) != min(20, q) {
+			t.Fatalf("Top(20) of %d labels: got %d", q, len(top))
 		}
 	})
 }

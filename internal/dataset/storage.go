@@ -146,6 +146,19 @@ func (b *builder) decideStorage(rowsHint int) {
 		return
 	}
 	b.decided = true
+	if b.sp != nil {
+		// Sparse rows held sparse from the first (sparserows.go): kept
+		// so if the whole matrix would be held sparse.
+		rows := max(rowsHint, b.rows)
+		nnz := int64(len(b.sp.val))
+		if b.rows > 0 {
+			nnz = int64(float64(nnz) / float64(b.rows) * float64(rows))
+		}
+		if !b.sparseEligible() || (b.opts.storage != StorageSparse && !chooseSparse(max(rows, 1), b.width, nnz)) {
+			b.densify()
+		}
+		return
+	}
 	if !b.sparseEligible() {
 		return
 	}
