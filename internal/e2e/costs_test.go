@@ -291,5 +291,6 @@ func TestMillionLabelsStored(t *testing.T) {
 	if err != nil || st.Size() > 256<<10 {
 		t.Errorf("meta.db: %v, %v; want at most 256 KiB", st.Size(), err)
 	}
-	t.Logf("peak resident memory (VmHWM): %d MiB", costStatus(t, a.cmd.Process.Pid, "VmHWM")>>20)
+	t.Logf("stored: %d bytes for a file of %d; peak resident memory (VmHWM): %d MiB",
+		costDirBytes(t, filepath.Join(dir, "datasets")), b.Len(), costStatus(t, a.cmd.Process.Pid, "VmHWM")>>20)
 }
