@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"sync"
 	"sync/atomic"
 )
 
@@ -165,6 +166,12 @@ type Details struct {
 	// Classes, for MultiDim data, counts each class variable's
 	// categories, in category order.
 	Classes [][]ClassCount
+
+	// byCount is used ordered by count, most first (ties to the earlier
+	// label), made once by Top: Details are shared by the requests that
+	// read them.
+	byCount     []int32
+	byCountOnce sync.Once
 }
 
 // LabelCount is q.
@@ -220,14 +227,22 @@ func (d *Details) Top(n int) []int {
 		}
 		return out
 	}
-	order := make([]int, len(d.used))
-	for k := range order {
-		order[k] = k
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(d.count[b], d.count[a]) })
+	d.byCountOnce.Do(func() {
+		// Positions in used, which is ascending: a stable sort keeps
+		// ties in label order.
+		pos := make([]int32, len(d.used))
+		for k := range pos {
+			pos[k] = int32(k)
+		}
+		slices.SortStableFunc(pos, func(a, b int32) int { return cmp.Compare(d.count[b], d.count[a]) })
+		d.byCount = make([]int32, len(pos))
+		for i, k := range pos {
+			d.byCount[i] = d.used[k]
+		}
+	})
 	out := make([]int, 0, n)
-	for _, k := range order[:min(n, len(order))] {
-		out = append(out, int(d.used[k]))
+	for _, j := range d.byCount[:min(n, len(d.byCount))] {
+		out = append(out, int(j))
 	}
 	// The labels no row has, in order, after those that occur.
 	k := 0
