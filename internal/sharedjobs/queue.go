@@ -139,7 +139,6 @@ type Queue struct {
 	stopping bool
 	running  map[string]*run // the jobs this process runs
 	subs     map[string]map[chan jobs.Job]struct{}
-	listed   []jobs.Job // the last list read, for a failed read
 }
 
 var _ jobs.Queue = (*Queue)(nil)
@@ -333,26 +332,15 @@ func (q *Queue) Get(id string) (jobs.Job, error) {
 	return decode(id, b)
 }
 
-// List returns every job, newest first. If the records cannot be read,
-// it logs why and returns the last list it read.
-func (q *Queue) List() []jobs.Job {
-	out, err := q.list()
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if err != nil {
-		q.cfg.Logger.Error("listing jobs: the last list read is shown", "err", err)
-		return slices.Clone(q.listed)
-	}
-	q.listed = out
-	return slices.Clone(out)
-}
-
-func (q *Queue) list() ([]jobs.Job, error) {
+// List returns every job, newest first, or why the records could not be
+// read (wrapping store.ErrUnavailable when the database could not be
+// reached).
+func (q *Queue) List() ([]jobs.Job, error) {
 	ctx, cancel := q.op()
 	defer cancel()
 	recs, err := q.cfg.Meta.Jobs(ctx)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("listing jobs: %w", err)
 	}
 	out := make([]jobs.Job, 0, len(recs))
 	for id, b := range recs {
@@ -367,19 +355,23 @@ func (q *Queue) list() ([]jobs.Job, error) {
 }
 
 // Using lists the jobs, finished or not, that use a data set, oldest
-// first.
-func (q *Queue) Using(datasetID string) []jobs.Job {
+// first, or says why the records could not be read.
+func (q *Queue) Using(datasetID string) ([]jobs.Job, error) {
 	var out []jobs.Job
 	if datasetID == "" {
-		return out
+		return out, nil
 	}
-	for _, j := range q.List() {
+	all, err := q.List()
+	if err != nil {
+		return nil, err
+	}
+	for _, j := range all {
 		if slices.Contains(j.Request.DatasetIDs(), datasetID) {
 			out = append(out, j)
 		}
 	}
 	slices.SortFunc(out, func(a, b jobs.Job) int { return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID)) })
-	return out
+	return out, nil
 }
 
 // riverJobs returns the ids of the River jobs that run job id and are

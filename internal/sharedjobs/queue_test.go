@@ -146,20 +146,28 @@ func TestSubmitGetListUsing(t *testing.T) {
 		}
 	}
 	var got []string
-	for _, j := range q.List() {
+	all, err := q.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range all {
 		got = append(got, j.ID)
 	}
 	if want := []string{id(2), id(1), id(0)}; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("List: got %v, want newest first %v", got, want)
 	}
 	got = nil
-	for _, j := range q.Using("d1") {
+	using, err := q.Using("d1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range using {
 		got = append(got, j.ID)
 	}
 	if want := []string{id(0), id(2)}; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("Using(d1): got %v, want oldest first %v", got, want)
 	}
-	if u := q.Using(""); len(u) != 0 {
+	if u, err := q.Using(""); len(u) != 0 || err != nil {
 		t.Errorf("Using(\"\"): got %d jobs, want none", len(u))
 	}
 }

@@ -25,9 +25,9 @@ const SweepEvery = time.Minute
 // a job a worker is running or has just been given. It returns the ids of
 // the records it ended.
 func (q *Queue) Sweep(ctx context.Context) ([]string, error) {
-	all, err := q.list()
+	all, err := q.List()
 	if err != nil {
-		return nil, q.fail("sweeping the job records", err)
+		return nil, fmt.Errorf("sweeping the job records: %w", err)
 	}
 	var ended []string
 	for _, j := range all {
