@@ -71,9 +71,19 @@ func (h *handler) requireAccess(next http.Handler) http.Handler {
 			case v.RetryAfter > 0:
 				h.tooManyFailures(w, r, v.RetryAfter)
 				return
-			case v.OK || (!present && h.guard.ValidSession(r)):
+			case v.OK:
 				next.ServeHTTP(w, r)
 				return
+			case !present:
+				ok, err := h.guard.ValidSession(r)
+				if err != nil {
+					h.fail(w, r, err)
+					return
+				}
+				if ok {
+					next.ServeHTTP(w, r)
+					return
+				}
 			}
 			if present {
 				h.log.Warn("a wrong access token", "client", h.client(r), "path", r.URL.Path)
@@ -82,7 +92,12 @@ func (h *handler) requireAccess(next http.Handler) http.Handler {
 			h.fail(w, r, &httpError{status: http.StatusUnauthorized, msg: "this server needs its access token: send Authorization: Bearer TOKEN"})
 			return
 		}
-		if h.guard.ValidSession(r) {
+		ok, err := h.guard.ValidSession(r)
+		if err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		if ok {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -151,7 +166,15 @@ func (h *handler) loginView(next, msg string) templates.LoginView {
 
 func (h *handler) pageLogin(w http.ResponseWriter, r *http.Request) {
 	next := r.URL.Query().Get("next")
-	if h.guard == nil || h.guard.ValidSession(r) {
+	in := h.guard == nil
+	if !in {
+		var err error
+		if in, err = h.guard.ValidSession(r); err != nil {
+			h.fail(w, r, err)
+			return
+		}
+	}
+	if in {
 		http.Redirect(w, r, localPath(next), http.StatusSeeOther)
 		return
 	}
