@@ -46,10 +46,10 @@ func (h *handler) crossOrigin(next http.Handler) http.Handler {
 	return cop.Handler(next)
 }
 
-// open lists what needs no token: the health check, the stylesheet and
-// script, and the login form itself.
+// open lists what needs no token: the health and readiness checks, the
+// stylesheet and script, and the login form itself.
 func open(path string) bool {
-	return path == "/healthz" || path == "/login" || strings.HasPrefix(path, "/static/")
+	return path == "/healthz" || path == "/readyz" || path == "/login" || strings.HasPrefix(path, "/static/")
 }
 
 // requireAccess lets a guarded server's requests through only with the
