@@ -102,7 +102,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&minUploadRate, "min-upload-rate", env("MLDR_MIN_UPLOAD_RATE", "10KiB"), "slowest an upload (or relabelling, transform) may send its body, per second, over 20 s; slower, and it ends with 408 and frees its slot; 0 for no minimum (env MLDR_MIN_UPLOAD_RATE)")
 	fs.StringVar(&shardSize, "shard-size", env("MLDR_SHARD_SIZE", "256MiB"), "a data set whose stored form is larger is stored in row shards of at most about this size, bytes or with a unit, e.g. 64MiB, so that a job that does not fit in -max-job-memory can fit it one shard at a time (env MLDR_SHARD_SIZE)")
 	fs.StringVar(&c.logFormat, "log-format", env("MLDR_LOG_FORMAT", "text"), "log format: text or json (env MLDR_LOG_FORMAT)")
-	fs.BoolVar(&c.healthcheck, "healthcheck", false, "ask the server at -addr for /healthz and exit 0 if it is healthy")
+	fs.BoolVar(&c.healthcheck, "healthcheck", false, "ask the server at -addr whether it is ready (/readyz: it answers, its database answers and its data directory takes new files) and exit 0 if it is, 1 if not; the container's health check")
 	var workers, maxQueued, maxCells, maxPairwise, maxUploads, tokenFile, maxJobMemory, trustedProxy string
 	fs.StringVar(&workers, "workers", env("MLDR_WORKERS", strconv.Itoa(runtime.NumCPU())), "jobs run at once (env MLDR_WORKERS)")
 	fs.StringVar(&maxQueued, "max-queued", env("MLDR_MAX_QUEUED", "100"), "jobs waiting at most; beyond, submissions get 429 (env MLDR_MAX_QUEUED)")

@@ -136,6 +136,7 @@ func TestRunWithDatabase(t *testing.T) {
 		wantBody   string
 	}{
 		{"/healthz", http.StatusOK, `{"status":"ok","role":"worker","running":[]}`},
+		{"/readyz", http.StatusOK, "{\n  \"status\": \"ready\"\n}"},
 		{"/api/datasets", http.StatusNotFound, ""},
 		{"/", http.StatusNotFound, ""},
 	} {

@@ -9,6 +9,11 @@
 // PostgreSQL URL of the shared mode's metadata and job queue), MLDR_ROLE
 // (-role all, web or worker: what this process does in the shared mode),
 // MLDR_RESCUE_AFTER. A flag wins over the environment.
+//
+//	webapp -healthcheck [-addr …]
+//
+// asks a running server's /readyz and exits 0 if it is ready: the
+// container's health check (the image has no curl).
 package main
 
 import (
@@ -142,14 +147,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 			log.Info("jobs still running were stopped; they are queued again")
 		}
 	}()
+	var database func(context.Context) error // nil: the embedded store, always there
+	if meta != nil {
+		database = meta.Ping
+	}
 	var handler http.Handler
 	if cfg.role == roleWorker {
-		handler = workerHealth(running)
+		handler = workerHealth(running, handlers.Readiness(database, st.CheckWritable, log))
 	} else {
 		svc := jobs.NewService(queue, st, jobs.Limits{MaxCells: cfg.maxCells, MaxPairwiseRows: int(cfg.maxPairwise), MaxJobMemory: cfg.maxJobMemory})
 		handler = handlers.New(handlers.Config{Store: st, Jobs: svc, Logger: log, MaxUpload: cfg.maxUpload, Version: version(),
 			Guard: guard, MaxUploads: int(cfg.maxUploads), TrustedProxies: cfg.trustedProxies,
-			MinUploadRate: cfg.minUploadRate})
+			MinUploadRate: cfg.minUploadRate, Database: database})
 	}
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
@@ -255,9 +264,10 @@ func startQueue(ctx context.Context, cfg config, st *store.Store, meta *pgmeta.M
 }
 
 // workerHealth is all a worker process serves: GET /healthz, 200 with
-// its role and the jobs it runs.
-func workerHealth(running func() []string) http.Handler {
+// its role and the jobs it runs, and GET /readyz, ready.
+func workerHealth(running func() []string, ready http.HandlerFunc) http.Handler {
 	mux := http.NewServeMux()
+	mux.HandleFunc("GET /readyz", ready)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Cache-Control", "no-store")
@@ -313,8 +323,10 @@ func newLogger(w io.Writer, format string) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, nil))
 }
 
-// checkHealth asks a running server's /healthz; the container's
-// HEALTHCHECK uses it, as the image has no shell or curl.
+// checkHealth asks a running server's /readyz (whether it can serve: its
+// database answers and its data directory takes new files, not only that
+// the process answers, which is /healthz); the container's HEALTHCHECK
+// uses it, as the image has no shell or curl.
 func checkHealth(ctx context.Context, addr string) error {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -325,7 +337,7 @@ func checkHealth(ctx context.Context, addr string) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+net.JoinHostPort(host, port)+"/healthz", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+net.JoinHostPort(host, port)+"/readyz", nil)
 	if err != nil {
 		return err
 	}
@@ -335,7 +347,11 @@ func checkHealth(ctx context.Context, addr string) error {
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("health check: status %d", resp.StatusCode)
+		var why struct {
+			Error string `json:"error"`
+		}
+		json.NewDecoder(io.LimitReader(resp.Body, 64<<10)).Decode(&why)
+		return fmt.Errorf("health check: status %d: %s", resp.StatusCode, why.Error)
 	}
 	return nil
 }
