@@ -8,7 +8,7 @@
 // MLDR_MAX_UPLOAD, MLDR_LOG_FORMAT, MLDR_DATABASE (-database, the
 // PostgreSQL URL of the shared mode's metadata and job queue), MLDR_ROLE
 // (-role all, web or worker: what this process does in the shared mode),
-// MLDR_RESCUE_AFTER. A flag wins over the environment.
+// MLDR_RESCUE_AFTER, MLDR_LEASE. A flag wins over the environment.
 //
 //	webapp -healthcheck [-addr …]
 //
@@ -67,6 +67,7 @@ func runWorker(ctx context.Context, args []string, getenv func(string) string) e
 	fs := flag.NewFlagSet("webapp worker", flag.ContinueOnError)
 	dir := fs.String("data-dir", "", "the server's data directory")
 	staging := fs.String("staging-dir", "", "the server's staging directory (default: tmp/ in the data directory)")
+	seal := fs.Bool("seal-results", false, "seal a job's results in the staging directory for the server to install, instead of moving them into place (the shared mode)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -81,7 +82,11 @@ func runWorker(ctx context.Context, args []string, getenv func(string) string) e
 	if err != nil {
 		return err
 	}
-	return worker.Main(ctx, getenv, testHooks(worker.Executor(files, version(), limit), getenv))
+	run := worker.Executor(files, version(), limit)
+	if *seal {
+		run = worker.SealingExecutor(files, version(), limit)
+	}
+	return worker.Main(ctx, getenv, testHooks(run, getenv))
 }
 
 // Shutdown: requests in flight get shutdownTimeout, running jobs
@@ -248,7 +253,7 @@ func startQueue(ctx context.Context, cfg config, st *store.Store, meta *pgmeta.M
 		return runner, runner.Shutdown, nil, nil
 	}
 	scfg := sharedjobs.Config{Meta: meta, Results: st, Execute: execute, Workers: int(cfg.workers),
-		MaxQueue: int(cfg.maxQueued), RescueAfter: cfg.rescueAfter, Listen: cfg.role != roleWorker, Logger: log}
+		MaxQueue: int(cfg.maxQueued), RescueAfter: cfg.rescueAfter, Lease: cfg.lease, Listen: cfg.role != roleWorker, Logger: log}
 	if execute != nil {
 		// An out-of-core job's statistics are formed by shard tasks on
 		// every worker process, under the limit its workers have.
@@ -295,8 +300,14 @@ func startWorkers(cfg config, st *store.Store, log *slog.Logger) (*worker.Pool, 
 	if err != nil {
 		return nil, fmt.Errorf("starting the job workers: %w", err)
 	}
+	args := []string{"-data-dir", dir, "-staging-dir", staging}
+	if cfg.database != "" {
+		// The shared mode's queue installs a run's results once it has
+		// checked that the run still holds its job (sharedjobs).
+		args = append(args, "-seal-results")
+	}
 	pool, err := worker.NewPool(worker.Config{
-		Command:     func() *exec.Cmd { return exec.Command(self, "-data-dir", dir, "-staging-dir", staging) },
+		Command:     func() *exec.Cmd { return exec.Command(self, args...) },
 		Workers:     int(cfg.workers),
 		MemoryLimit: cfg.maxJobMemory,
 		Datasets:    st,

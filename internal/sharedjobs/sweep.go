@@ -80,20 +80,11 @@ func stateOr(s, def string) string {
 	return s
 }
 
-// sweepLoop runs Sweep every SweepEvery until the queue shuts down.
-func (q *Queue) sweepLoop() {
-	t := time.NewTicker(SweepEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-q.ctx.Done():
-			return
-		case <-t.C:
-			ctx, cancel := q.op()
-			if _, err := q.Sweep(ctx); err != nil {
-				q.cfg.Logger.Warn("sweeping the job records", "err", err)
-			}
-			cancel()
-		}
+// sweepOnce runs Sweep, once every SweepEvery (every).
+func (q *Queue) sweepOnce() {
+	ctx, cancel := q.op()
+	defer cancel()
+	if _, err := q.Sweep(ctx); err != nil {
+		q.logFailure("sweeping the job records", err)
 	}
 }
