@@ -78,7 +78,11 @@ func (q *Queue) renew() error {
 		ON CONFLICT (id) DO UPDATE SET expires_at = excluded.expires_at`, q.leaseID, q.cfg.Lease.Milliseconds())
 	now := time.Now()
 	q.mu.Lock()
-	lapsed := err == nil && !q.renewed.IsZero() && now.Sub(q.renewed) > q.cfg.Lease
+	gap := now.Sub(q.renewed)
+	lapsed := err == nil && !q.renewed.IsZero() && gap > q.cfg.Lease
+	// Renewals that failed (an outage of the database, which stops every
+	// renewal and so every taking back) are not a frozen process's.
+	frozen := lapsed && !q.renewedSince.IsZero()
 	switch {
 	case err != nil:
 		q.renewedSince = time.Time{}
@@ -89,8 +93,11 @@ func (q *Queue) renew() error {
 		q.renewed = now
 	}
 	q.mu.Unlock()
+	if frozen {
+		q.cfg.Logger.Warn("this process renewed no lease for longer than a lease (was it paused?); its runs whose jobs were taken back stop",
+			"lease", q.leaseID, "for", gap.Round(time.Second).String())
+	}
 	if lapsed {
-		q.cfg.Logger.Warn("this process's lease lapsed; its runs whose jobs were taken back stop", "lease", q.leaseID)
 		q.checkFences()
 	}
 	if err != nil {

@@ -20,6 +20,10 @@ import (
 // are still dropped: those of its retries that began during the outage.
 const outageQuiet = 10 * time.Second
 
+// outageCheck bounds the check, before River's warning is logged, that
+// the database still answers.
+const outageCheck = 3 * time.Second
+
 // logFailure logs a failure of the queue's own work, unless the database
 // could not be reached: the metadata store logs an outage once, when it
 // begins and when it ends, not at every retry.
@@ -34,6 +38,9 @@ func (q *Queue) logFailure(msg string, err error, args ...any) {
 
 // quietOutage is River's log handler: River's warnings and errors are
 // dropped while the database cannot be reached and for outageQuiet after.
+// A warning that may be the first sign of an outage (River's listener
+// learns of a shutdown before anyone) is logged only once the database is
+// found still to answer.
 type quietOutage struct {
 	slog.Handler
 	meta *pgmeta.Meta
@@ -42,8 +49,16 @@ type quietOutage struct {
 // Handle drops a warning or an error during an outage, and passes on
 // the rest.
 func (h quietOutage) Handle(ctx context.Context, r slog.Record) error {
-	if r.Level >= slog.LevelWarn && !h.meta.Settled(outageQuiet) {
-		return nil
+	if r.Level >= slog.LevelWarn {
+		if !h.meta.Settled(outageQuiet) {
+			return nil
+		}
+		ctx, cancel := context.WithTimeout(ctx, outageCheck)
+		err := h.meta.Ping(ctx)
+		cancel()
+		if errors.Is(err, store.ErrUnavailable) {
+			return nil
+		}
 	}
 	return h.Handler.Handle(ctx, r)
 }

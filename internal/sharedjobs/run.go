@@ -346,5 +346,5 @@ func (q *Queue) record(id string, fn func(tx pgx.Tx, j *jobs.Job) (bool, error))
 // The pauses of record between its tries.
 const (
 	recordRetry    = 500 * time.Millisecond
-	maxRecordRetry = 5 * time.Second
+	maxRecordRetry = 2 * time.Second
 )
