@@ -69,11 +69,11 @@ const NotifyChannel = "mldr_job"
 // Defaults of Config.
 const (
 	// DefaultRescueAfter is how long a job may run: beyond, its context
-	// is canceled (it fails), and a job still marked running is taken for
-	// one whose worker process died and is run again.
+	// is canceled (it fails). A job whose worker process died is taken
+	// back far sooner, by the leases (DefaultLease).
 	DefaultRescueAfter = time.Hour
-	// DefaultRetryDelay is how soon a rescued job, or one a shutdown
-	// interrupted, may run again.
+	// DefaultRetryDelay is how soon a job a shutdown interrupted (or
+	// River's rescuer rescued) may run again.
 	DefaultRetryDelay = time.Second
 	// DefaultProgressEvery is the least time between two progress writes
 	// of a job.

@@ -263,7 +263,7 @@ func (q *Queue) finish(ctx context.Context, id string, r *run, notes []string, r
 		case ctx.Err() != nil && errors.Is(cause, river.ErrJobCancelledRemotely):
 			j.Status, j.Phase = jobs.Canceled, "canceled"
 		case ctx.Err() != nil && errors.Is(cause, context.DeadlineExceeded) && !stopping:
-			j.Status, j.Error = jobs.Failed, fmt.Sprintf("the job ran longer than -rescue-after (%s) allows: a job running longer would be taken for one whose worker process died and run again; give every process a longer -rescue-after to run it", q.cfg.RescueAfter)
+			j.Status, j.Error = jobs.Failed, fmt.Sprintf("the job ran longer than -rescue-after (%s) allows: give every process a longer -rescue-after to run it", q.cfg.RescueAfter)
 		case ctx.Err() != nil:
 			j.Status, j.Progress, j.Phase, j.StartedAt = jobs.Queued, 0, "queued again after a shutdown", nil
 			requeue = true

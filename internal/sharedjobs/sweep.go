@@ -16,9 +16,10 @@ const SweepEvery = time.Minute
 
 // Sweep ends the records that say queued or running while no River job
 // of theirs is left to run them, which happens when River ends a job
-// without its worker: a job canceled while running whose worker process
-// then died (River's rescuer cancels it), or one interrupted by more
-// shutdowns than River's attempts (River discards it). Such a record
+// without its worker: one interrupted by more shutdowns than River's
+// attempts (River discards it), or a job canceled while running whose
+// worker process then died, when River's rescuer (the backstop behind
+// the leases) cancels it. Such a record
 // would otherwise say "running" for ever. A record canceled by a user
 // ends canceled, any other failed with a message saying what happened.
 // Each record is checked again under its row lock, so a sweep never ends
