@@ -80,7 +80,8 @@ func unreachable(err error) bool {
 // health is what the watch knows of the database.
 type health struct {
 	down  atomic.Bool
-	poke  chan struct{} // an operation met an error that may mean an outage
+	poke  chan struct{}   // an operation met an error that may mean an outage
+	asks  chan chan error // Ping's requests for a probe now, and its answer
 	mu    sync.Mutex
 	since time.Time              // when it was lost (down) or came back (up)
 	cause error                  // why it was lost
@@ -111,12 +112,30 @@ func (m *Meta) Settled(d time.Duration) bool {
 	return m.health.since.IsZero() || time.Since(m.health.since) >= d
 }
 
-// Ping asks the database now whether it answers, within ctx; its error
-// wraps store.ErrUnavailable when it does not. Readiness checks ask it.
+// Ping asks the database now whether it answers, within ctx, on the
+// watch's own connection (so that a pool whose connections are all busy
+// is not taken for a lost database); its error wraps store.ErrUnavailable
+// when it does not. While the watch finds the database lost, it answers
+// at once. Readiness checks ask it.
 func (m *Meta) Ping(ctx context.Context) error {
-	if err := m.pool.Ping(ctx); err != nil {
-		err = Classify(err)
-		m.suspect(err)
+	if err := m.Check(); err != nil {
+		return err
+	}
+	reply := make(chan error, 1)
+	var err error
+	select {
+	case m.health.asks <- reply:
+		select {
+		case err = <-reply:
+		case <-ctx.Done():
+			err = ctx.Err()
+		}
+	case <-m.watched:
+		err = errors.New("the metadata store is closed")
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	if err != nil {
 		return m.fail("asking whether the database answers", err)
 	}
 	return nil
@@ -173,11 +192,14 @@ func (m *Meta) watch(ctx context.Context, cfg *pgx.ConnConfig) {
 	t := time.NewTimer(probeEvery)
 	defer t.Stop()
 	for {
+		var reply chan error
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		case <-m.health.poke:
+			t.Stop()
+		case reply = <-m.health.asks:
 			t.Stop()
 		}
 		err := probe(ctx, cfg, &conn)
@@ -185,6 +207,9 @@ func (m *Meta) watch(ctx context.Context, cfg *pgx.ConnConfig) {
 			return
 		}
 		m.observe(err)
+		if reply != nil {
+			reply <- err
+		}
 		if m.health.down.Load() {
 			t.Reset(retryEvery)
 		} else {

@@ -101,7 +101,7 @@ func Open(ctx context.Context, cfg Config) (*Meta, error) {
 	if !strings.Contains(cfg.URL, "pool_max_conns") {
 		pcfg.MaxConns = max(pcfg.MaxConns, minPoolConns)
 	}
-	m := &Meta{where: describe(&pcfg.ConnConfig.Config), log: cfg.Logger, timeout: cfg.OpTimeout, health: health{poke: make(chan struct{}, 1)}}
+	m := &Meta{where: describe(&pcfg.ConnConfig.Config), log: cfg.Logger, timeout: cfg.OpTimeout, health: health{poke: make(chan struct{}, 1), asks: make(chan chan error)}}
 	probeCfg := pcfg.ConnConfig.Copy()
 	probeCfg.ConnectTimeout = probeTimeout
 	m.guardPool(pcfg)
