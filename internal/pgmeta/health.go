@@ -169,6 +169,9 @@ func (m *Meta) observe(err error) {
 	switch {
 	case err == nil && h.down.Load():
 		m.log.Info("the database is reachable again", "database", m.where, "after", time.Since(h.since).Round(100*time.Millisecond).String())
+		// The connections of before the outage may be dead (a restarted
+		// server): new ones are made as they are needed.
+		m.pool.Reset()
 		h.down.Store(false)
 		h.since, h.cause = time.Now(), nil
 	case err != nil && !h.down.Load():
@@ -251,7 +254,14 @@ func (m *Meta) guardPool(cfg *pgxpool.Config) {
 	cfg.ShouldPing = func(_ context.Context, p pgxpool.ShouldPingParams) bool {
 		return !m.health.down.Load() && p.IdleDuration > time.Second // pgxpool's default
 	}
-	cfg.PrepareConn = func(context.Context, *pgx.Conn) (bool, error) { return true, m.Check() }
+	cfg.PrepareConn = func(context.Context, *pgx.Conn) (bool, error) {
+		// A connection refused during an outage is dropped: one that was
+		// handed out and refused again and again would look freshly used
+		// to the pool, and be handed out unpinged once the database is
+		// back, dead if the server restarted.
+		err := m.Check()
+		return err == nil, err
+	}
 }
 
 // tracer keeps the set of the pool's connections that wait for an
