@@ -74,16 +74,8 @@ func (h *handler) requireAccess(next http.Handler) http.Handler {
 			case v.OK:
 				next.ServeHTTP(w, r)
 				return
-			case !present:
-				ok, err := h.guard.ValidSession(r)
-				if err != nil {
-					h.fail(w, r, err)
-					return
-				}
-				if ok {
-					next.ServeHTTP(w, r)
-					return
-				}
+			case !present && h.withSession(w, r, next):
+				return
 			}
 			if present {
 				h.log.Warn("a wrong access token", "client", h.client(r), "path", r.URL.Path)
@@ -92,17 +84,25 @@ func (h *handler) requireAccess(next http.Handler) http.Handler {
 			h.fail(w, r, &httpError{status: http.StatusUnauthorized, msg: "this server needs its access token: send Authorization: Bearer TOKEN"})
 			return
 		}
-		ok, err := h.guard.ValidSession(r)
-		if err != nil {
-			h.fail(w, r, err)
-			return
-		}
-		if ok {
-			next.ServeHTTP(w, r)
+		if h.withSession(w, r, next) {
 			return
 		}
 		http.Redirect(w, r, "/login?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
 	})
+}
+
+// withSession passes r on to next when it carries a live session, and
+// answers the error when its session could not be looked up (the shared
+// mode's database is unreachable); it reports whether r was answered.
+func (h *handler) withSession(w http.ResponseWriter, r *http.Request, next http.Handler) bool {
+	ok, err := h.guard.ValidSession(r)
+	switch {
+	case err != nil:
+		h.fail(w, r, err)
+	case ok:
+		next.ServeHTTP(w, r)
+	}
+	return err != nil || ok
 }
 
 // tooManyFailures answers a client that sent too many wrong tokens and
