@@ -50,6 +50,10 @@ import (
 // DefaultLease is Config.Lease's default.
 const DefaultLease = 15 * time.Second
 
+// staleLease is how long after it lapsed a lease is forgotten: its
+// process is long gone, and any queue entry it held was taken back.
+const staleLease = 24 * time.Hour
+
 // errFenced cancels the work of a run whose job was taken back.
 var errFenced = errors.New("the job was taken back from this process (its lease lapsed) and runs elsewhere")
 
@@ -174,7 +178,11 @@ const lostWhere = `j.state = 'running'
 // entry is made available again. Each is checked again under the row
 // locks, which it skips when another process holds them. It returns the
 // ids of the jobs queued again or ended, and of the shard tasks' jobs.
+// The leases of processes gone for more than staleLease are forgotten.
 func (q *Queue) Reclaim(ctx context.Context) ([]string, error) {
+	if _, err := q.pool.Exec(ctx, "DELETE FROM worker_leases WHERE expires_at < now() - $1 * interval '1 millisecond'", staleLease.Milliseconds()); err != nil {
+		return nil, q.fail("forgetting the leases of processes long gone", err)
+	}
 	rows, err := q.pool.Query(ctx, `SELECT j.id, j.kind, j.args->>'id' FROM river_job j
 		WHERE `+lostWhere+` AND j.kind = ANY($2::text[]) ORDER BY j.id`, q.cfg.Lease.Milliseconds(), []string{Kind, ShardKind})
 	if err != nil {

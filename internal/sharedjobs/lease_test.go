@@ -55,6 +55,10 @@ func TestReclaimOnce(t *testing.T) {
 	lostRid := e.markRunning(t, qa, id(0), "a-dead-process")
 	e.markRunning(t, qa, id(1), qb.leaseID)
 	ctx := context.Background()
+	if _, err := e.meta.Pool().Exec(ctx, `INSERT INTO worker_leases (id, expires_at) VALUES
+		('gone-for-two-days', now() - interval '2 days'), ('gone-for-an-hour', now() - interval '1 hour')`); err != nil {
+		t.Fatal(err)
+	}
 	shard, err := qa.client.Insert(ctx, shardArgs{ID: id(0), Attempt: 1, Method: 0, Shard: 3}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -97,6 +101,14 @@ func TestReclaimOnce(t *testing.T) {
 	}
 	if again, err := qa.Reclaim(ctx); err != nil || len(again) != 0 {
 		t.Errorf("a second round took back %v (%v), want nothing", again, err)
+	}
+	var stale []string
+	rows, err := e.meta.Pool().Query(ctx, "SELECT id FROM worker_leases WHERE id LIKE 'gone-%' ORDER BY id")
+	if err == nil {
+		stale, err = pgx.CollectRows(rows, pgx.RowTo[string])
+	}
+	if err != nil || !slices.Equal(stale, []string{"gone-for-an-hour"}) {
+		t.Errorf("the leases of gone processes left: got %v (%v), want only the one gone for less than a day", stale, err)
 	}
 
 	// The process that had taken entry lostRid comes back and starts it.
