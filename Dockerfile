@@ -30,6 +30,8 @@ ENV MLDR_ADDR=0.0.0.0:8080 \
     MLDR_DATA_DIR=/data
 EXPOSE 8080
 VOLUME ["/data"]
-# The image has no curl: the binary checks its own /healthz.
+# The image has no curl: the binary asks its own /readyz (-healthcheck):
+# healthy when the process answers, its database (shared mode) answers and
+# its data directory takes new files. /healthz is liveness alone.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 CMD ["/webapp", "-healthcheck"]
 ENTRYPOINT ["/webapp"]

@@ -20,6 +20,9 @@ type composeFile struct {
 		Deploy      struct {
 			Replicas int `yaml:"replicas"`
 		} `yaml:"deploy"`
+		Healthcheck struct {
+			Test []string `yaml:"test"`
+		} `yaml:"healthcheck"`
 	} `yaml:"services"`
 	Volumes map[string]any `yaml:"volumes"`
 }
@@ -28,7 +31,8 @@ type composeFile struct {
 // says (PostgreSQL, one web process, two workers, one data volume), and
 // every setting it gives the app is one this binary accepts: its
 // environment, with the variables the user exports filled in, is parsed
-// as the server parses it at start. (No Docker daemon runs in CI; this is
+// as the server parses it at start; and each app service's health check
+// is the binary's own readiness check. (No Docker daemon runs in CI; this is
 // the part of the file a test can hold to the binary.)
 func TestComposeFile(t *testing.T) {
 	b, err := os.ReadFile("../../deploy/compose.yaml")
@@ -80,6 +84,9 @@ func TestComposeFile(t *testing.T) {
 			}
 			if len(s.Volumes) != 1 || !strings.HasPrefix(s.Volumes[0], "mldr-data:/data") {
 				t.Errorf("volumes %v, want the shared mldr-data volume on /data", s.Volumes)
+			}
+			if got := strings.Join(s.Healthcheck.Test, " "); got != "CMD /webapp -healthcheck" {
+				t.Errorf("healthcheck %q, want CMD /webapp -healthcheck (readiness, /readyz)", got)
 			}
 			if s.Deploy.Replicas != tc.replicas || (len(s.Ports) > 0) != tc.port {
 				t.Errorf("replicas %d, ports %v; want %d replicas, published port %v", s.Deploy.Replicas, s.Ports, tc.replicas, tc.port)

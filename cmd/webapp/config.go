@@ -14,6 +14,7 @@ import (
 
 	"mldr/internal/auth"
 	"mldr/internal/pgmeta"
+	"mldr/internal/sharedjobs"
 	"mldr/internal/store"
 	"mldr/internal/worker"
 )
@@ -65,9 +66,12 @@ type config struct {
 	database, databaseWhere string
 	// role is what this process does: roleAll, roleWeb or roleWorker.
 	role string
-	// rescueAfter is how long a job may run in the shared mode; a job
-	// marked running longer is taken for one whose worker died.
+	// rescueAfter is how long a job may run in the shared mode.
 	rescueAfter time.Duration
+	// lease is how long a process of the shared mode may go without
+	// renewing its lease before its jobs are taken back and run by
+	// another.
+	lease time.Duration
 }
 
 // The roles of a process (-role).
@@ -79,6 +83,10 @@ const (
 
 // defaultRescueAfter is -rescue-after's default.
 const defaultRescueAfter = time.Hour
+
+// minLease is the least -lease accepted: a process renews its lease
+// every fifth of it.
+const minLease = time.Second
 
 // Defaults of the server timeouts. Uploads of up to a gibibyte need
 // minutes, so the body timeouts are long; the header timeout guards against
@@ -109,7 +117,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&minUploadRate, "min-upload-rate", env("MLDR_MIN_UPLOAD_RATE", "10KiB"), "slowest an upload (or relabelling, transform) may send its body, per second, over 20 s; slower, and it ends with 408 and frees its slot; 0 for no minimum (env MLDR_MIN_UPLOAD_RATE)")
 	fs.StringVar(&shardSize, "shard-size", env("MLDR_SHARD_SIZE", "256MiB"), "a data set whose stored form is larger is stored in row shards of at most about this size, bytes or with a unit, e.g. 64MiB, so that a job that does not fit in -max-job-memory can fit it one shard at a time (env MLDR_SHARD_SIZE)")
 	fs.StringVar(&c.logFormat, "log-format", env("MLDR_LOG_FORMAT", "text"), "log format: text or json (env MLDR_LOG_FORMAT)")
-	fs.BoolVar(&c.healthcheck, "healthcheck", false, "ask the server at -addr for /healthz and exit 0 if it is healthy")
+	fs.BoolVar(&c.healthcheck, "healthcheck", false, "ask the server at -addr whether it is ready (/readyz: it answers, its database answers and its data directory takes new files) and exit 0 if it is, 1 if not; the container's health check")
 	var workers, maxQueued, maxCells, maxPairwise, maxUploads, tokenFile, maxJobMemory, maxUploadMemory, trustedProxy string
 	fs.StringVar(&workers, "workers", env("MLDR_WORKERS", strconv.Itoa(runtime.NumCPU())), "jobs run at once (env MLDR_WORKERS)")
 	fs.StringVar(&maxQueued, "max-queued", env("MLDR_MAX_QUEUED", "100"), "jobs waiting at most; beyond, submissions get 429 (env MLDR_MAX_QUEUED)")
@@ -123,7 +131,8 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&trustedProxy, "trusted-proxy", getenv("MLDR_TRUSTED_PROXY"), "reverse proxies, IP addresses or CIDR prefixes separated by commas, e.g. 127.0.0.1,10.0.0.0/8: a request from one of them is counted and logged as coming from the right-most address of X-Forwarded-For that is not itself a trusted proxy; from anyone else X-Forwarded-For is ignored (env MLDR_TRUSTED_PROXY)")
 	fs.StringVar(&c.database, "database", getenv("MLDR_DATABASE"), "PostgreSQL URL, postgres://user@host:port/name, for the metadata (data sets, jobs, selections) and the job queue (River) instead of the embedded store in the data directory and the in-process queue; any number of processes (see -role) may share one database and one data directory (env MLDR_DATABASE; prefer the environment, PGPASSWORD or ~/.pgpass for the password: arguments are visible to other users)")
 	fs.StringVar(&c.role, "role", env("MLDR_ROLE", roleAll), "what this process does: all (serve pages and run jobs), web (serve pages and the API and queue jobs, run none) or worker (run jobs, serve only /healthz on -addr); web and worker need -database (env MLDR_ROLE)")
-	fs.DurationVar(&c.rescueAfter, "rescue-after", envDuration(getenv, "MLDR_RESCUE_AFTER", defaultRescueAfter), "with -database: how long a job may run; a job still marked running after this is taken for one whose worker process died and is run again by another, so a longer job fails; give every process the same (env MLDR_RESCUE_AFTER)")
+	fs.DurationVar(&c.rescueAfter, "rescue-after", envDuration(getenv, "MLDR_RESCUE_AFTER", defaultRescueAfter), "with -database: how long a job may run; a longer one fails; give every process the same (env MLDR_RESCUE_AFTER)")
+	fs.DurationVar(&c.lease, "lease", envDuration(getenv, "MLDR_LEASE", sharedjobs.DefaultLease), "with -database: how long a process may go without renewing its lease in the database (it renews it every fifth of this) before the jobs it runs are taken back and run by another worker; give every process the same (env MLDR_LEASE)")
 	fs.DurationVar(&c.headerTimeout, "header-timeout", envDuration(getenv, "MLDR_HEADER_TIMEOUT", defaultHeaderTimeout), "time to read a request's headers (env MLDR_HEADER_TIMEOUT)")
 	fs.DurationVar(&c.readTimeout, "read-timeout", envDuration(getenv, "MLDR_READ_TIMEOUT", defaultReadTimeout), "time to read a whole request, upload included (env MLDR_READ_TIMEOUT)")
 	fs.DurationVar(&c.writeTimeout, "write-timeout", envDuration(getenv, "MLDR_WRITE_TIMEOUT", defaultWriteTimeout), "time to write an answer; event streams are exempt (env MLDR_WRITE_TIMEOUT)")
@@ -134,10 +143,13 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	for _, d := range []struct {
 		name string
 		v    time.Duration
-	}{{"-rescue-after", c.rescueAfter}, {"-header-timeout", c.headerTimeout}, {"-read-timeout", c.readTimeout}, {"-write-timeout", c.writeTimeout}, {"-idle-timeout", c.idleTimeout}} {
+	}{{"-rescue-after", c.rescueAfter}, {"-lease", c.lease}, {"-header-timeout", c.headerTimeout}, {"-read-timeout", c.readTimeout}, {"-write-timeout", c.writeTimeout}, {"-idle-timeout", c.idleTimeout}} {
 		if d.v <= 0 {
 			return c, fmt.Errorf("%s must be a positive duration such as 30s or 5m, not %v", d.name, d.v)
 		}
+	}
+	if c.lease < minLease {
+		return c, fmt.Errorf("-lease must be at least %s, not %v", minLease, c.lease)
 	}
 	if tokenFile != "" {
 		if c.token != "" {

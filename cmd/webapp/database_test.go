@@ -37,6 +37,9 @@ func TestDatabaseConfig(t *testing.T) {
 		{"role worker without a database", nil, map[string]string{"MLDR_ROLE": "worker"}, "", "-role worker needs -database"},
 		{"an unknown role", []string{"-role", "both"}, nil, "", `-role must be all, web or worker, not "both"`},
 		{"a bad rescue-after", []string{"-rescue-after", "0s", "-database", "postgres://u@db1/m"}, nil, "", "-rescue-after must be a positive duration"},
+		{"a lease from the environment", nil, map[string]string{"MLDR_LEASE": "5s", "MLDR_DATABASE": "postgres://u@db1/m"}, "db1:5432/m as u", ""},
+		{"a lease too short", []string{"-lease", "200ms", "-database", "postgres://u@db1/m"}, nil, "", "-lease must be at least 1s"},
+		{"a bad lease", nil, map[string]string{"MLDR_LEASE": "soon"}, "", "-lease must be a positive duration"},
 	} {
 		cfg, err := parseConfig(c.args, func(k string) string { return c.env[k] }, io.Discard)
 		switch {
@@ -136,6 +139,7 @@ func TestRunWithDatabase(t *testing.T) {
 		wantBody   string
 	}{
 		{"/healthz", http.StatusOK, `{"status":"ok","role":"worker","running":[]}`},
+		{"/readyz", http.StatusOK, "{\n  \"status\": \"ready\"\n}"},
 		{"/api/datasets", http.StatusNotFound, ""},
 		{"/", http.StatusNotFound, ""},
 	} {

@@ -8,7 +8,12 @@
 // MLDR_MAX_UPLOAD, MLDR_LOG_FORMAT, MLDR_DATABASE (-database, the
 // PostgreSQL URL of the shared mode's metadata and job queue), MLDR_ROLE
 // (-role all, web or worker: what this process does in the shared mode),
-// MLDR_RESCUE_AFTER. A flag wins over the environment.
+// MLDR_RESCUE_AFTER, MLDR_LEASE. A flag wins over the environment.
+//
+//	webapp -healthcheck [-addr …]
+//
+// asks a running server's /readyz and exits 0 if it is ready: the
+// container's health check (the image has no curl).
 package main
 
 import (
@@ -63,6 +68,7 @@ func runWorker(ctx context.Context, args []string, getenv func(string) string) e
 	fs := flag.NewFlagSet("webapp worker", flag.ContinueOnError)
 	dir := fs.String("data-dir", "", "the server's data directory")
 	staging := fs.String("staging-dir", "", "the server's staging directory (default: tmp/ in the data directory)")
+	seal := fs.Bool("seal-results", false, "seal a job's results in the staging directory for the server to install, instead of moving them into place (the shared mode)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -77,7 +83,11 @@ func runWorker(ctx context.Context, args []string, getenv func(string) string) e
 	if err != nil {
 		return err
 	}
-	return worker.Main(ctx, getenv, testHooks(worker.Executor(files, version(), limit), getenv))
+	run := worker.Executor(files, version(), limit)
+	if *seal {
+		run = worker.SealingExecutor(files, version(), limit)
+	}
+	return worker.Main(ctx, getenv, testHooks(run, getenv))
 }
 
 // Shutdown: requests in flight get shutdownTimeout, running jobs
@@ -146,14 +156,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 			log.Info("jobs still running were stopped; they are queued again")
 		}
 	}()
+	var database func(context.Context) error // nil: the embedded store, always there
+	if meta != nil {
+		database = meta.Ping
+	}
 	var handler http.Handler
 	if cfg.role == roleWorker {
-		handler = workerHealth(running)
+		handler = workerHealth(running, handlers.Readiness(database, st.CheckWritable, log))
 	} else {
 		svc := jobs.NewService(queue, st, jobs.Limits{MaxCells: cfg.maxCells, MaxPairwiseRows: int(cfg.maxPairwise), MaxJobMemory: cfg.maxJobMemory})
 		handler = handlers.New(handlers.Config{Store: st, Memory: memory, Jobs: svc, Logger: log, MaxUpload: cfg.maxUpload, Version: version(),
 			Guard: guard, MaxUploads: int(cfg.maxUploads), TrustedProxies: cfg.trustedProxies,
-			MinUploadRate: cfg.minUploadRate})
+			MinUploadRate: cfg.minUploadRate, Database: database})
 	}
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
@@ -243,7 +257,7 @@ func startQueue(ctx context.Context, cfg config, st *store.Store, meta *pgmeta.M
 		return runner, runner.Shutdown, nil, nil
 	}
 	scfg := sharedjobs.Config{Meta: meta, Results: st, Execute: execute, Workers: int(cfg.workers),
-		MaxQueue: int(cfg.maxQueued), RescueAfter: cfg.rescueAfter, Listen: cfg.role != roleWorker, Logger: log}
+		MaxQueue: int(cfg.maxQueued), RescueAfter: cfg.rescueAfter, Lease: cfg.lease, Listen: cfg.role != roleWorker, Logger: log}
 	if execute != nil {
 		// An out-of-core job's statistics are formed by shard tasks on
 		// every worker process, under the limit its workers have.
@@ -259,9 +273,10 @@ func startQueue(ctx context.Context, cfg config, st *store.Store, meta *pgmeta.M
 }
 
 // workerHealth is all a worker process serves: GET /healthz, 200 with
-// its role and the jobs it runs.
-func workerHealth(running func() []string) http.Handler {
+// its role and the jobs it runs, and GET /readyz, ready.
+func workerHealth(running func() []string, ready http.HandlerFunc) http.Handler {
 	mux := http.NewServeMux()
+	mux.HandleFunc("GET /readyz", ready)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Cache-Control", "no-store")
@@ -289,8 +304,14 @@ func startWorkers(cfg config, st *store.Store, log *slog.Logger) (*worker.Pool, 
 	if err != nil {
 		return nil, fmt.Errorf("starting the job workers: %w", err)
 	}
+	args := []string{"-data-dir", dir, "-staging-dir", staging}
+	if cfg.database != "" {
+		// The shared mode's queue installs a run's results once it has
+		// checked that the run still holds its job (sharedjobs).
+		args = append(args, "-seal-results")
+	}
 	pool, err := worker.NewPool(worker.Config{
-		Command:     func() *exec.Cmd { return exec.Command(self, "-data-dir", dir, "-staging-dir", staging) },
+		Command:     func() *exec.Cmd { return exec.Command(self, args...) },
 		Workers:     int(cfg.workers),
 		MemoryLimit: cfg.maxJobMemory,
 		Datasets:    st,
@@ -317,8 +338,10 @@ func newLogger(w io.Writer, format string) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, nil))
 }
 
-// checkHealth asks a running server's /healthz; the container's
-// HEALTHCHECK uses it, as the image has no shell or curl.
+// checkHealth asks a running server's /readyz (whether it can serve: its
+// database answers and its data directory takes new files, not only that
+// the process answers, which is /healthz); the container's HEALTHCHECK
+// uses it, as the image has no shell or curl.
 func checkHealth(ctx context.Context, addr string) error {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -329,7 +352,7 @@ func checkHealth(ctx context.Context, addr string) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+net.JoinHostPort(host, port)+"/healthz", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+net.JoinHostPort(host, port)+"/readyz", nil)
 	if err != nil {
 		return err
 	}
@@ -339,7 +362,11 @@ func checkHealth(ctx context.Context, addr string) error {
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("health check: status %d", resp.StatusCode)
+		var why struct {
+			Error string `json:"error"`
+		}
+		json.NewDecoder(io.LimitReader(resp.Body, 64<<10)).Decode(&why)
+		return fmt.Errorf("health check: status %d: %s", resp.StatusCode, why.Error)
 	}
 	return nil
 }

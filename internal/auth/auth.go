@@ -246,24 +246,29 @@ func Expired(secure bool) *http.Cookie {
 }
 
 // ValidSession reports whether r carries the cookie of a live session of
-// this guard: opened, not ended by End, not expired.
-func (g *Guard) ValidSession(r *http.Request) bool {
+// this guard: opened, not ended by End, not expired. Its error is the
+// shared store's, when the session could not be looked up there (the
+// answer is then neither yes nor no).
+func (g *Guard) ValidSession(r *http.Request) (bool, error) {
 	k, ok := sessionKey(r)
 	if !ok {
-		return false
+		return false, nil
 	}
 	if g.shared != nil {
 		exp, ok, err := g.shared.Session(r.Context(), k)
-		return err == nil && ok && g.now().Before(exp)
+		if err != nil {
+			return false, fmt.Errorf("looking up the session: %w", err)
+		}
+		return ok && g.now().Before(exp), nil
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	exp, ok := g.sessions[k]
 	if ok && !g.now().Before(exp) {
 		delete(g.sessions, k)
-		return false
+		return false, nil
 	}
-	return ok
+	return ok, nil
 }
 
 // End ends the session whose cookie r carries, if any: every copy of the

@@ -58,12 +58,20 @@ func binary(t *testing.T) string { return release.binary(t) }
 
 // app is one running webapp process.
 type app struct {
-	t    *testing.T
-	cmd  *exec.Cmd
-	url  string
-	dir  string
-	logs *bytes.Buffer
-	done chan error
+	t      *testing.T
+	cmd    *exec.Cmd
+	url    string
+	dir    string
+	logs   *bytes.Buffer // written as the process runs: read it with logText
+	logsMu *sync.Mutex
+	done   chan error
+}
+
+// logText is what the process has logged so far.
+func (a *app) logText() string {
+	a.logsMu.Lock()
+	defer a.logsMu.Unlock()
+	return a.logs.String()
 }
 
 var listening = regexp.MustCompile(`url=http://([^ ]+)/`)
@@ -87,15 +95,14 @@ func startWith(t *testing.T, bin string, env []string, dataDir string, args ...s
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	a := &app{t: t, cmd: cmd, dir: dataDir, logs: &bytes.Buffer{}, done: make(chan error, 1)}
+	a := &app{t: t, cmd: cmd, dir: dataDir, logs: &bytes.Buffer{}, logsMu: &sync.Mutex{}, done: make(chan error, 1)}
 	addr := make(chan string, 1)
-	var mu sync.Mutex
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
-			mu.Lock()
+			a.logsMu.Lock()
 			a.logs.WriteString(sc.Text() + "\n")
-			mu.Unlock()
+			a.logsMu.Unlock()
 			if m := listening.FindStringSubmatch(sc.Text()); m != nil {
 				select {
 				case addr <- m[1]:

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -43,14 +44,16 @@ func sharedRequests(ds string) []map[string]any {
 	}
 }
 
-// The shared mode with the real binary: one web process and two worker
-// processes on one database and one data directory. Of 20 jobs submitted
-// to the web process, one worker process is killed with SIGKILL while it
-// runs some; every job still succeeds, once (one record, one result
-// directory each), the killed worker's jobs on their second attempt, and
-// each job's metrics.json is identical to the same request's in the
-// embedded mode, but for its wall times. A cancel sent to the web process stops a job running on
-// a worker, and the web process's event stream follows that job.
+// The shared mode with the real binary and its default flags: one web
+// process and two worker processes on one database and one data
+// directory. Of 20 jobs submitted to the web process, one worker process
+// is killed with SIGKILL while it runs some; every job still succeeds,
+// once (one record, one result directory each), the killed worker's jobs
+// on their second attempt, on the other worker, within 60 s of the kill
+// (its lease lapses after 15 s), and each job's metrics.json is identical
+// to the same request's in the embedded mode, but for its wall times. A
+// cancel sent to the web process stops a job running on a worker, and the
+// web process's event stream follows that job.
 func TestSharedRolesSurviveAKilledWorker(t *testing.T) {
 	dsn := pgtest.NewDB(t)
 	dir := t.TempDir()
@@ -62,8 +65,8 @@ func TestSharedRolesSurviveAKilledWorker(t *testing.T) {
 	env := []string{"MLDR_TEST_JOB_DELAY=1s", "MLDR_TEST_HOLD_METHOD=lpp"}
 	web := startWith(t, bin, env, dir, "-database", dsn, "-role", "web")
 	workers := []*app{
-		startWith(t, bin, env, dir, "-database", dsn, "-role", "worker", "-workers", "2", "-rescue-after", "15s"),
-		startWith(t, bin, env, dir, "-database", dsn, "-role", "worker", "-workers", "2", "-rescue-after", "15s"),
+		startWith(t, bin, env, dir, "-database", dsn, "-role", "worker", "-workers", "2"),
+		startWith(t, bin, env, dir, "-database", dsn, "-role", "worker", "-workers", "2"),
 	}
 	csv := sharedCSV(150)
 	ds, code := web.upload("shared.csv", csv)
@@ -94,7 +97,28 @@ func TestSharedRolesSurviveAKilledWorker(t *testing.T) {
 		}
 	}
 	killed.kill()
+	killedAt := time.Now()
 	t.Logf("killed a worker process running %v", killedJobs)
+	// When each of its jobs runs again elsewhere, and when it succeeds.
+	var again, done time.Duration
+	for pending := slices.Clone(killedJobs); len(pending) > 0; {
+		for _, id := range slices.Clone(pending) {
+			j := jtGetJob(ctx, t, web, id)
+			if j.Attempts >= 2 && again == 0 {
+				again = time.Since(killedAt)
+			}
+			if j.Status == "succeeded" {
+				pending = slices.DeleteFunc(pending, func(p string) bool { return p == id })
+			}
+		}
+		if time.Since(killedAt) > time.Minute {
+			t.Fatalf("the killed worker's jobs %v had not succeeded elsewhere within 60 s", pending)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	done = time.Since(killedAt)
+	t.Logf("SIGKILL → the killed worker's jobs running on the other worker after %v, all succeeded after %v (default -lease 15s)",
+		again.Round(100*time.Millisecond), done.Round(100*time.Millisecond))
 
 	for i, id := range ids {
 		j := jtPoll(ctx, t, web, id, "success", func(j jtJob) bool { return j.Status == "succeeded" })
@@ -124,8 +148,17 @@ func TestSharedRolesSurviveAKilledWorker(t *testing.T) {
 	hold := jtSubmit(ctx, t, web, map[string]any{"dataset": ds.ID, "method": "lpp", "params": map[string]any{"d": 2}})
 	events := make(chan []jtJob, 1)
 	followErr := make(chan error, 1)
+	// The cancel is sent once the stream has shown the job holding: the
+	// stream sends a job's latest state, and a state replaced before the
+	// web process relays it is never shown.
+	holding := make(chan struct{})
+	var once sync.Once
 	go func() {
-		ev, err := jtFollow(ctx, web.url, hold, nil)
+		ev, err := jtFollow(ctx, web.url, hold, func(j jtJob) {
+			if j.Status == "running" && j.Phase == "holding" {
+				once.Do(func() { close(holding) })
+			}
+		})
 		events <- ev
 		followErr <- err
 	}()
@@ -140,7 +173,11 @@ func TestSharedRolesSurviveAKilledWorker(t *testing.T) {
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
-	jtPoll(ctx, t, web, hold, "holding", func(j jtJob) bool { return j.Phase == "holding" })
+	select {
+	case <-holding:
+	case <-ctx.Done():
+		t.Fatal("the web process's event stream did not show the job holding in time")
+	}
 	r := jtDo(ctx, t, "POST", web.url+"/api/jobs/"+hold+"/cancel", "", nil)
 	jtWantStatus(t, "cancel through the web process (running: accepted)", r, http.StatusAccepted)
 	j := jtPoll(ctx, t, web, hold, "cancellation", func(j jtJob) bool { return j.Status == "canceled" })

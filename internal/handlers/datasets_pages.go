@@ -38,7 +38,11 @@ func (h *handler) homeView(r *http.Request, form templates.UploadForm) (template
 		})
 	}
 	if h.jobs != nil {
-		for i, j := range h.jobs.List() {
+		list, err := h.jobs.List()
+		if err != nil {
+			return templates.HomeView{}, err
+		}
+		for i, j := range list {
 			if i == recentJobs {
 				break
 			}

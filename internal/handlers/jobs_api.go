@@ -22,7 +22,7 @@ import (
 type JobService interface {
 	Submit(req jobs.Request) (jobs.Job, error)
 	Get(id string) (jobs.Job, error)
-	List() []jobs.Job
+	List() ([]jobs.Job, error)
 	Cancel(id string) (jobs.Job, error)
 	Rerun(id string) (jobs.Job, error)
 	Delete(id string) error
@@ -67,7 +67,15 @@ func (h *handler) apiSubmitJob(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *handler) apiListJobs(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, h.jobs.List())
+	list, err := h.jobs.List()
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	if list == nil {
+		list = []jobs.Job{} // an array, never null
+	}
+	writeJSON(w, http.StatusOK, list)
 }
 
 func (h *handler) apiGetJob(w http.ResponseWriter, r *http.Request) {

@@ -19,7 +19,12 @@ var jobNotices = map[string]string{
 
 func (h *handler) pageJobs(w http.ResponseWriter, r *http.Request) {
 	v := templates.JobsView{Page: h.page("Jobs", "jobs"), Notice: jobNotices[r.URL.Query().Get("notice")]}
-	for _, j := range h.jobs.List() {
+	list, err := h.jobs.List()
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	for _, j := range list {
 		v.Jobs = append(v.Jobs, h.build.JobRow(j))
 	}
 	h.render(w, r, http.StatusOK, templates.JobsPage(v))

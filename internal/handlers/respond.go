@@ -52,6 +52,13 @@ func notFound(format string, args ...any) error {
 	return &httpError{status: http.StatusNotFound, msg: fmt.Sprintf(format, args...)}
 }
 
+// Unavailable is the sentence of every answer that the database could not
+// be reached (503), and retryAfter the seconds its Retry-After gives.
+const (
+	Unavailable = "the database is unreachable; nothing was stored or changed, and the server reconnects by itself: try again in a few seconds"
+	retryAfter  = "5"
+)
+
 // classify maps an error to its status and the body a user sees. Errors of
 // no known kind are internal: the user sees a request id, the log the rest.
 func classify(err error, requestID string) (int, apiError) {
@@ -66,6 +73,9 @@ func classify(err error, requestID string) (int, apiError) {
 		nf *views.NotFound
 		me *membudget.Error
 	)
+	if errors.Is(err, store.ErrUnavailable) {
+		return http.StatusServiceUnavailable, apiError{Error: Unavailable}
+	}
 	if status, field, ok := jobs.Status(err); ok {
 		return status, apiError{Error: err.Error(), Field: field}
 	}
@@ -108,16 +118,24 @@ func classify(err error, requestID string) (int, apiError) {
 }
 
 // fail is the one error chokepoint: it logs, and answers JSON under /api/
-// and an HTML page elsewhere.
+// and an HTML page elsewhere. A database that cannot be reached is not
+// logged here, request by request: the metadata store logs the outage
+// once, when it begins and when it ends.
 func (h *handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	rid := middleware.GetReqID(r.Context())
 	status, body := classify(err, rid)
 	if status == http.StatusTooManyRequests && w.Header().Get("Retry-After") == "" {
 		w.Header().Set("Retry-After", "10") // a full job queue drains in seconds to minutes
 	}
-	if status >= 500 {
+	if status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
+		w.Header().Set("Retry-After", retryAfter)
+	}
+	switch {
+	case errors.Is(err, store.ErrUnavailable):
+		h.log.Debug("request refused: the database is unreachable", "method", r.Method, "path", r.URL.Path, "err", err)
+	case status >= 500:
 		h.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "request_id", rid, "err", err)
-	} else {
+	default:
 		h.log.Info("request refused", "method", r.Method, "path", r.URL.Path, "status", status, "err", err)
 	}
 	if answersJSON(r) {

@@ -5,6 +5,7 @@ package handlers
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -37,6 +38,9 @@ type DatasetStore interface {
 	Relabel(ctx context.Context, id string, labels []string, kind dataset.Kind) (store.DatasetRecord, error)
 	DeleteDataset(id string) error
 	Problem(id string) string
+	// CheckWritable checks that the data directory takes new files
+	// (readiness, /readyz).
+	CheckWritable() error
 }
 
 // Config holds the handlers' dependencies and settings.
@@ -76,6 +80,10 @@ type Config struct {
 	// UploadTicker, if not nil, replaces time.NewTicker for the upload
 	// rate's measurements (tests).
 	UploadTicker Ticker
+	// Database, if not nil, asks whether the metadata's database answers
+	// (the shared mode): an error wrapping store.ErrUnavailable when it
+	// does not. /readyz asks it, and an upload before it reads its body.
+	Database func(ctx context.Context) error
 }
 
 // handler carries the dependencies of every route.
@@ -94,6 +102,7 @@ type handler struct {
 	views     *explore.Cache // the explorer's recent views of jobs' rows
 	build     *views.Builder // the pages' and figures' views
 	memory    *membudget.Budget
+	database  func(ctx context.Context) error
 }
 
 // DefaultExploreCacheBytes bounds the explorer's cache of views: about
@@ -126,7 +135,7 @@ func New(cfg Config) http.Handler {
 	h := &handler{store: cfg.Store, jobs: cfg.Jobs, log: cfg.Logger, maxUpload: cfg.MaxUpload, version: cfg.Version,
 		guard: cfg.Guard, proxies: cfg.TrustedProxies, uploads: make(chan struct{}, cfg.MaxUploads),
 		minRate: cfg.MinUploadRate, minWindow: cfg.MinUploadWindow, ticker: cfg.UploadTicker, views: explore.NewCache(cfg.ExploreCacheBytes),
-		build: views.New(cfg.Store, cfg.Jobs), memory: cfg.Memory}
+		build: views.New(cfg.Store, cfg.Jobs), memory: cfg.Memory, database: cfg.Database}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
@@ -136,6 +145,7 @@ func New(cfg Config) http.Handler {
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) { h.fail(w, r, errMethod) })
 
 	r.Get("/healthz", h.healthz)
+	r.Get("/readyz", Readiness(cfg.Database, cfg.Store.CheckWritable, h.log))
 	r.Handle("/static/*", http.StripPrefix("/static/", staticFiles()))
 	r.Get("/login", h.pageLogin)
 	r.With(h.limitBody(formLimit)).Post("/login", h.submitLogin)
@@ -226,8 +236,51 @@ const formLimit = 1 << 20
 // form fields.
 func (h *handler) uploadLimit() int64 { return h.maxUpload + 16<<20 + formLimit }
 
+// healthz is liveness: the process answers. It asks nothing of the
+// database or the disk (see Readiness).
 func (h *handler) healthz(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	io.WriteString(w, `{"status":"ok"}`+"\n")
+}
+
+// readyTimeout bounds the checks of /readyz.
+const readyTimeout = 3 * time.Second
+
+// Readiness is the handler of GET /readyz: whether the process can serve
+// now. It answers 200 {"status":"ready"} when database (nil: there is
+// none, the embedded mode) answers and writable finds that the data
+// directory takes new files, and otherwise 503 with Retry-After and
+// {"status":"unavailable","error":…}, the sentence saying which; the
+// details of an unwritable directory go to log (nil discards), not to
+// the answer, which anyone may ask for. Health checks (the container's,
+// -healthcheck) ask it; /healthz is the liveness of the process alone.
+func Readiness(database func(ctx context.Context) error, writable func() error, log *slog.Logger) http.HandlerFunc {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
+		defer cancel()
+		var msg string
+		if database != nil {
+			if err := database(ctx); err != nil {
+				msg = Unavailable
+				if !errors.Is(err, store.ErrUnavailable) {
+					msg = "the database does not answer as it should; the details are in the server log"
+					log.Warn("readiness: the database", "err", err)
+				}
+			}
+		}
+		if err := writable(); msg == "" && err != nil {
+			msg = "the data directory does not take new files; the details are in the server log"
+			log.Warn("readiness: the data directory", "err", err)
+		}
+		if msg != "" {
+			w.Header().Set("Retry-After", retryAfter)
+			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "error": msg})
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+	}
 }

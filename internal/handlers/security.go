@@ -46,10 +46,10 @@ func (h *handler) crossOrigin(next http.Handler) http.Handler {
 	return cop.Handler(next)
 }
 
-// open lists what needs no token: the health check, the stylesheet and
-// script, and the login form itself.
+// open lists what needs no token: the health and readiness checks, the
+// stylesheet and script, and the login form itself.
 func open(path string) bool {
-	return path == "/healthz" || path == "/login" || strings.HasPrefix(path, "/static/")
+	return path == "/healthz" || path == "/readyz" || path == "/login" || strings.HasPrefix(path, "/static/")
 }
 
 // requireAccess lets a guarded server's requests through only with the
@@ -71,8 +71,10 @@ func (h *handler) requireAccess(next http.Handler) http.Handler {
 			case v.RetryAfter > 0:
 				h.tooManyFailures(w, r, v.RetryAfter)
 				return
-			case v.OK || (!present && h.guard.ValidSession(r)):
+			case v.OK:
 				next.ServeHTTP(w, r)
+				return
+			case !present && h.withSession(w, r, next):
 				return
 			}
 			if present {
@@ -82,12 +84,25 @@ func (h *handler) requireAccess(next http.Handler) http.Handler {
 			h.fail(w, r, &httpError{status: http.StatusUnauthorized, msg: "this server needs its access token: send Authorization: Bearer TOKEN"})
 			return
 		}
-		if h.guard.ValidSession(r) {
-			next.ServeHTTP(w, r)
+		if h.withSession(w, r, next) {
 			return
 		}
 		http.Redirect(w, r, "/login?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
 	})
+}
+
+// withSession passes r on to next when it carries a live session, and
+// answers the error when its session could not be looked up (the shared
+// mode's database is unreachable); it reports whether r was answered.
+func (h *handler) withSession(w http.ResponseWriter, r *http.Request, next http.Handler) bool {
+	ok, err := h.guard.ValidSession(r)
+	switch {
+	case err != nil:
+		h.fail(w, r, err)
+	case ok:
+		next.ServeHTTP(w, r)
+	}
+	return err != nil || ok
 }
 
 // tooManyFailures answers a client that sent too many wrong tokens and
@@ -151,7 +166,15 @@ func (h *handler) loginView(next, msg string) templates.LoginView {
 
 func (h *handler) pageLogin(w http.ResponseWriter, r *http.Request) {
 	next := r.URL.Query().Get("next")
-	if h.guard == nil || h.guard.ValidSession(r) {
+	in := h.guard == nil
+	if !in {
+		var err error
+		if in, err = h.guard.ValidSession(r); err != nil {
+			h.fail(w, r, err)
+			return
+		}
+	}
+	if in {
 		http.Redirect(w, r, localPath(next), http.StatusSeeOther)
 		return
 	}

@@ -29,6 +29,13 @@ func (h *handler) receiveUpload(r *http.Request) (*store.Staged, map[string]stri
 	if err != nil {
 		return nil, values, badRequest("file", "send the upload as multipart/form-data, with the data file in a field named \"file\"")
 	}
+	if h.database != nil {
+		// Refused before its body is read when its record could not be
+		// stored.
+		if err := h.database(r.Context()); err != nil {
+			return nil, values, err
+		}
+	}
 	st, err := h.store.Stage()
 	if err != nil {
 		return nil, values, err

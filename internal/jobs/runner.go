@@ -280,8 +280,9 @@ func (r *Runner) Get(id string) (Job, error) {
 	return e.job, nil
 }
 
-// List returns every job, newest first.
-func (r *Runner) List() []Job {
+// List returns every job, newest first; its error is always nil (the
+// jobs are in memory).
+func (r *Runner) List() ([]Job, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := make([]Job, 0, len(r.jobs))
@@ -289,7 +290,7 @@ func (r *Runner) List() []Job {
 		out = append(out, e.job)
 	}
 	slices.SortFunc(out, func(a, b Job) int { return cmp.Or(b.CreatedAt.Compare(a.CreatedAt), cmp.Compare(a.ID, b.ID)) })
-	return out
+	return out, nil
 }
 
 // Cancel stops a queued job at once, and a running one at its next check
@@ -373,13 +374,13 @@ func (r *Runner) Subscribe(id string) (<-chan Job, func(), error) {
 }
 
 // Using lists the jobs, finished or not, that use a data set as training
-// or test data.
-func (r *Runner) Using(datasetID string) []Job {
+// or test data; its error is always nil.
+func (r *Runner) Using(datasetID string) ([]Job, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var out []Job
 	if datasetID == "" {
-		return out
+		return out, nil
 	}
 	for _, e := range r.jobs {
 		if slices.Contains(e.job.Request.DatasetIDs(), datasetID) {
@@ -387,7 +388,7 @@ func (r *Runner) Using(datasetID string) []Job {
 		}
 	}
 	slices.SortFunc(out, func(a, b Job) int { return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID)) })
-	return out
+	return out, nil
 }
 
 // Shutdown stops the runner: no job starts any more; running jobs finish

@@ -452,10 +452,16 @@ func rtShutdown(r *Runner, ctx context.Context) <-chan error {
 	return res
 }
 
-func rtIDs(jobs []Job) []string {
+// rtIDs are the ids of jobs, as List and Using return them; an error
+// (which the runner never returns) is one more entry, so that no
+// comparison passes with it.
+func rtIDs(jobs []Job, err error) []string {
 	ids := make([]string, len(jobs))
 	for i, j := range jobs {
 		ids[i] = j.ID
+	}
+	if err != nil {
+		ids = append(ids, "error: "+err.Error())
 	}
 	return ids
 }
@@ -1232,8 +1238,8 @@ func TestRunnerSubmitStoreFails(t *testing.T) {
 	if _, err := f.r.Submit("a", rtReq); !errors.Is(err, errDisk) {
 		t.Fatalf("Submit(a) with a failing store: got error %v, want %v", err, errDisk)
 	}
-	if got := f.r.List(); len(got) != 0 {
-		t.Errorf("List: got %v, want no jobs", rtIDs(got))
+	if got, err := f.r.List(); len(got) != 0 || err != nil {
+		t.Errorf("List: got %v, want no jobs", rtIDs(got, err))
 	}
 	if _, err := f.r.Get("a"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("Get(a): got error %v, want %v", err, ErrNotFound)

@@ -31,8 +31,9 @@ type Queue interface {
 	Submit(id string, req Request) (Job, error)
 	// Get returns a job, or ErrNotFound.
 	Get(id string) (Job, error)
-	// List returns every job, newest first.
-	List() []Job
+	// List returns every job, newest first, or why they could not be
+	// read (the shared mode's database is unreachable, say).
+	List() ([]Job, error)
 	// Cancel stops a queued job at once and a running one at its next
 	// check of its context; a finished job is ErrConflict.
 	Cancel(id string) (Job, error)
@@ -43,8 +44,9 @@ type Queue interface {
 	// (only the latest kept), closed when the job is deleted, and a
 	// function that ends the subscription.
 	Subscribe(id string) (<-chan Job, func(), error)
-	// Using lists the jobs, finished or not, that use a data set.
-	Using(datasetID string) []Job
+	// Using lists the jobs, finished or not, that use a data set, or
+	// says why they could not be read.
+	Using(datasetID string) ([]Job, error)
 }
 
 var _ Queue = (*Runner)(nil)
@@ -219,7 +221,11 @@ func (s *Service) resultFile(id, rel string) (string, error) {
 // DeleteDataset deletes a data set no job uses; otherwise it refuses with
 // a conflict naming the jobs, to be deleted first.
 func (s *Service) DeleteDataset(id string) error {
-	switch using := s.Using(id); len(using) {
+	using, err := s.Using(id)
+	if err != nil {
+		return fmt.Errorf("deleting data set %s: %w", id, err)
+	}
+	switch len(using) {
 	case 0:
 	case 1:
 		return &RequestError{Status: http.StatusConflict, Msg: fmt.Sprintf("job %s uses this data set; delete it first", using[0].ID)}
@@ -235,7 +241,11 @@ func (s *Service) DeleteDataset(id string) error {
 // them half way; finished jobs do not block it (they keep the labels they
 // ran with, see FileLabels).
 func (s *Service) CheckRelabel(id string) error {
-	for _, j := range s.Using(id) {
+	using, err := s.Using(id)
+	if err != nil {
+		return fmt.Errorf("relabelling data set %s: %w", id, err)
+	}
+	for _, j := range using {
 		if !j.Status.Terminal() {
 			return &RequestError{Status: http.StatusConflict, Msg: fmt.Sprintf(
 				"job %s is %s on this data set; wait for it or cancel it, then change the labels", j.ID, j.Status)}

@@ -29,6 +29,24 @@ func LockJob(ctx context.Context, tx pgx.Tx, id string) ([]byte, error) {
 	return b, nil
 }
 
+// TryLockJob is LockJob for a caller that must not wait: ok is false,
+// with no error, when another transaction holds the record, and missing
+// is true when there is no record id.
+func TryLockJob(ctx context.Context, tx pgx.Tx, id string) (b []byte, ok, missing bool, err error) {
+	err = tx.QueryRow(ctx, "SELECT record FROM jobs WHERE id = $1 FOR UPDATE SKIP LOCKED", id).Scan(&b)
+	if err == nil {
+		return b, true, false, nil
+	}
+	if !errors.Is(err, pgx.ErrNoRows) {
+		return nil, false, false, fmt.Errorf("reading job %s: table jobs: %w", id, err)
+	}
+	var exists bool
+	if err := tx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM jobs WHERE id = $1)", id).Scan(&exists); err != nil {
+		return nil, false, false, fmt.Errorf("reading job %s: table jobs: %w", id, err)
+	}
+	return nil, false, !exists, nil
+}
+
 // PutJob inserts or replaces job id's record within tx.
 func PutJob(ctx context.Context, tx pgx.Tx, id string, data []byte) error {
 	_, err := tx.Exec(ctx, `INSERT INTO jobs (id, record) VALUES ($1, $2)

@@ -8,7 +8,8 @@
 // once, and refuses a database that a newer binary has migrated. Records
 // are stored as bytea, so the store reads back the very bytes it wrote.
 // Every error says what was being done and names the database by host,
-// port and name, never by its password.
+// port and name, never by its password; one that means the database
+// could not be reached wraps store.ErrUnavailable (health.go).
 package pgmeta
 
 import (
@@ -65,6 +66,9 @@ type Meta struct {
 	log      *slog.Logger
 	timeout  time.Duration
 	instance string
+	health   health
+	stop     context.CancelFunc // ends the watch
+	watched  chan struct{}      // closed when the watch has ended
 }
 
 var _ store.Meta = (*Meta)(nil)
@@ -97,7 +101,10 @@ func Open(ctx context.Context, cfg Config) (*Meta, error) {
 	if !strings.Contains(cfg.URL, "pool_max_conns") {
 		pcfg.MaxConns = max(pcfg.MaxConns, minPoolConns)
 	}
-	m := &Meta{where: describe(&pcfg.ConnConfig.Config), log: cfg.Logger, timeout: cfg.OpTimeout}
+	m := &Meta{where: describe(&pcfg.ConnConfig.Config), log: cfg.Logger, timeout: cfg.OpTimeout, health: health{poke: make(chan struct{}, 1), asks: make(chan chan error)}}
+	probeCfg := pcfg.ConnConfig.Copy()
+	probeCfg.ConnectTimeout = probeTimeout
+	m.guardPool(pcfg)
 	if m.log == nil {
 		m.log = slog.New(slog.DiscardHandler)
 	}
@@ -125,18 +132,26 @@ func Open(ctx context.Context, cfg Config) (*Meta, error) {
 		return nil, m.fail("reading the database's identity", err)
 	}
 	m.pool = pool
+	wctx, stop := context.WithCancel(context.Background())
+	m.stop, m.watched = stop, make(chan struct{})
+	go func() {
+		defer close(m.watched)
+		m.watch(wctx, probeCfg)
+	}()
 	return m, nil
 }
 
-// fail wraps err with what was being done and where.
+// fail wraps err with what was being done and where (and
+// store.ErrUnavailable when the database could not be reached).
 func (m *Meta) fail(what string, err error) error {
-	return fmt.Errorf("%s: PostgreSQL at %s: %w", what, m.where, err)
+	return fmt.Errorf("%s: PostgreSQL at %s: %w", what, m.where, Classify(err))
 }
 
 // failOn wraps the error of an operation on table. The store that calls
-// the operation says what it was doing; this says where.
+// the operation says what it was doing; this says where (and
+// store.ErrUnavailable when the database could not be reached).
 func (m *Meta) failOn(table string, err error) error {
-	return fmt.Errorf("PostgreSQL at %s, table %s: %w", m.where, table, err)
+	return fmt.Errorf("PostgreSQL at %s, table %s: %w", m.where, table, Classify(err))
 }
 
 // op bounds one operation by the timeout.
@@ -154,8 +169,10 @@ func (m *Meta) Instance() string { return m.instance }
 // the metadata (the shared mode's job queue).
 func (m *Meta) Pool() *pgxpool.Pool { return m.pool }
 
-// Close closes the connections.
+// Close ends the watch and closes the connections.
 func (m *Meta) Close() error {
+	m.stop()
+	<-m.watched
 	m.pool.Close()
 	return nil
 }

@@ -60,6 +60,7 @@ type Cluster struct {
 	dir  string // the temporary directory: data/, the socket, log, owner.pid
 	bin  string // the directory of initdb, pg_ctl, postgres
 	port int
+	opts string              // the server's options (pg_ctl -o)
 	cred *syscall.Credential // the user the server runs as; nil: this process's
 	next atomic.Int64        // the number of the next database NewDB makes
 }
@@ -146,8 +147,8 @@ func Start() (_ *Cluster, err error) {
 		if c.port, err = freePort(); err != nil {
 			return nil, fmt.Errorf("starting PostgreSQL: finding a free port: %w", err)
 		}
-		opts := fmt.Sprintf("-p %d -c listen_addresses=127.0.0.1 -c unix_socket_directories=%s -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200", c.port, dir)
-		err = c.command("pg_ctl", "-D", c.data(), "-l", filepath.Join(dir, "log"), "-w", "-t", "60", "-o", opts, "start")
+		c.opts = fmt.Sprintf("-p %d -c listen_addresses=127.0.0.1 -c unix_socket_directories=%s -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200", c.port, dir)
+		err = c.StartServer()
 		if err == nil || attempt == 2 {
 			break
 		}
@@ -159,6 +160,93 @@ func Start() (_ *Cluster, err error) {
 }
 
 func (c *Cluster) data() string { return filepath.Join(c.dir, "data") }
+
+// StartServer starts the cluster's server on its port; Start does, and a
+// test that stopped it (StopServer) starts it again so.
+func (c *Cluster) StartServer() error {
+	return c.command("pg_ctl", "-D", c.data(), "-l", filepath.Join(c.dir, "log"), "-w", "-t", "60", "-o", c.opts, "start")
+}
+
+// StopServer stops the server as an administrator would (a fast
+// shutdown: its sessions end at once), keeping its data for StartServer.
+func (c *Cluster) StopServer() error {
+	return c.command("pg_ctl", "-D", c.data(), "-m", "fast", "-w", "-t", "60", "stop")
+}
+
+// Pause freezes the server with SIGSTOP, its postmaster first, then
+// every process it started, as a machine that stopped answering would
+// be: connections stay open and nothing answers on them, and new ones
+// are accepted by the kernel but never greeted. Resume thaws it.
+func (c *Cluster) Pause() error {
+	pm, err := c.postmaster()
+	if err != nil {
+		return err
+	}
+	if err := syscall.Kill(pm, syscall.SIGSTOP); err != nil {
+		return fmt.Errorf("pausing PostgreSQL: %w", err)
+	}
+	// The postmaster, stopped, starts no process any more.
+	return c.signalChildren(pm, syscall.SIGSTOP)
+}
+
+// Resume thaws a server Pause froze.
+func (c *Cluster) Resume() error {
+	pm, err := c.postmaster()
+	if err != nil {
+		return err
+	}
+	if err := c.signalChildren(pm, syscall.SIGCONT); err != nil {
+		return err
+	}
+	if err := syscall.Kill(pm, syscall.SIGCONT); err != nil {
+		return fmt.Errorf("resuming PostgreSQL: %w", err)
+	}
+	return nil
+}
+
+// postmaster returns the pid of the server's postmaster, the first line
+// of its postmaster.pid.
+func (c *Cluster) postmaster() (int, error) {
+	b, err := os.ReadFile(filepath.Join(c.data(), "postmaster.pid"))
+	if err != nil {
+		return 0, fmt.Errorf("finding PostgreSQL's postmaster: %w", err)
+	}
+	first, _, _ := strings.Cut(string(b), "\n")
+	pid, err := strconv.Atoi(strings.TrimSpace(first))
+	if err != nil || pid <= 0 {
+		return 0, fmt.Errorf("finding PostgreSQL's postmaster: postmaster.pid begins with %q", first)
+	}
+	return pid, nil
+}
+
+// signalChildren sends sig to every process whose parent is pid (Linux:
+// /proc/<pid>/stat).
+func (c *Cluster) signalChildren(pid int, sig syscall.Signal) error {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return fmt.Errorf("listing PostgreSQL's processes: %w", err)
+	}
+	for _, e := range entries {
+		child, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue // ended meanwhile
+		}
+		// pid (comm) state ppid …: comm may hold spaces and parentheses.
+		i := strings.LastIndexByte(string(b), ')')
+		fields := strings.Fields(string(b[i+1:]))
+		if i < 0 || len(fields) < 2 || fields[1] != strconv.Itoa(pid) {
+			continue
+		}
+		if err := syscall.Kill(child, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+			return fmt.Errorf("signalling PostgreSQL's process %d: %w", child, err)
+		}
+	}
+	return nil
+}
 
 // command runs one of PostgreSQL's programs as the server's user.
 func (c *Cluster) command(name string, args ...string) error {
@@ -313,6 +401,28 @@ func Available(t testing.TB) *Cluster {
 	}
 	t.Skipf("skipping: PostgreSQL could not be started: %v (%s=1 makes this a failure)", reason, RequireEnv)
 	return nil
+}
+
+// NewCluster starts a cluster of the test's own, stopped and removed when
+// the test ends, for a test that stops, pauses or restarts its server
+// (StopServer, Pause), which would disturb the other tests on the shared
+// one; a cluster takes a second or two to make, so other tests use
+// NewDB. Without PostgreSQL it skips t, or fails it when
+// MLDR_REQUIRE_POSTGRES=1.
+func NewCluster(t testing.TB) *Cluster {
+	t.Helper()
+	Available(t)
+	c, err := Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		c.Resume() // a test that failed while the server was paused
+		if err := c.Stop(); err != nil {
+			t.Errorf("pgtest: %v", err)
+		}
+	})
+	return c
 }
 
 // NewDB creates a fresh database on the cluster Main started and returns

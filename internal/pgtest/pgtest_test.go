@@ -115,3 +115,50 @@ func TestRemoveAbandoned(t *testing.T) {
 		t.Errorf("this binary's own cluster: %v, want it kept", err)
 	}
 }
+
+// A cluster of the test's own can be stopped and started again on its
+// port, keeping its data, and paused and resumed.
+func TestStopStartPause(t *testing.T) {
+	c := NewCluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	dsn, err := c.CreateDB(ctx, "kept")
+	if err != nil {
+		t.Fatal(err)
+	}
+	query := func(timeout time.Duration) error {
+		qctx, qcancel := context.WithTimeout(ctx, timeout)
+		defer qcancel()
+		conn, err := pgx.Connect(qctx, dsn)
+		if err != nil {
+			return err
+		}
+		defer conn.Close(context.Background())
+		var one int
+		return conn.QueryRow(qctx, "SELECT 1").Scan(&one)
+	}
+	if err := c.StopServer(); err != nil {
+		t.Fatal(err)
+	}
+	if err := query(5 * time.Second); err == nil {
+		t.Error("a stopped server answered")
+	}
+	if err := c.StartServer(); err != nil {
+		t.Fatal(err)
+	}
+	if err := query(10 * time.Second); err != nil {
+		t.Errorf("after StartServer, the database kept: %v", err)
+	}
+	if err := c.Pause(); err != nil {
+		t.Fatal(err)
+	}
+	if err := query(time.Second); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("a paused server: got %v, want a timeout", err)
+	}
+	if err := c.Resume(); err != nil {
+		t.Fatal(err)
+	}
+	if err := query(10 * time.Second); err != nil {
+		t.Errorf("after Resume: %v", err)
+	}
+}

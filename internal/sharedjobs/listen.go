@@ -86,7 +86,7 @@ func (q *Queue) refresh(id string) {
 	case errors.Is(err, jobs.ErrNotFound):
 		q.closeSubs(id)
 	case err != nil:
-		q.cfg.Logger.Warn("reading a changed job", "id", id, "err", err)
+		q.logFailure("reading a changed job", err, "id", id)
 	default:
 		q.send(j)
 	}
@@ -127,7 +127,7 @@ func (q *Queue) listen(ready chan<- error) {
 			ready <- err
 			return
 		}
-		q.cfg.Logger.Warn("listening for job changes: the connection was lost; listening again", "err", err, "in", listenRetry)
+		q.logFailure("listening for job changes: the connection was lost; listening again", err, "in", listenRetry)
 		select {
 		case <-q.ctx.Done():
 		case <-time.After(listenRetry):

@@ -19,14 +19,20 @@
 // Cancel cancels a queued job at once (River's JobCancel and the record
 // in one transaction) and a running one through River's JobCancel,
 // which reaches the process that runs it by LISTEN/NOTIFY and cancels the
-// job's context there. A worker process that dies mid-job leaves its
-// River job running; River's rescuer (on the elected leader, every 30 s)
-// makes it available again once it has run longer than
-// Config.RescueAfter, and another worker runs it again, with River's
-// attempt number; a job whose runs were interrupted jobs.MaxAttempts
-// times fails with the embedded runner's message. A result is committed
-// as in the embedded mode (staged, renamed into place, then the record),
-// so a job run twice leaves one result directory, the last run's.
+// job's context there. Every process holds a lease that it renews every
+// few seconds; the River job of a worker process that dies, freezes or
+// loses the database mid-job is taken back once its lease has lapsed
+// (Config.Lease) and run by another, and a run whose job was taken back
+// writes nothing more (lease.go). A job whose runs were interrupted
+// jobs.MaxAttempts times fails with the embedded runner's message.
+// Config.RescueAfter is the longest a job may run. A result is sealed by
+// the worker and moved into place by the run's process in the
+// transaction that records the job as succeeded, so a job run twice
+// leaves one result directory, the one of the run the record names.
+//
+// Every error that means the database could not be reached wraps
+// store.ErrUnavailable (pgmeta.Classify), and the queue's own work does
+// not log such errors: the metadata store logs an outage once.
 package sharedjobs
 
 import (
@@ -38,6 +44,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -62,15 +69,19 @@ const NotifyChannel = "mldr_job"
 // Defaults of Config.
 const (
 	// DefaultRescueAfter is how long a job may run: beyond, its context
-	// is canceled (it fails), and a job still marked running is taken for
-	// one whose worker process died and is run again.
+	// is canceled (it fails). A job whose worker process died is taken
+	// back far sooner, by the leases (DefaultLease).
 	DefaultRescueAfter = time.Hour
-	// DefaultRetryDelay is how soon a rescued job, or one a shutdown
-	// interrupted, may run again.
+	// DefaultRetryDelay is how soon a job a shutdown interrupted (or
+	// River's rescuer rescued) may run again.
 	DefaultRetryDelay = time.Second
 	// DefaultProgressEvery is the least time between two progress writes
 	// of a job.
 	DefaultProgressEvery = 250 * time.Millisecond
+	// rescueSlack is how much longer than Config.RescueAfter River's own
+	// rescuer waits before it takes a job for stuck: a job's context ends
+	// at RescueAfter, and its run then records why it failed.
+	rescueSlack = time.Minute
 	// opTimeout bounds one database operation of the queue.
 	opTimeout = time.Minute
 )
@@ -80,10 +91,16 @@ type Config struct {
 	// Meta holds the job records and the connections; required.
 	Meta *pgmeta.Meta
 	// Results removes a deleted job's result files, and the partial
-	// statistics of a job that ran out of core; required.
+	// statistics of a job that ran out of core, and moves into place (or
+	// removes) the results a run's worker sealed; required.
 	Results interface {
 		RemoveJobResults(id string) error
 		RemovePartials(id string) error
+		// InstallJobResults moves the results attempt attempt of job id
+		// sealed into place (store.Store.InstallJobResults).
+		InstallJobResults(id string, attempt int) error
+		// DiscardJobResults removes them (store.Files.DiscardJobResults).
+		DiscardJobResults(id string, attempt int) error
 	}
 	// Execute runs a job; nil for a process that runs no jobs (role
 	// web): its queue only inserts, cancels and reads. It also runs the
@@ -101,6 +118,11 @@ type Config struct {
 	// RescueAfter is how long a job may run (see DefaultRescueAfter);
 	// every process of a database should have the same.
 	RescueAfter time.Duration
+	// Lease is how long a process may go without renewing its lease
+	// before the jobs it runs are taken back and run by another
+	// (DefaultLease); it renews it every Lease/5. Every process of a
+	// database should have the same.
+	Lease time.Duration
 	// RetryDelay: see DefaultRetryDelay.
 	RetryDelay time.Duration
 	// ProgressEvery: see DefaultProgressEvery.
@@ -135,11 +157,15 @@ type Queue struct {
 	reads sync.Mutex    // the subscribers' reads of records, in turn
 	slots chan struct{} // Workers: the jobs and shard tasks running at once
 
-	mu       sync.Mutex
-	stopping bool
-	running  map[string]*run // the jobs this process runs
-	subs     map[string]map[chan jobs.Job]struct{}
-	listed   []jobs.Job // the last list read, for a failed read
+	leaseID     string      // this process's lease and River client id
+	leasePaused atomic.Bool // tests: the lease is not renewed, as by a frozen process
+
+	mu           sync.Mutex
+	stopping     bool
+	running      map[string]*run // the jobs this process runs
+	subs         map[string]map[chan jobs.Job]struct{}
+	renewed      time.Time // the last renewal of the lease
+	renewedSince time.Time // since when every renewal succeeded; zero after a failure
 }
 
 var _ jobs.Queue = (*Queue)(nil)
@@ -182,6 +208,9 @@ func New(ctx context.Context, cfg Config) (*Queue, error) {
 	if cfg.RescueAfter <= 0 {
 		cfg.RescueAfter = DefaultRescueAfter
 	}
+	if cfg.Lease <= 0 {
+		cfg.Lease = DefaultLease
+	}
 	if cfg.RetryDelay <= 0 {
 		cfg.RetryDelay = DefaultRetryDelay
 	}
@@ -195,7 +224,7 @@ func New(ctx context.Context, cfg Config) (*Queue, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	q := &Queue{cfg: cfg, pool: cfg.Meta.Pool(), running: map[string]*run{}, subs: map[string]map[chan jobs.Job]struct{}{},
-		slots: make(chan struct{}, cfg.Workers)}
+		slots: make(chan struct{}, cfg.Workers), leaseID: newLeaseID()}
 	workers := river.NewWorkers()
 	if err := river.AddWorkerSafely(workers, &runWorker{q: q}); err != nil {
 		return nil, fmt.Errorf("starting the job queue: %w", err)
@@ -204,13 +233,14 @@ func New(ctx context.Context, cfg Config) (*Queue, error) {
 		return nil, fmt.Errorf("starting the job queue: %w", err)
 	}
 	rc := &river.Config{
+		ID:      q.leaseID, // River writes it into river_job.attempted_by: the lease says whether it lives
 		Workers: workers,
-		Logger:  cfg.Logger.With("component", "river"),
-		// A job's context ends after RescueAfter, and the rescuer takes a
-		// job for stuck after as long: a job still running then was lost
-		// with its process, never still being worked.
+		Logger:  slog.New(quietOutage{Handler: cfg.Logger.With("component", "river").Handler(), meta: cfg.Meta}),
+		// A job's context ends after RescueAfter. The leases take back the
+		// jobs of lost processes within seconds; River's rescuer is only a
+		// backstop, after the run of a job that timed out has recorded why.
 		JobTimeout:           cfg.RescueAfter,
-		RescueStuckJobsAfter: cfg.RescueAfter,
+		RescueStuckJobsAfter: cfg.RescueAfter + rescueSlack,
 		RetryPolicy:          fixedRetry{cfg.RetryDelay},
 		MaxAttempts:          riverMaxAttempts,
 	}
@@ -223,14 +253,22 @@ func New(ctx context.Context, cfg Config) (*Queue, error) {
 	}
 	q.client = client
 	q.ctx, q.cancel = context.WithCancel(context.Background())
+	// The lease exists before River takes a job under its id.
+	if err := q.renew(); err != nil {
+		q.cancel()
+		return nil, fmt.Errorf("starting the job queue: %w", err)
+	}
+	q.wg.Go(func() { q.every(cfg.Lease/5, q.renewOnce) })
+	q.wg.Go(func() { q.every(cfg.Lease/5, q.reclaimOnce) })
 	if cfg.Execute != nil {
 		if err := client.Start(q.ctx); err != nil {
 			q.cancel()
+			q.wg.Wait()
 			return nil, fmt.Errorf("starting the job queue's workers: PostgreSQL at %s: %w", cfg.Meta.Where(), err)
 		}
 	}
 	if cfg.Execute != nil {
-		q.wg.Go(q.sweepLoop)
+		q.wg.Go(func() { q.every(SweepEvery, q.sweepOnce) })
 	}
 	if cfg.Listen {
 		ready := make(chan error, 1)
@@ -254,9 +292,10 @@ func (q *Queue) op() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(q.ctx, opTimeout)
 }
 
-// fail wraps a database error with what was being done and where.
+// fail wraps a database error with what was being done and where (and
+// store.ErrUnavailable when the database could not be reached).
 func (q *Queue) fail(what string, err error) error {
-	return fmt.Errorf("%s: PostgreSQL at %s: %w", what, q.cfg.Meta.Where(), err)
+	return fmt.Errorf("%s: PostgreSQL at %s: %w", what, q.cfg.Meta.Where(), pgmeta.Classify(err))
 }
 
 // decode reads a job record.
@@ -333,26 +372,15 @@ func (q *Queue) Get(id string) (jobs.Job, error) {
 	return decode(id, b)
 }
 
-// List returns every job, newest first. If the records cannot be read,
-// it logs why and returns the last list it read.
-func (q *Queue) List() []jobs.Job {
-	out, err := q.list()
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if err != nil {
-		q.cfg.Logger.Error("listing jobs: the last list read is shown", "err", err)
-		return slices.Clone(q.listed)
-	}
-	q.listed = out
-	return slices.Clone(out)
-}
-
-func (q *Queue) list() ([]jobs.Job, error) {
+// List returns every job, newest first, or why the records could not be
+// read (wrapping store.ErrUnavailable when the database could not be
+// reached).
+func (q *Queue) List() ([]jobs.Job, error) {
 	ctx, cancel := q.op()
 	defer cancel()
 	recs, err := q.cfg.Meta.Jobs(ctx)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("listing jobs: %w", err)
 	}
 	out := make([]jobs.Job, 0, len(recs))
 	for id, b := range recs {
@@ -367,19 +395,23 @@ func (q *Queue) list() ([]jobs.Job, error) {
 }
 
 // Using lists the jobs, finished or not, that use a data set, oldest
-// first.
-func (q *Queue) Using(datasetID string) []jobs.Job {
+// first, or says why the records could not be read.
+func (q *Queue) Using(datasetID string) ([]jobs.Job, error) {
 	var out []jobs.Job
 	if datasetID == "" {
-		return out
+		return out, nil
 	}
-	for _, j := range q.List() {
+	all, err := q.List()
+	if err != nil {
+		return nil, err
+	}
+	for _, j := range all {
 		if slices.Contains(j.Request.DatasetIDs(), datasetID) {
 			out = append(out, j)
 		}
 	}
 	slices.SortFunc(out, func(a, b jobs.Job) int { return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID)) })
-	return out
+	return out, nil
 }
 
 // riverJobs returns the ids of the River jobs that run job id and are
@@ -410,17 +442,23 @@ func (q *Queue) change(ctx context.Context, id string, fn func(tx pgx.Tx, j *job
 		if err != nil || !save {
 			return err
 		}
-		data, err := json.Marshal(j)
-		if err != nil {
-			return fmt.Errorf("encoding job %s: %w", id, err)
-		}
-		if err := pgmeta.PutJob(ctx, tx, id, data); err != nil {
-			return err
-		}
-		_, err = tx.Exec(ctx, "SELECT pg_notify($1, $2)", NotifyChannel, id)
-		return err
+		return q.save(ctx, tx, j)
 	})
 	return j, err
+}
+
+// save stores job j's record within tx, and announces the change on
+// NotifyChannel.
+func (q *Queue) save(ctx context.Context, tx pgx.Tx, j jobs.Job) error {
+	data, err := json.Marshal(j)
+	if err != nil {
+		return fmt.Errorf("encoding job %s: %w", j.ID, err)
+	}
+	if err := pgmeta.PutJob(ctx, tx, j.ID, data); err != nil {
+		return err
+	}
+	_, err = tx.Exec(ctx, "SELECT pg_notify($1, $2)", NotifyChannel, j.ID)
+	return err
 }
 
 // Cancel stops a queued job at once, and a running one at its next check
@@ -550,5 +588,6 @@ func (q *Queue) Shutdown(ctx context.Context) error {
 	}
 	q.cancel()
 	q.wg.Wait()
+	q.dropLease()
 	return err
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -18,11 +19,35 @@ import (
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
 
-// results records the job results a queue removes.
+// results records the job results a queue removes, installs and
+// discards.
 type results struct {
-	mu       sync.Mutex
-	removed  []string
-	partials []string // the jobs whose partial statistics were removed
+	mu        sync.Mutex
+	removed   []string
+	partials  []string // the jobs whose partial statistics were removed
+	installed []string // id/attempt of the sealed results moved into place
+	discarded []string // id/attempt of the sealed results removed
+}
+
+func (r *results) InstallJobResults(id string, attempt int) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.installed = append(r.installed, fmt.Sprintf("%s/%d", id, attempt))
+	return nil
+}
+
+func (r *results) DiscardJobResults(id string, attempt int) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.discarded = append(r.discarded, fmt.Sprintf("%s/%d", id, attempt))
+	return nil
+}
+
+// sealed returns what was installed and discarded.
+func (r *results) sealed() (installed, discarded []string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.installed), slices.Clone(r.discarded)
 }
 
 func (r *results) RemoveJobResults(id string) error {
@@ -66,7 +91,7 @@ func newEnv(t *testing.T) *env {
 func (e *env) queue(t *testing.T, execute jobs.Work, mod func(*Config)) *Queue {
 	t.Helper()
 	cfg := Config{Meta: e.meta, Results: e.res, Execute: execute, Workers: 2, Listen: execute == nil,
-		RetryDelay: 10 * time.Millisecond, ProgressEvery: 20 * time.Millisecond}
+		RetryDelay: 10 * time.Millisecond, ProgressEvery: 20 * time.Millisecond, Lease: testLease}
 	if mod != nil {
 		mod(&cfg)
 	}
@@ -110,6 +135,11 @@ func waitJob(t *testing.T, q *Queue, id string, what string, ok func(jobs.Job) b
 	}
 }
 
+// testLease is the queues' lease in the tests: short, so that a lost
+// process's job is taken back within seconds, and long enough for the
+// renewals of a loaded machine.
+const testLease = 2 * time.Second
+
 func req(dataset string) jobs.Request {
 	return jobs.Request{Dataset: dataset, Method: "pca"}
 }
@@ -146,20 +176,28 @@ func TestSubmitGetListUsing(t *testing.T) {
 		}
 	}
 	var got []string
-	for _, j := range q.List() {
+	all, err := q.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range all {
 		got = append(got, j.ID)
 	}
 	if want := []string{id(2), id(1), id(0)}; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("List: got %v, want newest first %v", got, want)
 	}
 	got = nil
-	for _, j := range q.Using("d1") {
+	using, err := q.Using("d1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range using {
 		got = append(got, j.ID)
 	}
 	if want := []string{id(0), id(2)}; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("Using(d1): got %v, want oldest first %v", got, want)
 	}
-	if u := q.Using(""); len(u) != 0 {
+	if u, err := q.Using(""); len(u) != 0 || err != nil {
 		t.Errorf("Using(\"\"): got %d jobs, want none", len(u))
 	}
 }
@@ -247,6 +285,17 @@ func TestRunAcrossProcesses(t *testing.T) {
 	waitRiver(t, e, id(1), "completed")
 }
 
+// waitSignal waits until ch delivers (or is closed), or fails after 30 s
+// saying what did not happen.
+func waitSignal(t *testing.T, ch <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("waited 30 s for %s", what)
+	}
+}
+
 func waitRiver(t *testing.T, e *env, id, want string) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
@@ -314,11 +363,7 @@ func TestCancel(t *testing.T) {
 	if _, err := web.Submit(id(2), req("d")); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-started:
-	case <-time.After(30 * time.Second):
-		t.Fatal("the job did not start within 30 s")
-	}
+	waitSignal(t, started, "the job to start")
 	waitJob(t, web, id(2), "running", func(j jobs.Job) bool { return j.Status == jobs.Running })
 	j, err = web.Cancel(id(2))
 	if err != nil || j.Phase != "canceling" {
@@ -409,8 +454,9 @@ func (e *env) dieMidRun(t *testing.T, q *Queue, id string, attempt int) {
 	}
 }
 
-// A job whose worker process died is rescued and run again by another,
-// with River's attempt count; one whose runs were interrupted
+// A job whose worker process died (its entry attempted by a process
+// that holds no lease) is taken back and run again by another, under the
+// record's next attempt; one whose runs were interrupted
 // jobs.MaxAttempts times fails with the embedded runner's message, and is
 // not run.
 func TestRescue(t *testing.T) {
@@ -430,11 +476,12 @@ func TestRescue(t *testing.T) {
 		ran[j.ID]++
 		mu.Unlock()
 		return nil, nil
-	}, func(c *Config) { c.RescueAfter = 2 * time.Second })
+	}, nil) // River's own rescuer would wait -rescue-after and a minute
 	j := waitJob(t, web, id(0), "succeeded", func(j jobs.Job) bool { return j.Status.Terminal() })
 	if j.Status != jobs.Succeeded || j.Attempts != 2 {
 		t.Errorf("the rescued job: got %s after %d attempts, want succeeded after 2", j.Status, j.Attempts)
 	}
+	waitRiver(t, e, id(0), "discarded,completed")
 	j = waitJob(t, web, id(1), "failed", func(j jobs.Job) bool { return j.Status.Terminal() })
 	if want := fmt.Sprintf("interrupted by restart (%d times)", jobs.MaxAttempts); j.Status != jobs.Failed || j.Error != want || j.FinishedAt == nil {
 		t.Errorf("the job interrupted %d times: got %s %q, want failed %q", jobs.MaxAttempts, j.Status, j.Error, want)
@@ -460,11 +507,7 @@ func TestShutdownRequeues(t *testing.T) {
 	if _, err := web.Submit(id(1), req("d")); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-started:
-	case <-time.After(30 * time.Second):
-		t.Fatal("the job did not start within 30 s")
-	}
+	waitSignal(t, started, "the job to start")
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	if err := first.Shutdown(ctx); !errors.Is(err, context.DeadlineExceeded) {

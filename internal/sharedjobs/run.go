@@ -11,6 +11,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"mldr/internal/jobs"
+	"mldr/internal/pgmeta"
 	"mldr/internal/store"
 )
 
@@ -22,11 +23,12 @@ type runWorker struct {
 }
 
 // Work runs one attempt of a job. It returns nil once the job's record
-// holds its outcome (River then completes its job), and an error when
-// the job is to run again: a shutdown interrupted it, or its record could
-// not be written.
+// holds its outcome (River then completes its job), or once the job is
+// found taken back by another process, and an error when the job is to
+// run again: a shutdown interrupted it, or its record could not be
+// written.
 func (w *runWorker) Work(ctx context.Context, rj *river.Job[runArgs]) error {
-	return w.q.run(ctx, rj.Args.ID, rj.Attempt)
+	return w.q.run(ctx, rj.Args.ID, rj.ID)
 }
 
 // What Work returns for a job a shutdown interrupted, and for one a user
@@ -39,12 +41,30 @@ var (
 // run is a job this process runs: its state as the last report left it,
 // written to the record by flush.
 type run struct {
+	attempt   int // the record's attempt this run holds the job under
 	mu        sync.Mutex
 	job       jobs.Job
 	phase     string // the phase of the run (jobs.PhaseOf) since phaseAt
 	phaseAt   time.Time
 	dirty     bool // reported since the last write
 	canceling bool // a user canceled it (the record says "canceling")
+	fenced    bool // the job was taken back: the run writes nothing more
+	cancel    context.CancelCauseFunc
+}
+
+// holds reports whether the job's record j still names this run: running
+// under its attempt.
+func (r *run) holds(j jobs.Job) bool {
+	return j.Status == jobs.Running && j.Attempts == r.attempt
+}
+
+// fence stops a run whose job was taken back: its work is canceled and
+// it writes nothing more.
+func (r *run) fence() {
+	r.mu.Lock()
+	r.fenced = true
+	r.mu.Unlock()
+	r.cancel(errFenced)
 }
 
 // enterPhase closes the run's current phase at now and opens name.
@@ -56,12 +76,15 @@ func (r *run) enterPhase(name string, now time.Time) {
 	r.phase, r.phaseAt = name, now
 }
 
-// run runs attempt (River's count, from 1) of job id.
-func (q *Queue) run(ctx context.Context, id string, attempt int) error {
-	r, err := q.start(id, attempt)
+// run runs job id under queue entry rid.
+func (q *Queue) run(ctx context.Context, id string, rid int64) error {
+	r, err := q.start(id, rid)
 	if err != nil || r == nil {
 		return err
 	}
+	wctx, cancel := context.WithCancelCause(ctx) // the work's: ctx, or a fence
+	defer cancel(nil)
+	r.cancel = cancel
 	q.mu.Lock()
 	q.running[id] = r
 	q.mu.Unlock()
@@ -90,17 +113,16 @@ func (q *Queue) run(ctx context.Context, id string, attempt int) error {
 	r.mu.Unlock()
 	report := func(p float64, phase, msg string) { q.report(r, p, phase, msg) }
 	var notes []string
-	err = q.formShards(ctx, job, report) // shards.go
+	err = q.formShards(wctx, job, report) // shards.go
 	if err == nil {
 		var release func()
-		if release, err = q.slot(ctx); err == nil {
-			notes, err = q.execute(ctx, job, report)
+		if release, err = q.slot(wctx); err == nil {
+			notes, err = q.execute(wctx, job, report)
 			release()
 		}
 	}
 	close(stopFlush)
 	<-flushDone
-	defer q.removePartials(id)
 	return q.finish(ctx, id, r, notes, err)
 }
 
@@ -115,16 +137,20 @@ func (q *Queue) execute(ctx context.Context, job jobs.Job, report jobs.Report) (
 	return q.cfg.Execute(ctx, job, report)
 }
 
-// start marks job id running for this attempt, unless its record is gone
-// (deleted), finished (canceled while queued), or says that the job's
-// runs were interrupted jobs.MaxAttempts times: then it fails, and start
-// returns no run.
-func (q *Queue) start(id string, attempt int) (*run, error) {
+// start marks job id running under its next attempt, unless its record
+// is gone (deleted), finished (canceled while queued), or says that the
+// job's runs were interrupted jobs.MaxAttempts times (then it fails), or
+// queue entry rid is no longer this process's (taken back while this
+// process was paused): then start returns no run.
+func (q *Queue) start(id string, rid int64) (*run, error) {
 	ctx, cancel := q.op()
 	defer cancel()
 	var r *run
-	_, err := q.change(ctx, id, func(_ pgx.Tx, j *jobs.Job) (bool, error) {
+	_, err := q.change(ctx, id, func(tx pgx.Tx, j *jobs.Job) (bool, error) {
 		now := q.cfg.Now().UTC()
+		if mine, err := q.entryIsMine(ctx, tx, rid); err != nil || !mine {
+			return false, err
+		}
 		switch {
 		case j.Status.Terminal():
 			return false, nil
@@ -136,11 +162,11 @@ func (q *Queue) start(id string, attempt int) (*run, error) {
 			return true, nil
 		}
 		if j.Status == jobs.Running {
-			q.cfg.Logger.Info("a job whose worker process died runs again", "id", id, "attempt", attempt)
+			q.cfg.Logger.Info("a job whose worker process died runs again", "id", id, "attempt", j.Attempts+1)
 		}
 		j.Status, j.StartedAt, j.FinishedAt, j.Progress, j.Phase, j.Message, j.Error = jobs.Running, &now, nil, 0, "starting", "", ""
-		j.Attempts, j.Notes, j.Phases = attempt, nil, nil
-		r = &run{job: *j}
+		j.Attempts, j.Notes, j.Phases = j.Attempts+1, nil, nil
+		r = &run{job: *j, attempt: j.Attempts}
 		r.enterPhase(jobs.PhaseStart, now)
 		return true, nil
 	})
@@ -169,10 +195,11 @@ func (q *Queue) report(r *run, p float64, phase, msg string) {
 }
 
 // flush writes a running job's progress to its record, if it changed,
-// keeping what another process wrote meanwhile (a cancel's "canceling").
+// keeping what another process wrote meanwhile (a cancel's "canceling"),
+// and stops the run when the record no longer names it.
 func (q *Queue) flush(id string, r *run) {
 	r.mu.Lock()
-	if !r.dirty {
+	if !r.dirty || r.fenced {
 		r.mu.Unlock()
 		return
 	}
@@ -181,8 +208,10 @@ func (q *Queue) flush(id string, r *run) {
 	r.mu.Unlock()
 	ctx, cancel := q.op()
 	defer cancel()
+	fenced := false
 	_, err := q.change(ctx, id, func(_ pgx.Tx, j *jobs.Job) (bool, error) {
-		if j.Status != jobs.Running {
+		if !r.holds(*j) {
+			fenced = true
 			return false, nil
 		}
 		if j.Phase == "canceling" {
@@ -194,20 +223,32 @@ func (q *Queue) flush(id string, r *run) {
 		*j = job
 		return true, nil
 	})
+	if errors.Is(err, store.ErrNotFound) || fenced {
+		r.fence()
+		return
+	}
 	if err != nil {
-		q.cfg.Logger.Warn("writing a job's progress", "id", id, "err", err)
+		r.mu.Lock()
+		r.dirty = true // written at the next tick
+		r.mu.Unlock()
+		q.logFailure("writing a job's progress", err, "id", id)
 	}
 }
 
-// finish writes a run's outcome: succeeded, canceled by a user, failed,
-// or (interrupted by a shutdown) queued again, when finish returns
-// errRequeued for River to run it again.
+// finish writes a run's outcome: succeeded (its sealed results moved
+// into place in the same transaction), canceled by a user, failed, or
+// (interrupted by a shutdown) queued again, when finish returns
+// errRequeued for River to run it again. A run whose job was taken back
+// writes nothing and discards its results. While the database cannot be
+// reached, finish tries again until it is back or the queue stops.
 func (q *Queue) finish(ctx context.Context, id string, r *run, notes []string, runErr error) error {
 	cause := context.Cause(ctx)
-	var requeue bool
-	octx, cancel := q.op()
-	defer cancel()
-	j, err := q.change(octx, id, func(_ pgx.Tx, j *jobs.Job) (bool, error) {
+	var requeue, fenced, installed bool
+	outcome := func(_ pgx.Tx, j *jobs.Job) (bool, error) {
+		if !r.holds(*j) {
+			fenced = true
+			return false, nil
+		}
 		r.mu.Lock()
 		*j = r.job
 		r.mu.Unlock()
@@ -215,18 +256,28 @@ func (q *Queue) finish(ctx context.Context, id string, r *run, notes []string, r
 		q.mu.Lock()
 		stopping := q.stopping
 		q.mu.Unlock()
+		requeue = false
 		switch {
 		case runErr == nil:
 			j.Status, j.Progress, j.Phase, j.Message = jobs.Succeeded, 1, "done", ""
 		case ctx.Err() != nil && errors.Is(cause, river.ErrJobCancelledRemotely):
 			j.Status, j.Phase = jobs.Canceled, "canceled"
 		case ctx.Err() != nil && errors.Is(cause, context.DeadlineExceeded) && !stopping:
-			j.Status, j.Error = jobs.Failed, fmt.Sprintf("the job ran longer than -rescue-after (%s) allows: a job running longer would be taken for one whose worker process died and run again; give every process a longer -rescue-after to run it", q.cfg.RescueAfter)
+			j.Status, j.Error = jobs.Failed, fmt.Sprintf("the job ran longer than -rescue-after (%s) allows: give every process a longer -rescue-after to run it", q.cfg.RescueAfter)
 		case ctx.Err() != nil:
 			j.Status, j.Progress, j.Phase, j.StartedAt = jobs.Queued, 0, "queued again after a shutdown", nil
 			requeue = true
 		default:
 			j.Status, j.Error = jobs.Failed, runErr.Error()
+		}
+		if j.Status == jobs.Succeeded && !installed {
+			// Under the record's lock, which taking the job back needs too.
+			if err := q.cfg.Results.InstallJobResults(id, r.attempt); err != nil {
+				q.cfg.Logger.Error("moving a job's results into place", "id", id, "err", err)
+				j.Status, j.Error = jobs.Failed, "the job's results could not be moved into place; the details are in the log of the worker process that ran it"
+			} else {
+				installed = true
+			}
 		}
 		j.Notes = notes
 		r.mu.Lock()
@@ -240,14 +291,24 @@ func (q *Queue) finish(ctx context.Context, id string, r *run, notes []string, r
 			j.Phases = nil // it runs again
 		}
 		return true, nil
-	})
-	if errors.Is(err, store.ErrNotFound) {
-		return nil // deleted meanwhile: nothing to record
 	}
-	if err != nil {
+	j, err := q.record(id, outcome)
+	if !installed {
+		if derr := q.cfg.Results.DiscardJobResults(id, r.attempt); derr != nil && !errors.Is(derr, store.ErrNotFound) {
+			q.cfg.Logger.Warn("removing the unused results of a run", "id", id, "err", derr)
+		}
+	}
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return nil // deleted meanwhile: nothing to record
+	case err != nil:
 		// River runs it again; its results, if any, are replaced.
 		return q.fail("storing the outcome of job "+id, err)
+	case fenced:
+		q.cfg.Logger.Info("a run whose job was taken back by another process ended; its outcome is not recorded", "id", id, "attempt", r.attempt)
+		return nil // its entry has ended (Reclaim): River changes nothing
 	}
+	q.removePartials(id)
 	q.cfg.Logger.Info("job finished", "id", id, "status", j.Status, "err", j.Error)
 	switch {
 	case requeue:
@@ -257,3 +318,33 @@ func (q *Queue) finish(ctx context.Context, id string, r *run, notes []string, r
 	}
 	return nil
 }
+
+// record changes job id's record with fn (see change), trying again
+// while the database cannot be reached, until it is back or the queue
+// stops.
+func (q *Queue) record(id string, fn func(tx pgx.Tx, j *jobs.Job) (bool, error)) (jobs.Job, error) {
+	wait := recordRetry
+	for {
+		ctx, cancel := q.op()
+		j, err := q.change(ctx, id, fn)
+		cancel()
+		q.mu.Lock()
+		stopping := q.stopping
+		q.mu.Unlock()
+		if err == nil || !errors.Is(pgmeta.Classify(err), store.ErrUnavailable) || stopping {
+			return j, err
+		}
+		select {
+		case <-q.ctx.Done():
+			return j, err
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, maxRecordRetry)
+	}
+}
+
+// The pauses of record between its tries.
+const (
+	recordRetry    = 500 * time.Millisecond
+	maxRecordRetry = 2 * time.Second
+)

@@ -141,7 +141,7 @@ func (q *Queue) formShards(ctx context.Context, job jobs.Job, report jobs.Report
 		done, workers, err := q.shardsDone(ctx, ids)
 		switch {
 		case err != nil && ctx.Err() == nil:
-			q.cfg.Logger.Warn("reading the state of shard tasks", "id", job.ID, "err", err)
+			q.logFailure("reading the state of shard tasks", err, "id", job.ID)
 		case err == nil:
 			report(0.02+0.7*float64(done)/float64(len(ids)), "fitting the shards' statistics",
 				fmt.Sprintf("%d of %d shard tasks done, on %d worker processes", done, len(ids), workers))
@@ -175,7 +175,7 @@ func (q *Queue) cancelShards(ids []int64) {
 	defer cancel()
 	for _, id := range ids {
 		if _, err := q.client.JobCancel(ctx, id); err != nil && !errors.Is(err, river.ErrNotFound) {
-			q.cfg.Logger.Warn("canceling a shard task", "river_job", id, "err", err)
+			q.logFailure("canceling a shard task", err, "river_job", id)
 		}
 	}
 }

@@ -16,18 +16,19 @@ const SweepEvery = time.Minute
 
 // Sweep ends the records that say queued or running while no River job
 // of theirs is left to run them, which happens when River ends a job
-// without its worker: a job canceled while running whose worker process
-// then died (River's rescuer cancels it), or one interrupted by more
-// shutdowns than River's attempts (River discards it). Such a record
+// without its worker: one interrupted by more shutdowns than River's
+// attempts (River discards it), or a job canceled while running whose
+// worker process then died, when River's rescuer (the backstop behind
+// the leases) cancels it. Such a record
 // would otherwise say "running" for ever. A record canceled by a user
 // ends canceled, any other failed with a message saying what happened.
 // Each record is checked again under its row lock, so a sweep never ends
 // a job a worker is running or has just been given. It returns the ids of
 // the records it ended.
 func (q *Queue) Sweep(ctx context.Context) ([]string, error) {
-	all, err := q.list()
+	all, err := q.List()
 	if err != nil {
-		return nil, q.fail("sweeping the job records", err)
+		return nil, fmt.Errorf("sweeping the job records: %w", err)
 	}
 	var ended []string
 	for _, j := range all {
@@ -80,20 +81,11 @@ func stateOr(s, def string) string {
 	return s
 }
 
-// sweepLoop runs Sweep every SweepEvery until the queue shuts down.
-func (q *Queue) sweepLoop() {
-	t := time.NewTicker(SweepEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-q.ctx.Done():
-			return
-		case <-t.C:
-			ctx, cancel := q.op()
-			if _, err := q.Sweep(ctx); err != nil {
-				q.cfg.Logger.Warn("sweeping the job records", "err", err)
-			}
-			cancel()
-		}
+// sweepOnce runs Sweep, once every SweepEvery (every).
+func (q *Queue) sweepOnce() {
+	ctx, cancel := q.op()
+	defer cancel()
+	if _, err := q.Sweep(ctx); err != nil {
+		q.logFailure("sweeping the job records", err)
 	}
 }

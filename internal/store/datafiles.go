@@ -50,6 +50,22 @@ func (f *Files) StagingDir() string {
 	return f.path("tmp")
 }
 
+// CheckWritable checks that the data directory takes new files: it
+// creates, writes and removes a small file in the staging directory.
+// Readiness checks (/readyz) ask it.
+func (f *Files) CheckWritable() error {
+	file, err := f.fs.CreateTemp(f.StagingDir(), "ready-")
+	if err != nil {
+		return fmt.Errorf("the data directory is not writable: %w", err)
+	}
+	_, werr := file.Write([]byte("ok\n"))
+	err = errors.Join(werr, file.Close(), f.fs.Remove(file.Name()))
+	if err != nil {
+		return fmt.Errorf("the data directory is not writable: %w", err)
+	}
+	return nil
+}
+
 // LoadRecord reads the matrices of the data set rec describes. A file
 // that is gone is reported wrapping os.ErrNotExist (a relabel may have
 // replaced it since rec was read).

@@ -12,6 +12,12 @@ var ErrNotFound = errors.New("not found")
 // or is in a state that forbids the change.
 var ErrConflict = errors.New("conflict")
 
+// ErrUnavailable is wrapped by the errors of a metadata store that cannot
+// be reached: the shared mode's database is down, unreachable, or did not
+// answer in time. Nothing was read or changed by the operation that
+// failed, and the same request may succeed once the database is back.
+var ErrUnavailable = errors.New("the database is unreachable")
+
 // ErrCorruptResult is wrapped by the errors for a job's result file that
 // is missing or does not match its checksum.
 var ErrCorruptResult = errors.New("corrupt result file")

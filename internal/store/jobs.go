@@ -5,8 +5,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -212,8 +214,20 @@ func (s *Store) CommitJobResults(r *StagedResults) error {
 }
 
 func (f *Files) commitJobResults(r *StagedResults) error {
+	if err := r.seal(f.fs); err != nil {
+		return err
+	}
+	if err := f.RemoveJobResults(r.job); err != nil {
+		return err
+	}
+	return f.moveIntoPlace(r.dir, r.job)
+}
+
+// seal writes the staged results' checksums (ChecksumsFile), syncs every
+// staged file and directory, and closes the files.
+func (r *StagedResults) seal(fsys FS) error {
 	sums := Checksums{Algorithm: "sha256", Files: r.sums}
-	sumsFile, _, err := writeSummed(f.fs, filepath.Join(r.dir, ChecksumsFile), encodeChecksums(sums))
+	sumsFile, _, err := writeSummed(fsys, filepath.Join(r.dir, ChecksumsFile), encodeChecksums(sums))
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", ChecksumsFile, err)
 	}
@@ -226,14 +240,14 @@ func (f *Files) commitJobResults(r *StagedResults) error {
 	if err := r.syncAll(dirs); err != nil {
 		return err
 	}
-	if err := r.closeFiles(); err != nil {
-		return err
-	}
-	if err := f.RemoveJobResults(r.job); err != nil {
-		return err
-	}
-	final := f.JobDir(r.job)
-	if err := f.fs.Rename(r.dir, final); err != nil {
+	return r.closeFiles()
+}
+
+// moveIntoPlace renames the sealed result directory dir to jobs/<id>,
+// where nothing is, and makes the rename durable.
+func (f *Files) moveIntoPlace(dir, id string) error {
+	final := f.JobDir(id)
+	if err := f.fs.Rename(dir, final); err != nil {
 		return fmt.Errorf("moving them into place: %w", err)
 	}
 	if err := syncDir(f.fs, f.path("jobs")); err != nil {
@@ -241,6 +255,85 @@ func (f *Files) commitJobResults(r *StagedResults) error {
 		// have results.
 		f.fs.RemoveAll(final)
 		return fmt.Errorf("moving them into place: %w", err)
+	}
+	return nil
+}
+
+// Sealed results (the shared mode). There a worker process does not move
+// a job's results into place itself: SealJobResults makes them durable
+// with their checksums, as CommitJobResults does, and leaves them in the
+// staging directory under a name that says the job and the attempt. The
+// process that runs the job then moves them into place
+// (InstallJobResults) within the transaction that records the job as
+// succeeded, once it has checked, under the record's lock, that the
+// attempt is still the job's; otherwise it removes them
+// (DiscardJobResults). So a run whose job another process has taken
+// over never touches jobs/<id>, whenever its worker finishes.
+
+// sealedDir is where attempt attempt of job id leaves its sealed results.
+func (f *Files) sealedDir(id string, attempt int) string {
+	return filepath.Join(f.StagingDir(), fmt.Sprintf("sealed-%s-a%d", id, attempt))
+}
+
+// SealJobResults makes the staged results durable with their checksums,
+// as CommitJobResults does, and leaves them in the staging directory for
+// InstallJobResults, as attempt attempt's (from 1) of their job, replacing
+// what an earlier run of that attempt left there. On error the staged
+// files are the caller's to Discard.
+func (f *Files) SealJobResults(r *StagedResults, attempt int) error {
+	if err := r.seal(f.fs); err != nil {
+		return fmt.Errorf("storing the results of job %s: %w", r.job, err)
+	}
+	dst := f.sealedDir(r.job, attempt)
+	if err := f.fs.RemoveAll(dst); err != nil {
+		return fmt.Errorf("storing the results of job %s: %w", r.job, err)
+	}
+	if err := f.fs.Rename(r.dir, dst); err != nil {
+		return fmt.Errorf("storing the results of job %s: sealing them: %w", r.job, err)
+	}
+	return nil
+}
+
+// InstallJobResults moves the results attempt attempt of job id sealed
+// (SealJobResults) into place as the job's results, replacing any earlier
+// ones; an error wraps ErrNotFound when there are none. The caller records
+// the job as succeeded only after this returns.
+func (f *Files) InstallJobResults(id string, attempt int) error {
+	if !ValidID(id) {
+		return fmt.Errorf("job %q: %w", id, ErrNotFound)
+	}
+	src := f.sealedDir(id, attempt)
+	if _, err := f.fs.Stat(src); errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("storing the results of job %s: its run (attempt %d) left none: %w", id, attempt, ErrNotFound)
+	}
+	if err := f.RemoveJobResults(id); err != nil {
+		return err
+	}
+	if err := f.moveIntoPlace(src, id); err != nil {
+		return fmt.Errorf("storing the results of job %s: %w", id, err)
+	}
+	return nil
+}
+
+// InstallJobResults is Files.InstallJobResults; the store also forgets
+// what it had verified of the job's earlier results.
+func (s *Store) InstallJobResults(id string, attempt int) error {
+	s.results.Lock()
+	defer s.results.Unlock()
+	if ValidID(id) {
+		s.verified.forget(s.JobDir(id))
+	}
+	return s.Files.InstallJobResults(id, attempt)
+}
+
+// DiscardJobResults removes the results attempt attempt of job id sealed,
+// if any.
+func (f *Files) DiscardJobResults(id string, attempt int) error {
+	if !ValidID(id) {
+		return fmt.Errorf("job %q: %w", id, ErrNotFound)
+	}
+	if err := f.fs.RemoveAll(f.sealedDir(id, attempt)); err != nil {
+		return fmt.Errorf("removing the unused results of job %s: %w", id, err)
 	}
 	return nil
 }

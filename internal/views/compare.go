@@ -1,6 +1,7 @@
 package views
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"net/url"
@@ -8,6 +9,7 @@ import (
 	"strings"
 
 	"mldr/internal/jobs"
+	"mldr/internal/store"
 	"mldr/web/templates"
 )
 
@@ -15,10 +17,16 @@ import (
 // order; metric, the metric asked for, "" for the first they share): the
 // metric curves share their axes across the jobs; spectra and projections
 // have their own. A job that is not a finished one, or is a study, is
-// said in the view's Error; the page's Page is the caller's.
+// said in the view's Error; the page's Page is the caller's. The jobs
+// that cannot be read (the shared mode's database is unreachable) are
+// the error.
 func (b *Builder) Compare(metric string, ids []string) (templates.CompareView, error) {
 	v := templates.CompareView{Metric: metric}
-	for _, j := range b.jobs.List() {
+	list, err := b.jobs.List()
+	if err != nil {
+		return v, err
+	}
+	for _, j := range list {
 		if j.Status == jobs.Succeeded && !j.Request.Study() {
 			v.Choices = append(v.Choices, b.JobRow(j))
 		}
@@ -26,6 +34,9 @@ func (b *Builder) Compare(metric string, ids []string) (templates.CompareView, e
 	var all []*jobs.Results
 	for _, id := range ids {
 		res, err := b.jobs.Results(id)
+		if errors.Is(err, store.ErrUnavailable) {
+			return v, err
+		}
 		if err != nil || res.Job.Status != jobs.Succeeded {
 			v.Error = fmt.Sprintf("job %s is not a finished job", id)
 			continue

@@ -32,7 +32,9 @@ type Store interface {
 
 // Jobs is what the views read of the jobs and their results.
 type Jobs interface {
-	List() []jobs.Job
+	// List returns every job, newest first, or why they could not be
+	// read.
+	List() ([]jobs.Job, error)
 	Results(id string) (*jobs.Results, error)
 	// Projected returns a method's projected rows, with the components
 	// cols (0-based; all when none are given).

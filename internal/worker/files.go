@@ -26,7 +26,21 @@ import (
 // starts (store.Files.KeepData), when the last job has ended and nothing
 // refers to them.
 func Executor(files *store.Files, version string, memoryLimit int64) Run {
-	rs := &recordStore{Files: files}
+	return executor(files, version, memoryLimit, false)
+}
+
+// SealingExecutor is Executor for the worker processes of the shared
+// mode: a job's results are sealed in the staging directory
+// (store.Files.SealJobResults, as the job's attempt) instead of being
+// moved into place, for the server to install once it has checked that
+// the attempt is still the job's (store.Store.InstallJobResults), and a
+// run leaves the results of earlier runs where they are.
+func SealingExecutor(files *store.Files, version string, memoryLimit int64) Run {
+	return executor(files, version, memoryLimit, true)
+}
+
+func executor(files *store.Files, version string, memoryLimit int64, seal bool) Run {
+	rs := &recordStore{Files: files, seal: seal}
 	files.CacheData(DataCacheBudget(memoryLimit))
 	if memoryLimit > 0 {
 		// The data sets the cache keeps are mapped, not in the heap: the
@@ -37,7 +51,7 @@ func Executor(files *store.Files, version string, memoryLimit int64) Run {
 	}
 	x := jobs.NewExecutorCache(rs, version, jobs.CacheBudget(memoryLimit)).WithMemoryLimit(memoryLimit)
 	return func(ctx context.Context, job jobs.Job, recs map[string]store.DatasetRecord, report jobs.Report) ([]string, error) {
-		rs.set(recs)
+		rs.set(recs, job.Attempts)
 		var keep []store.DatasetRecord
 		if !job.Request.Study() {
 			for _, rec := range recs {
@@ -71,14 +85,38 @@ func DataCacheBudget(limit int64) int64 {
 // the running job's data sets.
 type recordStore struct {
 	*store.Files
-	mu   sync.Mutex
-	recs map[string]store.DatasetRecord
+	seal    bool // results are sealed for the server (SealingExecutor)
+	mu      sync.Mutex
+	recs    map[string]store.DatasetRecord
+	attempt int // the running job's
 }
 
-func (r *recordStore) set(recs map[string]store.DatasetRecord) {
+func (r *recordStore) set(recs map[string]store.DatasetRecord, attempt int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.recs = recs
+	r.recs, r.attempt = recs, attempt
+}
+
+// CommitJobResults moves the results into place, or seals them for the
+// server (SealingExecutor).
+func (r *recordStore) CommitJobResults(staged *store.StagedResults) error {
+	if !r.seal {
+		return r.Files.CommitJobResults(staged)
+	}
+	r.mu.Lock()
+	attempt := r.attempt
+	r.mu.Unlock()
+	return r.Files.SealJobResults(staged, attempt)
+}
+
+// RemoveJobResults removes a job's results before it runs again, unless
+// they are sealed: then the server's install replaces them, and a run
+// that has lost its job must not remove the results of the run that won.
+func (r *recordStore) RemoveJobResults(id string) error {
+	if r.seal {
+		return nil
+	}
+	return r.Files.RemoveJobResults(id)
 }
 
 // Dataset returns a record the server sent with the job.
