@@ -122,9 +122,9 @@ func CSVRefused(rec store.DatasetRecord) string {
 	if cells <= MaxCSVCells || cells <= maxCSVBlowUp*held {
 		return ""
 	}
-	return fmt.Sprintf("as CSV it would be %s rows × %s columns, %s cells of which it holds %s values (mostly zeros); "+
-		"download the file as uploaded instead (/api/datasets/%s/source), which holds the same data",
-		plots.GroupDigits(s.Rows+1), plots.GroupDigits(s.Features+s.LabelCount), plots.GroupDigits(int(cells)), plots.GroupDigits(int(held)), rec.ID)
+	return fmt.Sprintf("as CSV it would be a header and %s rows of %s columns, %s cells, where the data set holds %s values "+
+		"(the rest are zeros); download the file as uploaded instead (/api/datasets/%s/source), which holds the same data",
+		plots.GroupDigits(s.Rows), plots.GroupDigits(s.Features+s.LabelCount), plots.GroupDigits(int(cells)), plots.GroupDigits(int(held)), rec.ID)
 }
 
 // relabelColumns fills the relabel form: a check box per column up to

@@ -981,9 +981,9 @@ func relabelForm(v DatasetView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var52 string
-			templ_7745c5c3_Var52, templ_7745c5c3_Err = templ.JoinStringErrs(itoa(v.Summary.LabelCount))
+			templ_7745c5c3_Var52, templ_7745c5c3_Err = templ.JoinStringErrs(group(v.Summary.LabelCount))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/dataset.templ`, Line: 178, Col: 142}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/dataset.templ`, Line: 178, Col: 143}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var52))
 			if templ_7745c5c3_Err != nil {
