@@ -187,6 +187,17 @@ func TestDetectLibSVM(t *testing.T) {
 		long.WriteString(" " + strconv.Itoa(10000+j) + ":0.123456789")
 	}
 	longRow := long.String() + "\n1 1:1\n"
+	labelRow := func(n int) string {
+		var b strings.Builder
+		for j := range n {
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(strconv.Itoa(j))
+		}
+		return b.String() + " 1:1\n0 2:1\n"
+	}
+	longLabels, longerLabels := labelRow(5000), labelRow(200000)
 	for _, tc := range []struct {
 		name, in string
 		svm      bool
@@ -196,6 +207,8 @@ func TestDetectLibSVM(t *testing.T) {
 		{"a feature first", "1:1\n1 2:1\n", true},
 		{"XMC header", "2 2 2\n0 0:1\n1 1:1\n", true},
 		{"a first line longer than the sniffed head", longRow, true},
+		{"a first line of labels longer than the sniffed head", longLabels, true},
+		{"a first line of labels longer than the reading buffer", longerLabels, true},
 		{"CSV", "a,label:y\n1,0\n2,1\n", false},
 		{"CSV header of names with colons", "x:1,label:y\n1,0\n2,1\n", false},
 		{"tab-separated header of numbers", "1\t2\tlabel:3\n1\t0\t1\n2\t1\t0\n", false},

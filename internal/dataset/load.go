@@ -77,6 +77,16 @@ func Load(r io.Reader, opts Options) (*Dataset, error) {
 	format := opts.Format
 	if format == FormatAuto {
 		format = detectFormat(head)
+		if format == FormatCSV && labelsGoOn(head) {
+			// A first line of libsvm labels longer than the head (a row
+			// of thousands of labels): judge it on more of it, and on a
+			// whole buffer of labels, call it libsvm.
+			if more, _ := br.Peek(readBufferSize); len(more) > len(head) {
+				if format = detectFormat(more); format == FormatCSV && labelsGoOn(more) && len(more) == readBufferSize {
+					format = FormatLibSVM
+				}
+			}
+		}
 	}
 	switch format {
 	case FormatARFF:
@@ -121,6 +131,22 @@ func detectFormat(head []byte) Format {
 		return FormatCSV
 	}
 	return FormatCSV
+}
+
+// labelsGoOn reports whether the first line that is not blank goes on past
+// head and is, so far, a libsvm line's list of labels: numbers separated
+// by commas, with no space, tab or colon yet.
+func labelsGoOn(head []byte) bool {
+	head = bytes.TrimLeft(head, " \t\r\n")
+	if len(head) == 0 || bytes.ContainsAny(head, "\n \t:") {
+		return false
+	}
+	for l := range bytes.SplitSeq(bytes.TrimSuffix(head, []byte(",")), []byte(",")) {
+		if len(l) > 0 && !numberish(l) {
+			return false
+		}
+	}
+	return true
 }
 
 // sniffBinary refuses files that are not text, naming common formats.
