@@ -172,6 +172,17 @@ type Details struct {
 	// read them.
 	byCount     []int32
 	byCountOnce sync.Once
+	// find looks names up, made once by Find.
+	find     func(string) int
+	findOnce sync.Once
+}
+
+// Find returns the index of the label (class variable) named name, or
+// -1. Its first call makes an index of the names (none for names numbered
+// from a first one), which the details keep for the requests after it.
+func (d *Details) Find(name string) int {
+	d.findOnce.Do(func() { d.find = d.Labels.Lookup() })
+	return d.find(name)
 }
 
 // LabelCount is q.
@@ -258,9 +269,12 @@ func (d *Details) Top(n int) []int {
 	return out
 }
 
-// Bytes estimates the memory d holds.
+// Bytes estimates the memory d holds, with the indexes Top and Find make.
 func (d *Details) Bytes() int64 {
-	b := d.Labels.Bytes() + 4*int64(len(d.used)+len(d.count)) + 256
+	b := d.Labels.Bytes() + 8*int64(len(d.used)+len(d.count)) + 256
+	if d.Labels.list != nil || d.Labels.nums != nil {
+		b += 48 * int64(d.Labels.Len()) // Find's map
+	}
 	for _, l := range [][]string{d.Columns, d.LabelColumns} {
 		b += ListNames(l).Bytes()
 	}

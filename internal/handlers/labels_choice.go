@@ -71,9 +71,8 @@ func parseLabels(s *dataset.Details, id string, values []string, most int) ([]in
 	if len(wholes) == 0 {
 		return nil, nil
 	}
-	index := s.Labels.Lookup()
 	for name, at := range want {
-		if j := index(name); j >= 0 && at < 0 {
+		if j := s.Find(name); j >= 0 && at < 0 {
 			want[name] = j
 		}
 	}
