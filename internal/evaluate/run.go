@@ -116,7 +116,12 @@ type Row struct {
 	DPerVariable int `json:"d_per_variable,omitempty"`
 	// Percent, on a percent grid, is the requested percentage this row
 	// answers (two percentages may round to the same d).
-	Percent     *float64           `json:"percent,omitempty"`
+	Percent *float64 `json:"percent,omitempty"`
+	// DPerFold, on the mean row of a method evaluated at the d its
+	// parameters choose (thr, no grid) when that d differs between the
+	// folds, is each fold's d in fold order; D is then their median. The
+	// mean is over every fold whatever its d.
+	DPerFold    []int              `json:"d_per_fold,omitempty"`
 	Fold        *int               `json:"fold"`
 	Metrics     map[string]float64 `json:"metrics"`
 	Std         map[string]float64 `json:"std,omitempty"`
@@ -194,6 +199,9 @@ type cellKey struct {
 	d         int
 	percent   float64
 	byPercent bool
+	// own is a method at the d its parameters choose (no grid), which
+	// may differ between the folds: one cell whatever d (d is 0).
+	own bool
 }
 
 type runner struct {
@@ -325,6 +333,30 @@ func (g Grid) check() error {
 type point struct {
 	d       int
 	percent *float64
+	// own says d is the one the method's parameters chose on this fold
+	// (no grid): the folds' rows share one cell whatever their d.
+	own bool
+}
+
+// key is the cell of method's rows at pt.
+func (pt point) key(method string) cellKey {
+	if pt.own {
+		return cellKey{method: method, own: true}
+	}
+	k := cellKey{method: method, d: pt.d}
+	if pt.percent != nil {
+		k.percent, k.byPercent = *pt.percent, true
+	}
+	return k
+}
+
+// errD is the grid value the per-row errors of pt are kept under: 0 for
+// the method's own d, which may differ between the folds.
+func (pt point) errD() int {
+	if pt.own {
+		return 0
+	}
+	return pt.d
 }
 
 // points lists the grid's values for a method with D features and rank
@@ -510,11 +542,7 @@ func (r *runner) add(method string, d, fold int, metrics map[string]float64) {
 // for d (on a percent grid, one row per percentage).
 func (r *runner) addPoints(method string, pts []point, fold int, metrics map[string]float64) {
 	for _, pt := range pts {
-		k, row := cellKey{method: method, d: pt.d}, Row{Method: method, D: pt.d}
-		if pt.percent != nil {
-			k.percent, k.byPercent, row.Percent = *pt.percent, true, pt.percent
-		}
-		r.addRow(k, row, fold, maps.Clone(metrics))
+		r.addRow(pt.key(method), Row{Method: method, D: pt.d, Percent: pt.percent}, fold, maps.Clone(metrics))
 	}
 }
 
@@ -639,9 +667,9 @@ func (r *runner) method(ctx context.Context, run MethodRun, train, test analysis
 	perVariable := len(model.Blocks) > 0 // lda: d applies to each class variable
 	if pts == nil {
 		if perVariable { // evaluated as fitted, at the d or thr asked for
-			return r.featureDim(ctx, model, []point{{d: blocksDim(model)}}, train, test, f)
+			return r.featureDim(ctx, model, []point{{d: blocksDim(model), own: true}}, train, test, f)
 		}
-		pts = []point{{d: model.Dim}}
+		pts = []point{{d: model.Dim, own: true}}
 	}
 	var usable []point
 	for _, pt := range pts {
@@ -689,7 +717,7 @@ func (r *runner) method(ctx context.Context, run MethodRun, train, test analysis
 		if err != nil {
 			return err
 		}
-		r.recordErrors(run.ID, d, f, test.Y, pred, test.MultiDim())
+		r.recordErrors(run.ID, group[0].errD(), f, test.Y, pred, test.MultiDim())
 		r.addPoints(run.ID, group, f, metrics)
 	}
 	return nil
@@ -724,7 +752,7 @@ func (r *runner) featureDim(ctx context.Context, m *analysis.Model, pts []point,
 	}
 	for i, pt := range pts { // one d, or (a group) several percentages of one d
 		if i == 0 || pt.d != pts[i-1].d {
-			r.recordErrors(m.Method, pt.d, f, test.Y, pred, test.MultiDim())
+			r.recordErrors(m.Method, pt.errD(), f, test.Y, pred, test.MultiDim())
 		}
 	}
 	if len(m.Blocks) == 0 {
@@ -734,12 +762,7 @@ func (r *runner) featureDim(ctx context.Context, m *analysis.Model, pts []point,
 	r.note("%s: d is per class variable (per label on multi-label data), each giving at most its classes − 1; "+
 		"its rows give that d in d_per_variable and the columns used in all, summed over the variables, in d", m.Method)
 	for _, pt := range pts {
-		k := cellKey{method: m.Method, d: pt.d}
-		row := Row{Method: m.Method, D: m.Dim, DPerVariable: pt.d}
-		if pt.percent != nil {
-			k.percent, k.byPercent, row.Percent = *pt.percent, true, pt.percent
-		}
-		r.addRow(k, row, f, maps.Clone(metrics))
+		r.addRow(pt.key(m.Method), Row{Method: m.Method, D: m.Dim, DPerVariable: pt.d, Percent: pt.percent}, f, maps.Clone(metrics))
 	}
 	return nil
 }
@@ -878,7 +901,7 @@ func (r *runner) labelSpace(ctx context.Context, model *analysis.Model, pts []po
 			}
 		}
 		metrics := MultiLabelMetrics(test.Y, labels, scores)
-		r.recordErrors(model.Method, d, f, test.Y, labels, false)
+		r.recordErrors(model.Method, group[0].errD(), f, test.Y, labels, false)
 		tz.Mul(zte, v) // Z_te V
 		enc.Mul(&tz, v.T())
 		enc.Sub(zte, &enc)
@@ -928,7 +951,24 @@ func (r *runner) result() *Result {
 		for _, row := range rows {
 			lo, hi = min(lo, row.D), max(hi, row.D)
 		}
-		if lo != hi { // lda: a variable with a class missing from a training part gives fewer columns there
+		switch {
+		case lo != hi && k.own:
+			// The d its parameters chose differs between the folds: one
+			// mean over every fold, each fold's d kept.
+			for _, row := range rows {
+				mean.DPerFold = append(mean.DPerFold, row.D)
+			}
+			ds := slices.Sorted(slices.Values(mean.DPerFold))
+			mean.D = ds[(len(ds)-1)/2]
+			for _, row := range rows {
+				if row.DPerVariable != first.DPerVariable {
+					mean.DPerVariable = 0 // it differs too: d_per_fold has the columns used
+				}
+			}
+			res.Notes = append(res.Notes, fmt.Sprintf("%s: the d its parameters chose on each fold's training part was %d to %d "+
+				"depending on the fold; its mean row is over all %d folds, with each fold's d in d_per_fold and their median in d",
+				k.method, lo, hi, len(rows)))
+		case lo != hi: // lda: a variable with a class missing from a training part gives fewer columns there
 			mean.D = hi
 			res.Notes = append(res.Notes, fmt.Sprintf("%s: d = %d per class variable used %d to %d columns depending on the fold; "+
 				"its mean row gives the largest", k.method, k.d, lo, hi))

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -33,6 +34,9 @@ func MetricsTable(res *jobs.Results, metric string) *templates.MetricsTable {
 				s = "undefined"
 			} else if sd := r.Std[metric]; r.Std != nil && !math.IsNaN(sd) {
 				s += " ± " + strconv.FormatFloat(sd, 'f', 4, 64)
+			}
+			if len(r.DPerFold) > 0 { // the method's own d differed between the folds: in the row of their median
+				s += fmt.Sprintf(" (d %d–%d by fold)", slices.Min(r.DPerFold), slices.Max(r.DPerFold))
 			}
 			d := r.D
 			if m == evaluate.Ori {

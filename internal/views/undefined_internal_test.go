@@ -1,6 +1,7 @@
 package views
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -46,5 +47,27 @@ func TestUndefinedMetricsShown(t *testing.T) {
 	}
 	if want := "Best: PCA at d = 3 (1.25)"; !strings.Contains(alt, want) {
 		t.Errorf("alt text %q: want %q", alt, want)
+	}
+}
+
+// TestMetricsTableDPerFold: a method whose own d differed between the
+// folds has its one mean row in the row of the median d, with the range
+// of the folds' d beside its value.
+func TestMetricsTableDPerFold(t *testing.T) {
+	res := &jobs.Results{
+		Job: jobs.Job{Request: jobs.Request{Methods: []string{"lpp", "pca"}}},
+		Metrics: &jobs.MetricsFile{Rows: []evaluate.Row{
+			{Method: "lpp", D: 60, DPerFold: []int{59, 60, 60, 59, 60}, Metrics: map[string]float64{evaluate.HammingLoss: 0.25}, Std: map[string]float64{evaluate.HammingLoss: 0.125}, Folds: 5},
+			{Method: "pca", D: 5, Metrics: map[string]float64{evaluate.HammingLoss: 0.5}, Std: map[string]float64{evaluate.HammingLoss: 0.25}, Folds: 5},
+		}},
+	}
+	table := MetricsTable(res, evaluate.HammingLoss)
+	var got []string
+	for _, r := range table.Rows {
+		got = append(got, fmt.Sprint(r.D, " ", strings.Join(r.Cells, "|")))
+	}
+	want := []string{"5 —|0.5000 ± 0.2500", "60 0.2500 ± 0.1250 (d 59–60 by fold)|—"}
+	if strings.Join(got, "; ") != strings.Join(want, "; ") {
+		t.Errorf("table rows %q, want %q", got, want)
 	}
 }
