@@ -75,30 +75,54 @@ func vote(nn *knn.Neighbours, yTrain *mat.Dense, classes []int) *mat.Dense {
 // output, the lowest index on a tie.
 type OvRRidge struct{ Lambda float64 }
 
-// Predict fits on the training rows and predicts x.
+// Predict fits on the training rows and predicts x. The regressions of
+// every class variable's one-hot columns share one system (ridge is
+// column by column), solved once.
 func (c OvRRidge) Predict(xTrain, yTrain, x *mat.Dense, classes []int) (*mat.Dense, error) {
 	lambda := c.Lambda
 	if lambda == 0 {
 		lambda = DefaultLambda
 	}
-	n, q := yTrain.Dims()
-	m, _ := x.Dims()
-	pred := mat.NewDense(m, q, nil)
-	for j := range q {
-		t := mat.NewDense(n, classes[j], nil)
-		for i := range n {
-			t.Set(i, int(yTrain.At(i, j)), 1)
-		}
-		r, err := fitRidgeCentred(xTrain, t, lambda)
-		if err != nil {
-			return nil, err
-		}
-		out := r.predict(x)
-		for i := range m {
-			pred.Set(i, j, float64(argmax(out.RawRowView(i))))
+	r, err := fitRidgeCentred(xTrain, oneHot(yTrain, classes), lambda)
+	if err != nil {
+		return nil, err
+	}
+	return argmaxBlocks(r.predict(x), classes), nil
+}
+
+// oneHot is the class variables y (class indices) as indicator columns,
+// variable j's K_j of them after the variables before it.
+func oneHot(y *mat.Dense, classes []int) *mat.Dense {
+	n, _ := y.Dims()
+	total := 0
+	for _, k := range classes {
+		total += k
+	}
+	t := mat.NewDense(n, total, nil)
+	for i := range n {
+		at := 0
+		for j, k := range classes {
+			t.Set(i, at+int(y.At(i, j)), 1)
+			at += k
 		}
 	}
-	return pred, nil
+	return t
+}
+
+// argmaxBlocks predicts each class variable from its block of outputs
+// (oneHot's columns): the class with the largest, the lowest index on a
+// tie.
+func argmaxBlocks(out *mat.Dense, classes []int) *mat.Dense {
+	m, _ := out.Dims()
+	pred := mat.NewDense(m, len(classes), nil)
+	for i := range m {
+		row, at := out.RawRowView(i), 0
+		for j, k := range classes {
+			pred.Set(i, j, float64(argmax(row[at:at+k])))
+			at += k
+		}
+	}
+	return pred
 }
 
 // argmax is the index of the largest value, the first on a tie.

@@ -711,16 +711,54 @@ func (r *runner) method(ctx context.Context, run MethodRun, train, test analysis
 	if err != nil {
 		return err
 	}
-	for _, group := range byD(usable) {
+	groups := byD(usable)
+	path := r.ridgePath(ztr, train, len(groups))
+	for _, group := range groups {
 		d := group[0].d
-		metrics, pred, err := r.classify(ctx, firstCols(ztr, d), firstCols(zte, d), train, test, nil)
-		if err != nil {
+		var metrics map[string]float64
+		var pred *mat.Dense
+		if path != nil {
+			metrics, pred = ridgeAt(path, d, firstCols(zte, d), train, test)
+		} else if metrics, pred, err = r.classify(ctx, firstCols(ztr, d), firstCols(zte, d), train, test, nil); err != nil {
 			return err
 		}
 		r.recordErrors(run.ID, group[0].errD(), f, test.Y, pred, test.MultiDim())
 		r.addPoints(run.ID, group, f, metrics)
 	}
 	return nil
+}
+
+// ridgePath is the ridge classifier's path over the first columns of the
+// projected training rows ztr (newRidgePath), when the classifier is
+// ridge and a grid evaluates several d of one projection; nil otherwise
+// (then classify fits each d), and when the system cannot be formed that
+// way (fewer rows than columns, or not positive definite: classify then
+// says why).
+func (r *runner) ridgePath(ztr *mat.Dense, train analysis.Input, points int) *ridgePath {
+	if r.spec.Options.Classifier != ClassifierRidge || points < 2 {
+		return nil
+	}
+	t := train.Y
+	if train.MultiDim() {
+		t = oneHot(train.Y, train.Classes)
+	}
+	p, err := newRidgePath(ztr, t, r.spec.Options.Lambda)
+	if err != nil {
+		return nil
+	}
+	return p
+}
+
+// ridgeAt is classify's ridge at d from path: RidgeBR on multi-label data,
+// OvRRidge on class variables, the same numbers as fitting d alone.
+func ridgeAt(path *ridgePath, d int, xte *mat.Dense, train, test analysis.Input) (map[string]float64, *mat.Dense) {
+	out := path.model(d).predict(xte)
+	if train.MultiDim() {
+		pred := argmaxBlocks(out, train.Classes)
+		return MultiDimMetrics(test.Y, pred), pred
+	}
+	pred := threshold(out, 0.5)
+	return MultiLabelMetrics(test.Y, pred, out), pred
 }
 
 // blocksDim is the most directions any block of an lda model keeps: the d
