@@ -233,18 +233,21 @@ func writeReport(w io.Writer, h header, rows []row) error {
 	if len(evals)+len(mlknns) > 0 {
 		fmt.Fprintf(&b, "- numpy + scikit-learn: %s\n", cmp.Or(h.sklearnSkip, h.sklearn))
 	}
-	if len(wide) > 0 {
+	eigen := len(dense)+len(wide)+len(e2e) > 0 // rows whose sides give eigenvalues
+	switch {
+	case len(wide) > 0:
 		fmt.Fprintf(&b, "- parameters: d = %d for every method (%d for the wide rows), the defaults otherwise (β = 0.5, ridges 1, λ = 0.1, linear label kernel)\n", h.d, wideD)
-	} else {
+	case eigen:
 		fmt.Fprintf(&b, "- parameters: d = %d for every method, the defaults otherwise (β = 0.5, ridges 1, λ = 0.1, linear label kernel)\n", h.d)
 	}
 	fmt.Fprintf(&b, "- timing: median of %d timed runs in a child process per side; a first run under %s is an untimed warm-up\n", h.reps, h.warmupUnder)
 	fmt.Fprintf(&b, "- peak: the child's peak resident memory (ru_maxrss), the loaded data included; "+
 		"on Linux it also counts the parent's resident memory when the child started (vfork and exec), and the parent's peak was %s MiB\n", formatMiB(h.parentKiB))
-	if len(wide) > 0 {
+	switch {
+	case len(wide) > 0:
 		fmt.Fprintf(&b, "- agree: largest relative difference of the leading eigenvalues (5, all k for eigen, %d for the wide rows); a mismatch is %.0g or more, "+
 			"against scipy's iterative eigsh and svds (their default tolerance) %.0g or more\n", wideD, h.tol, h.sparseTol)
-	} else {
+	case eigen:
 		fmt.Fprintf(&b, "- agree: largest relative difference of the leading eigenvalues (5, or all k for eigen); a mismatch is %.0g or more\n", h.tol)
 	}
 	fmt.Fprintf(&b, "- data: seed %d, cached in %s\n", h.seed, h.cacheDir)

@@ -307,6 +307,9 @@ func TestWriteReportEvalAndMLkNN(t *testing.T) {
 	if n := len(problems(rows, h)); n != 3 {
 		t.Errorf("problems: got %d, want 3 (medical's mismatch, yeast's failed job, the ML-kNN mismatch)", n)
 	}
+	if strings.Contains(got, "- agree:") || strings.Contains(got, "- parameters:") {
+		t.Errorf("got the eigenvalue rows' agree and parameters lines without such rows:\n%s", got)
+	}
 	h.sklearn, h.sklearnSkip = "", "not run: /usr/bin/python3 sklearn_eval.py info: exit status 1 (on Debian: apt-get install python3-sklearn)"
 	b.Reset()
 	if err := writeReport(&b, h, rows[3:4]); err != nil {
