@@ -421,3 +421,29 @@ func TestBenchEval(t *testing.T) {
 		t.Errorf("the report lacks the sparse data set's row:\n%s", b.String())
 	}
 }
+
+// TestProbeSklearn checks the header's line of the numpy + scikit-learn
+// side: its versions, or on one line why it does not run.
+func TestProbeSklearn(t *testing.T) {
+	fake := filepath.Join(t.TempDir(), "python")
+	if err := os.WriteFile(fake, []byte("#!/bin/sh\necho 'Traceback (most recent call last):' >&2\necho 'ModuleNotFoundError: No module named sklearn' >&2\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var h header
+	probeSklearn(t.Context(), config{python: fake, script: refScript}, &h)
+	if s := h.sklearnSkip; h.sklearn != "" || !strings.Contains(s, "exit status 1: ModuleNotFoundError: No module named sklearn (on Debian: apt-get install python3-sklearn)") ||
+		strings.Contains(s, "\n") {
+		t.Errorf("without scikit-learn: got %q and skip %q, want one line that names the error and the package", h.sklearn, s)
+	}
+	h = header{}
+	probeSklearn(t.Context(), config{python: fake, script: filepath.Join(t.TempDir(), "numpy_ref.py")}, &h)
+	if !strings.Contains(h.sklearnSkip, "sklearn_eval.py") {
+		t.Errorf("without the script: got skip %q, want it named", h.sklearnSkip)
+	}
+	requireSklearn(t)
+	h = header{sklearnSkip: "earlier"}
+	probeSklearn(t.Context(), config{python: debianPython, script: refScript}, &h)
+	if h.sklearnSkip != "" || !strings.Contains(h.sklearn, "scikit-learn ") || !strings.Contains(h.sklearn, "scipy ") {
+		t.Errorf("with scikit-learn: got %q and skip %q, want the versions", h.sklearn, h.sklearnSkip)
+	}
+}

@@ -520,7 +520,11 @@ func probeSklearn(ctx context.Context, cfg config, h *header) {
 		err = json.Unmarshal(out, &info)
 	}
 	if err != nil {
-		h.sklearnSkip = fmt.Sprintf("not run: %s %s info: %v%s (on Debian: apt-get install python3-sklearn)", cfg.python, script, err, tail(stderr.String()))
+		why := err.Error()
+		if lines := strings.Split(strings.TrimSpace(stderr.String()), "\n"); lines[len(lines)-1] != "" {
+			why += ": " + strings.TrimSpace(lines[len(lines)-1]) // the exception, on the report's line
+		}
+		h.sklearnSkip = fmt.Sprintf("not run: %s %s info: %s (on Debian: apt-get install python3-sklearn)", cfg.python, script, why)
 		return
 	}
 	h.sklearn = fmt.Sprintf("numpy %s, scipy %s, scikit-learn %s (Python %s, %s)", info.Numpy, info.SciPy, info.Sklearn, info.Python, cfg.python)
