@@ -41,6 +41,9 @@ type task struct {
 	WarmupUnder float64 `json:"warmup_under"`
 	// Top is how many leading eigenvalues the child reports.
 	Top int `json:"top"`
+	// TrainRows is how many rows, the first ones, the ML-kNN rows train
+	// on (workMLkNN).
+	TrainRows int `json:"train_rows,omitempty"`
 }
 
 // childResult is what a child prints on its standard output, as JSON.
@@ -51,6 +54,14 @@ type childResult struct {
 	Warmup *float64 `json:"warmup"`
 	// Eig are the leading eigenvalues of the last run, descending.
 	Eig []float64 `json:"eig"`
+	// Metrics are the test rows' metrics of the last run of an ML-kNN row
+	// (nil: undefined), Rows the mean rows of an evaluation (the numpy +
+	// scikit-learn script's), for the agreement with the product.
+	Metrics map[string]*float64 `json:"metrics,omitempty"`
+	Rows    []metricsRow        `json:"rows,omitempty"`
+	// Load is the seconds the numpy + scikit-learn script took to read its
+	// data, before the timed runs.
+	Load float64 `json:"load,omitempty"`
 }
 
 // timeRuns runs run until reps runs are timed, calling settle before
@@ -85,7 +96,7 @@ func timeRuns(ctx context.Context, reps int, warmupUnder time.Duration, now func
 // code for it and writes a childResult to w. Methods go through
 // analysis.Fit with the input built as internal/jobs builds it and the
 // parameters restricted to the method's own (Params.Only), as a job does;
-// the eigen case calls topEig.
+// the eigen case calls topEig; the ML-kNN rows evaluate.MLkNN (mlknnRun).
 func runGoChild(ctx context.Context, raw string, w io.Writer) error {
 	var t task
 	if err := json.Unmarshal([]byte(raw), &t); err != nil {
@@ -93,7 +104,20 @@ func runGoChild(ctx context.Context, raw string, w io.Writer) error {
 	}
 	var run func() error
 	var eig []float64
+	var finish func() map[string]*float64
 	switch t.Work {
+	case workMLkNN:
+		x, err := loadNPY(t.X)
+		if err != nil {
+			return err
+		}
+		y, err := loadNPY(t.Y)
+		if err != nil {
+			return err
+		}
+		if run, finish, err = mlknnRun(ctx, x, y, t.TrainRows); err != nil {
+			return err
+		}
 	case workEigen:
 		m, err := loadNPY(t.A)
 		if err != nil {
@@ -133,6 +157,9 @@ func runGoChild(ctx context.Context, raw string, w io.Writer) error {
 		return err
 	}
 	res := childResult{Eig: eig[:min(t.Top, len(eig))]}
+	if finish != nil {
+		res.Metrics = finish()
+	}
 	for _, d := range times {
 		res.Times = append(res.Times, d.Seconds())
 	}

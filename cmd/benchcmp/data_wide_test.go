@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -22,9 +20,7 @@ import (
 // requireSciPy skips the test when debianPython cannot import scipy.
 func requireSciPy(t *testing.T) {
 	t.Helper()
-	if err := exec.CommandContext(t.Context(), debianPython, "-c", "import scipy.sparse.linalg").Run(); err != nil {
-		t.Skipf("%s cannot import scipy (%v): apt-get install python3-scipy", debianPython, err)
-	}
+	requirePython(t, "scipy.sparse.linalg", "python3-scipy")
 }
 
 // scipyRefScript is the scipy reference, from this package's directory.
@@ -252,18 +248,7 @@ func TestWideReferencesAgree(t *testing.T) {
 				t.Fatal(err)
 			}
 			tk := task{Work: c.work, Y: files.Y, CSR: files.CSR, D: c.targetD(), Reps: 1, Top: c.top()}
-			raw, err := json.Marshal(tk)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var out bytes.Buffer
-			if err := runGoChild(context.Background(), string(raw), &out); err != nil {
-				t.Fatalf("Go child: %v", err)
-			}
-			var gores childResult
-			if err := json.Unmarshal(out.Bytes(), &gores); err != nil {
-				t.Fatalf("Go child printed %q: %v", out.String(), err)
-			}
+			gores := goChildResult(t, tk)
 			if len(gores.Eig) != wideD {
 				t.Fatalf("Go: got %d eigenvalues, want %d", len(gores.Eig), wideD)
 			}

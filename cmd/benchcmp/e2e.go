@@ -200,29 +200,69 @@ func apiError(what string, a answer, want int) error {
 	return fmt.Errorf("%s: got %d (%s), want %d", what, a.status, msg, want)
 }
 
-// uploadCSV uploads the CSV file at path as a new data set (POST
-// /api/datasets, the file streamed from disk, with its length declared as
-// a browser or curl declares it) and returns its id and the time from the
-// request to the whole answer.
+// uploadedSet is what the benchmark reads of an upload's answer.
+type uploadedSet struct {
+	ID         string `json:"id"`
+	Rows       int    `json:"rows"`
+	Features   int    `json:"features"`
+	LabelCount int    `json:"label_count"`
+	Storage    string `json:"storage"`
+}
+
+// text describes the data set for the data column: N×D, q and how it is
+// stored.
+func (u uploadedSet) text() string {
+	s := fmt.Sprintf("%d×%d, q = %d", u.Rows, u.Features, u.LabelCount)
+	if u.Storage == "sparse" {
+		s += ", stored sparse"
+	}
+	return s
+}
+
+// uploadCSV uploads the CSV file at path as a new data set (uploadFile)
+// and returns its id and the time from the request to the whole answer.
 func uploadCSV(ctx context.Context, c *http.Client, base, path string) (id string, took time.Duration, err error) {
+	up, took, err := uploadFile(ctx, c, base, path, "")
+	return up.ID, took, err
+}
+
+// uploadFile uploads the data file at path as a new data set (POST
+// /api/datasets, the file streamed from disk, with its length declared as
+// a browser or curl declares it), with the Mulan XML file xmlPath as its
+// xml part before it unless xmlPath is "". It returns the data set's
+// summary and the time from the request to the whole answer.
+func uploadFile(ctx context.Context, c *http.Client, base, path, xmlPath string) (up uploadedSet, took time.Duration, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return "", 0, fmt.Errorf("uploading: %w", err)
+		return up, 0, fmt.Errorf("uploading: %w", err)
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return "", 0, fmt.Errorf("uploading: %w", err)
+		return up, 0, fmt.Errorf("uploading: %w", err)
 	}
 	var buf bytes.Buffer
 	mw := multipart.NewWriter(&buf)
+	if xmlPath != "" {
+		x, err := os.ReadFile(xmlPath)
+		if err != nil {
+			return up, 0, fmt.Errorf("uploading: %w", err)
+		}
+		part, err := mw.CreateFormFile("xml", filepath.Base(xmlPath))
+		if err == nil {
+			_, err = part.Write(x)
+		}
+		if err != nil {
+			return up, 0, fmt.Errorf("uploading: %w", err)
+		}
+	}
 	if _, err := mw.CreateFormFile("file", filepath.Base(path)); err != nil {
-		return "", 0, fmt.Errorf("uploading: %w", err)
+		return up, 0, fmt.Errorf("uploading: %w", err)
 	}
 	head := bytes.Clone(buf.Bytes())
 	buf.Reset()
 	if err := mw.Close(); err != nil {
-		return "", 0, fmt.Errorf("uploading: %w", err)
+		return up, 0, fmt.Errorf("uploading: %w", err)
 	}
 	tail := buf.Bytes()
 	body := sizedBody{io.MultiReader(bytes.NewReader(head), f, bytes.NewReader(tail)), int64(len(head)) + st.Size() + int64(len(tail))}
@@ -230,18 +270,15 @@ func uploadCSV(ctx context.Context, c *http.Client, base, path string) (id strin
 	a, err := send(ctx, c, http.MethodPost, base+"/api/datasets", mw.FormDataContentType(), body)
 	took = time.Since(start)
 	if err != nil {
-		return "", 0, fmt.Errorf("uploading %s: %w", path, err)
+		return up, 0, fmt.Errorf("uploading %s: %w", path, err)
 	}
 	if a.status != http.StatusCreated {
-		return "", 0, apiError("uploading "+path, a, http.StatusCreated)
+		return up, 0, apiError("uploading "+path, a, http.StatusCreated)
 	}
-	var ds struct {
-		ID string `json:"id"`
+	if err := json.Unmarshal(a.body, &up); err != nil || up.ID == "" {
+		return up, 0, fmt.Errorf("uploading %s: reading the data set's id from %.200q: %v", path, a.body, err)
 	}
-	if err := json.Unmarshal(a.body, &ds); err != nil || ds.ID == "" {
-		return "", 0, fmt.Errorf("uploading %s: reading the data set's id from %.200q: %v", path, a.body, err)
-	}
-	return ds.ID, took, nil
+	return up, took, nil
 }
 
 // deleteDataset deletes a data set (DELETE /api/datasets/{id}, 204).
@@ -342,19 +379,29 @@ func followJob(ctx context.Context, c *http.Client, base, id string) (jobState, 
 	return last, fmt.Errorf("following job %s: the event stream ended with the job %s, not finished", id, last.Status)
 }
 
-// jobEigenvalues reads a succeeded job's eigenvalues.json.
-func jobEigenvalues(ctx context.Context, c *http.Client, base, id string) ([]float64, error) {
-	a, err := send(ctx, c, http.MethodGet, base+"/api/jobs/"+id+"/eigenvalues.json", "", nil)
+// jobFile reads a result file of a succeeded job (GET
+// /api/jobs/{id}/{file}, 200); file may carry a query (?method=).
+func jobFile(ctx context.Context, c *http.Client, base, id, file string) ([]byte, error) {
+	a, err := send(ctx, c, http.MethodGet, base+"/api/jobs/"+id+"/"+file, "", nil)
 	if err != nil {
-		return nil, fmt.Errorf("reading job %s's eigenvalues: %w", id, err)
+		return nil, fmt.Errorf("reading job %s's %s: %w", id, file, err)
 	}
 	if a.status != http.StatusOK {
-		return nil, apiError("reading job "+id+"'s eigenvalues", a, http.StatusOK)
+		return nil, apiError("reading job "+id+"'s "+file, a, http.StatusOK)
+	}
+	return a.body, nil
+}
+
+// jobEigenvalues reads a succeeded job's eigenvalues.json.
+func jobEigenvalues(ctx context.Context, c *http.Client, base, id string) ([]float64, error) {
+	b, err := jobFile(ctx, c, base, id, "eigenvalues.json")
+	if err != nil {
+		return nil, err
 	}
 	var e struct {
 		Eigenvalues []float64 `json:"eigenvalues"`
 	}
-	if err := json.Unmarshal(a.body, &e); err != nil {
+	if err := json.Unmarshal(b, &e); err != nil {
 		return nil, fmt.Errorf("reading job %s's eigenvalues: %w", id, err)
 	}
 	return e.Eigenvalues, nil
@@ -432,10 +479,11 @@ func timeJobs(ctx context.Context, reps int, warmupUnder time.Duration, top int,
 // freshJob runs one job of body as a new user's job on stored data: it
 // starts the webapp over dataDir, runs the job of warmBody (on a tiny data
 // set) so that a worker process is running, then times the job of body
-// (runJob), reads its eigenvalues and stops the webapp. So the job meets
-// a running worker but no cache of this data set or decomposition from
-// an earlier job; a job that says it reused a decomposition is an error.
-func freshJob(ctx context.Context, c *http.Client, bin, dataDir string, warmBody, body []byte) (r jobRun, err error) {
+// (runJob), calls read with the webapp's address and the finished job to
+// read its results, and stops the webapp. So the job meets a running
+// worker but no cache of this data set or decomposition from an earlier
+// job; a job that says it reused a decomposition is an error.
+func freshJob(ctx context.Context, c *http.Client, bin, dataDir string, warmBody, body []byte, read func(base string, j jobState) error) (r jobRun, err error) {
 	app, err := startWebapp(ctx, bin, dataDir)
 	if err != nil {
 		return r, err
@@ -458,8 +506,7 @@ func freshJob(ctx context.Context, c *http.Client, bin, dataDir string, warmBody
 			return r, fmt.Errorf("job %s: %q, so its time is not a fit's", r.job.ID, n)
 		}
 	}
-	r.eig, err = jobEigenvalues(ctx, c, app.url, r.job.ID)
-	return r, err
+	return r, read(app.url, r.job)
 }
 
 // tinyCSV is the data set of the jobs that start a worker process before
@@ -656,7 +703,13 @@ func benchE2E(ctx context.Context, cfg config, self string, cases []benchCase, s
 		}
 		r := row{work: cs.work, size: cs.text(), kind: kindE2E}
 		r.goSide, r.phases = timeJobs(ctx, cfg.reps, cfg.warmupUnder, cs.top(), func() (jobRun, error) {
-			return freshJob(ctx, c, bin, dataDir, warmBody, body)
+			var eig []float64
+			run, err := freshJob(ctx, c, bin, dataDir, warmBody, body, func(base string, j jobState) (err error) {
+				eig, err = jobEigenvalues(ctx, c, base, j.ID)
+				return err
+			})
+			run.eig = eig
+			return run, err
 		})
 		fmt.Fprintf(log, " %s s; numpy…", formatSeconds(sideMedian(r.goSide)))
 		r.np.skipped, r.sp.skipped = true, true

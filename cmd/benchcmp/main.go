@@ -3,7 +3,7 @@
 // table: each side's median time and peak memory, their ratio, and how
 // closely their leading eigenvalues agree.
 //
-//	go run ./cmd/benchcmp [-methods pca,mddmp] [-sizes 100k,20k,eigen,wide,e2e] [-reps 3] [-out FILE]
+//	go run ./cmd/benchcmp [-methods pca,mddmp] [-sizes 100k,20k,eigen,wide,e2e,eval,mlknn] [-reps 3] [-out FILE]
 //
 // The data (100 000×1 000 features with 100 labels or 10 class variables,
 // 20 000×2 000 with 100 labels, a 2 000×2 000 positive semi-definite
@@ -16,20 +16,28 @@
 // which times the same algebra written as a numpy user would; the wide
 // sparse rows also run scripts/bench/scipy_ref.py, scipy's sparse route.
 // The end-to-end rows build and start the webapp, upload the CSV and time
-// jobs through the HTTP API. The parent reads each child's peak resident
-// memory from wait4.
+// jobs through the HTTP API. The evaluation rows (-sizes eval) time
+// 10-fold evaluation jobs on Mulan data sets through the API against the
+// same protocol in numpy + scikit-learn (scripts/bench/sklearn_eval.py),
+// and compare their metrics; the ML-kNN rows (-sizes mlknn) time the
+// product's ML-kNN against scikit-learn's NearestNeighbors and the same
+// counting in numpy. The parent reads each child's peak resident memory
+// from wait4.
 //
 // docs/BENCHMARKS.md says what is measured, how, and the latest results.
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"runtime"
@@ -82,8 +90,14 @@ type config struct {
 	// sparseTol is the agreement tolerance against scipy's iterative
 	// eigsh and svds (the wide rows).
 	sparseTol float64
-	// webapp is the webapp binary of the end-to-end rows; "" builds one.
+	// webapp is the webapp binary of the end-to-end and evaluation rows;
+	// "" builds one.
 	webapp string
+	// datasets is the directory of the evaluation rows' Mulan data sets.
+	datasets string
+	// metricsTol is the difference of a metric from which an evaluation
+	// row (its Hamming loss) or an ML-kNN row (any metric) is a mismatch.
+	metricsTol float64
 	// child, when set, is a Go child's task (JSON); generate a generator
 	// child's (JSON).
 	child, generate string
@@ -96,9 +110,13 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 	var methods, sizes string
 	fs := flag.NewFlagSet("benchcmp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&methods, "methods", "all", "comma-separated works to run: mddmp, sdem, cplst, pca, mvmd, mlsi, cca, mddmf, eigen, or all")
-	fs.StringVar(&sizes, "sizes", "all", "comma-separated sizes to run: 100k (N=100000, D=1000, q=100), 20k (N=20000, D=2000, q=100), eigen (2000×2000), "+
-		"wide (N=20000, D=5000 sparse at 2%, q=400, d=20, also against scipy), e2e (jobs through the webapp's HTTP API on N=50000, D=500, q=20), or all")
+	fs.StringVar(&methods, "methods", "all", "comma-separated works to run: mddmp, sdem, cplst, pca, mvmd, mlsi, cca, mddmf, eigen; "+
+		"scene, yeast, medical (the eval rows' data sets); mlknn; or all")
+	fs.StringVar(&sizes, "sizes", defaultSizes, "comma-separated sizes to run: 100k (N=100000, D=1000, q=100), 20k (N=20000, D=2000, q=100), eigen (2000×2000), "+
+		"wide (N=20000, D=5000 sparse at 2%, q=400, d=20, also against scipy), e2e (jobs through the webapp's HTTP API on N=50000, D=500, q=20), "+
+		"eval (10-fold evaluation jobs on scene, yeast and medical against numpy + scikit-learn, some 3 minutes), "+
+		"mlknn (ML-kNN alone on N=10000, 50000, 200000, D=10, q=100 against scikit-learn's NearestNeighbors, some 7 minutes a rep); "+
+		defaultSizes+" runs "+strings.Join(defaultSizeList(), ",")+", all every size")
 	fs.IntVar(&c.reps, "reps", 3, "timed runs per work and side; the table gives their median")
 	fs.DurationVar(&c.warmupUnder, "warmup-under", 5*time.Second, "a first run shorter than this is an untimed warm-up; a longer one is the first timed run")
 	fs.StringVar(&c.cacheDir, "cache", filepath.Join(os.TempDir(), "mldr-benchcmp"), "directory of the generated .npy data, reused when present (about 2 GB); the end-to-end rows' webapp keeps its data in a temporary directory here")
@@ -109,7 +127,9 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 	fs.Float64Var(&c.scale, "scale", 1, "multiply every N by this (0.05 gives a quick check of the machinery; the eigen matrix keeps its size)")
 	fs.Float64Var(&c.tol, "tol", 1e-6, "relative difference of the leading eigenvalues from which a row is a mismatch")
 	fs.Float64Var(&c.sparseTol, "sparse-tol", 1e-6, "the same against scipy's iterative eigsh and svds (the wide rows), run with their default tolerance")
-	fs.StringVar(&c.webapp, "webapp", "", "the webapp binary for the e2e rows; empty builds ./cmd/webapp into a temporary directory (give a -tags openblas build to time that one)")
+	fs.StringVar(&c.webapp, "webapp", "", "the webapp binary for the e2e and eval rows; empty builds ./cmd/webapp into a temporary directory (give a -tags openblas build to time that one)")
+	fs.StringVar(&c.datasets, "datasets", filepath.Join("..", "shared", "datasets"), "directory of the eval rows' data sets (scene/scene.csv, yeast/yeast.csv, medical/medical.arff and medical.xml)")
+	fs.Float64Var(&c.metricsTol, "metrics-tol", 1e-9, "difference of a metric from which an eval row (its Hamming loss) or an mlknn row (any metric) is a mismatch")
 	fs.StringVar(&c.child, childFlag, "", "internal: run as the Go child of this task (JSON)")
 	fs.StringVar(&c.generate, generateFlag, "", "internal: generate the data of this case (JSON)")
 	fs.Usage = func() {
@@ -118,7 +138,10 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 			"process, on the same seeded data, and prints Markdown tables (see docs/BENCHMARKS.md):\n"+
 			"the wide sparse rows also against scipy's sparse route, the end-to-end rows as jobs\n"+
 			"through the webapp's HTTP API. Every method gets d = %d (%d on the wide rows) and its\n"+
-			"defaults otherwise. A mismatch of the eigenvalues or a failed side makes the exit status 1.\n\nFlags:\n", benchD, wideD)
+			"defaults otherwise. The eval rows time 10-fold evaluation jobs through the API against the\n"+
+			"same protocol in numpy + scikit-learn (scripts/bench/sklearn_eval.py), the mlknn rows the\n"+
+			"product's ML-kNN against scikit-learn's NearestNeighbors; they run when -sizes names them.\n"+
+			"A mismatch of the eigenvalues or metrics, or a failed side, makes the exit status 1.\n\nFlags:\n", benchD, wideD)
 		fs.VisitAll(func(f *flag.Flag) {
 			if f.Name == childFlag || f.Name == generateFlag {
 				return
@@ -145,10 +168,23 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 		return c, fmt.Errorf("-tol must be positive, not %v", c.tol)
 	case !(c.sparseTol > 0):
 		return c, fmt.Errorf("-sparse-tol must be positive, not %v", c.sparseTol)
+	case !(c.metricsTol > 0):
+		return c, fmt.Errorf("-metrics-tol must be positive, not %v", c.metricsTol)
 	}
 	c.methods, c.sizes = splitList(methods), splitList(sizes)
+	if sizes == defaultSizes {
+		c.sizes = defaultSizeList()
+	}
 	return c, nil
 }
+
+// defaultSizes is -sizes' default: every size but the evaluation and
+// ML-kNN rows, which take long (the product's ML-kNN at N = 200 000 some 6
+// minutes a run on 2 cores) and are asked for by name.
+const defaultSizes = "default"
+
+// defaultSizeList is what defaultSizes runs.
+func defaultSizeList() []string { return []string{"100k", "20k", "eigen", "wide", "e2e"} }
 
 // splitList splits a comma-separated flag value; "all" (or nothing) gives
 // nil, meaning no filter.
@@ -196,6 +232,13 @@ const (
 	// kindE2E cases time a job through the webapp's HTTP API against
 	// numpy's algebra alone.
 	kindE2E
+	// kindEval cases time a k-fold evaluation job through the webapp's
+	// HTTP API against the same protocol in numpy + scikit-learn; the work
+	// is the data set's name.
+	kindEval
+	// kindMLkNN cases time the product's ML-kNN against scikit-learn's
+	// NearestNeighbors and the same counting in numpy.
+	kindMLkNN
 )
 
 // benchCase is one row of the table: a work on a size.
@@ -216,6 +259,11 @@ func (c benchCase) text() string {
 		return fmt.Sprintf("%d×%d, %d×%d classes", s.n, s.d, classVars, classCount)
 	case c.kind == kindWide:
 		return fmt.Sprintf("%d×%d, %g%% dense, q = %d", s.n, s.d, 100*s.density, s.q)
+	case c.kind == kindEval:
+		return "Mulan's " + c.work
+	case c.kind == kindMLkNN:
+		ntr := mlknnTrainRows(s.n)
+		return fmt.Sprintf("%d + %d rows, D = %d, q = %d", ntr, s.n-ntr, s.d, s.q)
 	}
 	return fmt.Sprintf("%d×%d, q = %d", s.n, s.d, s.q)
 }
@@ -261,6 +309,12 @@ func allCases(scale float64) []benchCase {
 	for _, m := range []string{"pca", "mddmp"} {
 		cs = append(cs, benchCase{work: m, size: stored, kind: kindE2E})
 	}
+	for _, set := range evalSets("") {
+		cs = append(cs, benchCase{work: set.name, size: dataSize{name: "eval"}, kind: kindEval})
+	}
+	for _, n := range []int{10_000, 50_000, 200_000} {
+		cs = append(cs, benchCase{work: workMLkNN, size: dataSize{name: workMLkNN, n: rows(n), d: mlknnFeatures, q: mlknnLabels}, kind: kindMLkNN})
+	}
 	return cs
 }
 
@@ -301,7 +355,7 @@ func selectCases(all []benchCase, methods, sizes []string) ([]benchCase, error) 
 		}
 	}
 	if len(out) == 0 {
-		return nil, errors.New("no work of -methods is run at the -sizes chosen")
+		return nil, errors.New("no work of -methods is run at the -sizes chosen (the eval and mlknn rows run only when -sizes names them)")
 	}
 	return out, nil
 }
@@ -331,25 +385,39 @@ func bench(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 	}
 	h := header{date: time.Now(), cpu: machineCPU(), cores: runtime.NumCPU(), maxProcs: runtime.GOMAXPROCS(0),
 		goVersion: runtime.Version(), gonum: gonumVersion(), d: benchD, reps: cfg.reps, warmupUnder: cfg.warmupUnder,
-		seed: cfg.seed, tol: cfg.tol, sparseTol: cfg.sparseTol, cacheDir: cfg.cacheDir}
-	var fits, e2es []benchCase
+		seed: cfg.seed, tol: cfg.tol, sparseTol: cfg.sparseTol, metricsTol: cfg.metricsTol, cacheDir: cfg.cacheDir}
+	var fits, e2es, evals, mlknns []benchCase
 	for _, c := range cases {
-		if c.kind == kindE2E {
+		switch c.kind {
+		case kindE2E:
 			e2es = append(e2es, c)
-		} else {
+		case kindEval:
+			evals = append(evals, c)
+		case kindMLkNN:
+			mlknns = append(mlknns, c)
+		default:
 			fits = append(fits, c)
 		}
 	}
 	wide := slices.ContainsFunc(cases, func(c benchCase) bool { return c.kind == kindWide })
+	h.sklearnSkip = "not run (-python is empty)"
 	if cfg.python != "" {
 		if err := probeReferences(ctx, cfg, wide, &h); err != nil {
 			return err
 		}
+		if len(evals)+len(mlknns) > 0 {
+			probeSklearn(ctx, cfg, &h)
+		}
+	}
+	if len(evals)+len(mlknns) > 0 && h.sklearnSkip != "" {
+		fmt.Fprintf(stderr, "benchcmp: numpy + scikit-learn: %s; the eval and mlknn rows run the product's side only\n", h.sklearnSkip)
 	}
 	h.loadBefore = machineLoad()
 	var rows []row
-	for i, c := range fits {
-		fmt.Fprintf(stderr, "[%d/%d] %s, %s: ", i+1, len(cases), c.work, c.text())
+	done := 0
+	for _, c := range fits {
+		done++
+		fmt.Fprintf(stderr, "[%d/%d] %s, %s: ", done, len(cases), c.work, c.text())
 		r, err := benchFit(ctx, cfg, self, c, stderr)
 		if err != nil {
 			return err
@@ -357,12 +425,31 @@ func bench(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 		rows = append(rows, r)
 	}
 	if len(e2es) > 0 {
-		fmt.Fprintf(stderr, "[%d-%d/%d] end to end: ", len(fits)+1, len(cases), len(cases))
+		fmt.Fprintf(stderr, "[%d-%d/%d] end to end: ", done+1, done+len(e2es), len(cases))
+		done += len(e2es)
 		r, ups, err := benchE2E(ctx, cfg, self, e2es, wideCase(cfg.scale), stderr)
 		if err != nil {
 			return fmt.Errorf("the end-to-end rows: %w", err)
 		}
 		rows, h.uploads = append(rows, r...), ups
+	}
+	if len(evals) > 0 {
+		fmt.Fprintf(stderr, "[%d-%d/%d] evaluation: ", done+1, done+len(evals), len(cases))
+		done += len(evals)
+		r, err := benchEval(ctx, cfg, casesEvalSets(evals, cfg.datasets), h.sklearnSkip, stderr)
+		if err != nil {
+			return fmt.Errorf("the evaluation rows: %w", err)
+		}
+		rows = append(rows, r...)
+	}
+	for _, c := range mlknns {
+		done++
+		fmt.Fprintf(stderr, "[%d/%d] ML-kNN, %s: ", done, len(cases), c.text())
+		r, err := benchMLkNN(ctx, cfg, self, c, h.sklearnSkip, stderr)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, r)
 	}
 	h.loadAfter = machineLoad()
 	h.parentKiB = selfPeakKiB()
@@ -412,6 +499,47 @@ func probeReferences(ctx context.Context, cfg config, wide bool, h *header) erro
 	}
 	h.scipy = sinfo.SciPy
 	return nil
+}
+
+// probeSklearn asks the numpy + scikit-learn script which numpy, scipy and
+// scikit-learn it runs on, for the header; when it cannot say (scikit-learn
+// missing), h.sklearnSkip says why, and the eval and mlknn rows run
+// without that side.
+func probeSklearn(ctx context.Context, cfg config, h *header) {
+	script := sklearnScript(cfg.script)
+	if _, err := os.Stat(script); err != nil {
+		h.sklearnSkip = fmt.Sprintf("not run: %v", err)
+		return
+	}
+	var stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, cfg.python, script, "info")
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	var info numpyInfo
+	if err == nil {
+		err = json.Unmarshal(out, &info)
+	}
+	if err != nil {
+		why := err.Error()
+		if lines := strings.Split(strings.TrimSpace(stderr.String()), "\n"); lines[len(lines)-1] != "" {
+			why += ": " + strings.TrimSpace(lines[len(lines)-1]) // the exception, on the report's line
+		}
+		h.sklearnSkip = fmt.Sprintf("not run: %s %s info: %s (on Debian: apt-get install python3-sklearn)", cfg.python, script, why)
+		return
+	}
+	h.sklearn = fmt.Sprintf("numpy %s, scipy %s, scikit-learn %s (Python %s, %s)", info.Numpy, info.SciPy, info.Sklearn, info.Python, cfg.python)
+	h.sklearnSkip = ""
+}
+
+// casesEvalSets are the data sets of the evaluation cases, under dir.
+func casesEvalSets(cases []benchCase, dir string) []evalSet {
+	var out []evalSet
+	for _, s := range evalSets(dir) {
+		if slices.ContainsFunc(cases, func(c benchCase) bool { return c.work == s.name }) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // scipyScript is the scipy reference, beside the numpy one.

@@ -19,6 +19,10 @@ func TestSelectCases(t *testing.T) {
 		{"one method at every size", []string{"pca"}, nil, []string{"pca/100k", "pca/20k", "pca/wide", "pca/e2e"}, ""},
 		{"the wide rows", nil, []string{"wide"}, []string{"pca/wide", "mddmp/wide", "cplst/wide", "mvmd/wide"}, ""},
 		{"the end-to-end rows", nil, []string{"e2e"}, []string{"pca/e2e", "mddmp/e2e"}, ""},
+		{"the eval rows", nil, []string{"eval"}, []string{"scene/eval", "yeast/eval", "medical/eval"}, ""},
+		{"one eval row", []string{"medical"}, []string{"eval"}, []string{"medical/eval"}, ""},
+		{"the mlknn rows", nil, []string{"mlknn"}, []string{"mlknn/mlknn", "mlknn/mlknn", "mlknn/mlknn"}, ""},
+		{"the default sizes leave out eval and mlknn", []string{"mlknn"}, defaultSizeList(), nil, "the eval and mlknn rows run only when -sizes names them"},
 		{"one wide row", []string{"cplst"}, []string{"wide"}, []string{"cplst/wide"}, ""},
 		{"no such end-to-end row", []string{"cplst"}, []string{"e2e"}, nil, "no work"},
 		{"methods at one size", []string{"pca", "sdem"}, []string{"100k"}, []string{"sdem/100k", "pca/100k"}, ""},
@@ -57,8 +61,8 @@ func TestSelectCases(t *testing.T) {
 
 func TestAllCases(t *testing.T) {
 	cs := allCases(1)
-	if len(cs) != 19 {
-		t.Errorf("got %d cases, want 19 (8 at 100k, 4 at 20k, eigen, 4 wide, 2 end to end)", len(cs))
+	if len(cs) != 25 {
+		t.Errorf("got %d cases, want 25 (8 at 100k, 4 at 20k, eigen, 4 wide, 2 end to end, 3 eval, 3 mlknn)", len(cs))
 	}
 	for _, c := range cs {
 		if (c.work == "sdem") != c.multiDim {
@@ -78,6 +82,16 @@ func TestAllCases(t *testing.T) {
 			}
 		case "eigen":
 			wantTop = eigenK
+		case "eval":
+			wantKind = kindEval
+			if !slices.Contains([]string{"scene", "yeast", "medical"}, c.work) {
+				t.Errorf("eval: got data set %q, want scene, yeast or medical", c.work)
+			}
+		case "mlknn":
+			wantKind = kindMLkNN
+			if s := c.size; !slices.Contains([]int{10_000, 50_000, 200_000}, s.n) || s.d != 10 || s.q != 100 || c.work != workMLkNN {
+				t.Errorf("mlknn: got %s on %+v, want mlknn on N = 10 000, 50 000 or 200 000, D = 10, q = 100", c.work, s)
+			}
 		}
 		if c.kind != wantKind || c.targetD() != wantD || c.top() != wantTop {
 			t.Errorf("%s/%s: got kind %d, d = %d, top %d; want %d, %d, %d", c.work, c.size.name, c.kind, c.targetD(), c.top(), wantKind, wantD, wantTop)
@@ -97,6 +111,7 @@ func TestParseConfig(t *testing.T) {
 		{[]string{"-scale", "2"}, "-scale must be in (0, 1]"},
 		{[]string{"-tol", "0"}, "-tol must be positive"},
 		{[]string{"-sparse-tol", "-1"}, "-sparse-tol must be positive"},
+		{[]string{"-metrics-tol", "0"}, "-metrics-tol must be positive"},
 		{[]string{"extra"}, "unexpected arguments"},
 	} {
 		if _, err := parseConfig(tc.args, io.Discard); err == nil || !strings.Contains(err.Error(), tc.wantErr) {
@@ -109,6 +124,9 @@ func TestParseConfig(t *testing.T) {
 	}
 	if !slices.Equal(c.methods, []string{"pca", "mddmp"}) || c.sizes != nil || c.reps != 3 {
 		t.Errorf("got methods %q, sizes %q, reps %d; want [pca mddmp], nil, 3", c.methods, c.sizes, c.reps)
+	}
+	if c, err := parseConfig(nil, io.Discard); err != nil || !slices.Equal(c.sizes, defaultSizeList()) || c.metricsTol != 1e-9 {
+		t.Errorf("no flags: got sizes %q, -metrics-tol %v, %v; want %q, 1e-9", c.sizes, c.metricsTol, err, defaultSizeList())
 	}
 	var help strings.Builder
 	if _, err := parseConfig([]string{"-help"}, &help); err == nil || strings.Contains(help.String(), "-"+childFlag+"\n") {

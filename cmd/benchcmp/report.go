@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -22,8 +23,9 @@ type outcome struct {
 }
 
 // row is one line of a table: one work on one size, every side. For an
-// end-to-end row goSide is the job through the webapp (its peak is the
-// webapp's), and phases are the median job's.
+// end-to-end or evaluation row goSide is the job through the webapp (its
+// peak is the webapp's), and phases are the median job's; for an
+// evaluation or ML-kNN row np is the numpy + scikit-learn script.
 type row struct {
 	work, size string
 	kind       caseKind
@@ -31,6 +33,9 @@ type row struct {
 	// sp is scipy's sparse route (wide rows); skipped elsewhere.
 	sp     outcome
 	phases []phaseTime
+	// agree compares an evaluation or ML-kNN row's metrics (the product's
+	// and the script's); nil when either side has none.
+	agree *agreementStats
 }
 
 // phaseTime is the time a job spent in one phase, as its JSON gives it.
@@ -65,13 +70,16 @@ type header struct {
 	loadBefore, loadAfter string
 	goVersion, gonum      string
 	// numpy and blas describe the reference side ("" when it did not run);
-	// scipy the wide rows' sparse reference.
-	numpy, blas, scipy string
-	d, reps            int
-	warmupUnder        time.Duration
-	seed               uint64
-	tol, sparseTol     float64
-	cacheDir           string
+	// scipy the wide rows' sparse reference; sklearn the eval and mlknn
+	// rows' numpy + scikit-learn script, or sklearnSkip why it did not run.
+	numpy, blas, scipy   string
+	sklearn, sklearnSkip string
+	d, reps              int
+	warmupUnder          time.Duration
+	seed                 uint64
+	tol, sparseTol       float64
+	metricsTol           float64
+	cacheDir             string
 	// uploads describe the end-to-end rows' uploads.
 	uploads []uploadStats
 	// parentKiB is the parent's own peak memory: the floor of the
@@ -128,6 +136,10 @@ func problems(rows []row, h header) []string {
 		if r.kind == kindE2E {
 			what += ", end to end"
 		}
+		if r.kind == kindEval || r.kind == kindMLkNN {
+			out = append(out, metricsProblems(r, h)...)
+			continue
+		}
 		if r.goSide.err != nil {
 			out = append(out, fmt.Sprintf("%s: %s failed: %v", what, goName(r), r.goSide.err))
 		}
@@ -171,7 +183,7 @@ func references(r row, h header) []reference {
 
 // goName names a row's Go side: the product's fit, or its job.
 func goName(r row) string {
-	if r.kind == kindE2E {
+	if r.kind == kindE2E || r.kind == kindEval {
 		return "job"
 	}
 	return "Go"
@@ -190,13 +202,17 @@ func numpyName(r row) string {
 // every run's time, and the problems found.
 func writeReport(w io.Writer, h header, rows []row) error {
 	var b strings.Builder
-	var dense, wide, e2e []row
+	var dense, wide, e2e, evals, mlknns []row
 	for _, r := range rows {
 		switch r.kind {
 		case kindWide:
 			wide = append(wide, r)
 		case kindE2E:
 			e2e = append(e2e, r)
+		case kindEval:
+			evals = append(evals, r)
+		case kindMLkNN:
+			mlknns = append(mlknns, r)
 		default:
 			dense = append(dense, r)
 		}
@@ -214,18 +230,24 @@ func writeReport(w io.Writer, h header, rows []row) error {
 	if len(wide) > 0 && h.scipy != "" {
 		fmt.Fprintf(&b, "- scipy: %s\n", h.scipy)
 	}
-	if len(wide) > 0 {
+	if len(evals)+len(mlknns) > 0 {
+		fmt.Fprintf(&b, "- numpy + scikit-learn: %s\n", cmp.Or(h.sklearnSkip, h.sklearn))
+	}
+	eigen := len(dense)+len(wide)+len(e2e) > 0 // rows whose sides give eigenvalues
+	switch {
+	case len(wide) > 0:
 		fmt.Fprintf(&b, "- parameters: d = %d for every method (%d for the wide rows), the defaults otherwise (β = 0.5, ridges 1, λ = 0.1, linear label kernel)\n", h.d, wideD)
-	} else {
+	case eigen:
 		fmt.Fprintf(&b, "- parameters: d = %d for every method, the defaults otherwise (β = 0.5, ridges 1, λ = 0.1, linear label kernel)\n", h.d)
 	}
 	fmt.Fprintf(&b, "- timing: median of %d timed runs in a child process per side; a first run under %s is an untimed warm-up\n", h.reps, h.warmupUnder)
 	fmt.Fprintf(&b, "- peak: the child's peak resident memory (ru_maxrss), the loaded data included; "+
 		"on Linux it also counts the parent's resident memory when the child started (vfork and exec), and the parent's peak was %s MiB\n", formatMiB(h.parentKiB))
-	if len(wide) > 0 {
+	switch {
+	case len(wide) > 0:
 		fmt.Fprintf(&b, "- agree: largest relative difference of the leading eigenvalues (5, all k for eigen, %d for the wide rows); a mismatch is %.0g or more, "+
 			"against scipy's iterative eigsh and svds (their default tolerance) %.0g or more\n", wideD, h.tol, h.sparseTol)
-	} else {
+	case eigen:
 		fmt.Fprintf(&b, "- agree: largest relative difference of the leading eigenvalues (5, or all k for eigen); a mismatch is %.0g or more\n", h.tol)
 	}
 	fmt.Fprintf(&b, "- data: seed %d, cached in %s\n", h.seed, h.cacheDir)
@@ -245,6 +267,12 @@ func writeReport(w io.Writer, h header, rows []row) error {
 	if len(e2e) > 0 {
 		writeE2ETable(&b, h, e2e)
 	}
+	if len(evals) > 0 {
+		writeEvalTable(&b, h, evals)
+	}
+	if len(mlknns) > 0 {
+		writeMLkNNTable(&b, h, mlknns)
+	}
 	b.WriteString("\nEvery run, in seconds:\n\n")
 	for _, r := range rows {
 		switch r.kind {
@@ -252,6 +280,10 @@ func writeReport(w io.Writer, h header, rows []row) error {
 			fmt.Fprintf(&b, "- %s, %s: Go %s; numpy dense %s; scipy sparse %s\n", r.work, r.size, runsText(r.goSide), runsText(r.np), runsText(r.sp))
 		case kindE2E:
 			fmt.Fprintf(&b, "- %s, %s, end to end: job %s; numpy %s\n", r.work, r.size, runsText(r.goSide), runsText(r.np))
+		case kindEval:
+			fmt.Fprintf(&b, "- %s, %s, evaluation: job %s; numpy + scikit-learn %s\n", r.work, r.size, runsText(r.goSide), runsText(r.np))
+		case kindMLkNN:
+			fmt.Fprintf(&b, "- ML-kNN, %s: Go %s; numpy + scikit-learn %s\n", r.size, runsText(r.goSide), runsText(r.np))
 		default:
 			fmt.Fprintf(&b, "- %s, %s: Go %s; numpy %s\n", r.work, r.size, runsText(r.goSide), runsText(r.np))
 		}

@@ -244,3 +244,78 @@ func TestWriteReportWideAndE2E(t *testing.T) {
 		t.Errorf("problems: got %d, want 2 (mddmp's scipy mismatch, mvmd's failed scipy)", n)
 	}
 }
+
+// TestWriteReportEvalAndMLkNN checks the evaluation table (the job's
+// phases, evaluate against the script, the agreement of the metrics) and
+// the ML-kNN table, and their problems.
+func TestWriteReportEvalAndMLkNN(t *testing.T) {
+	h := header{seed: 1, metricsTol: 1e-9, sklearn: "numpy 1.24.2, scipy 1.10.1, scikit-learn 1.2.1 (Python 3.11.2, /usr/bin/python3)"}
+	hl := func(v float64) map[string]*float64 { return map[string]*float64{"hamming_loss": &v} }
+	rows := []row{
+		{work: "scene", size: "2407×294, q = 6", kind: kindEval,
+			phases: []phaseTime{{"start", 0.001}, {"load", 0.005}, {"fit", 0.09}, {"write", 0.06}, {"evaluate", 12.5}},
+			goSide: outcome{res: childResult{Times: []float64{13, 12.8, 13.1}}, peakKiB: 80 * 1024},
+			np:     outcome{res: childResult{Times: []float64{3.5, 3.4, 3.6}}, peakKiB: 150 * 1024},
+			agree:  &agreementStats{cells: 26, hammingAt: "ori, d = 294", worst: 3e-14, worstOf: "loss_bound", worstWhat: "cplst, d = 5"}},
+		{work: "medical", size: "978×1449, q = 45, stored sparse", kind: kindEval,
+			phases: []phaseTime{{"fit", 2.5}, {"evaluate", 15}},
+			goSide: outcome{res: childResult{Times: []float64{17.5}}, peakKiB: 250 * 1024},
+			np:     outcome{res: childResult{Times: []float64{12}}, peakKiB: 220 * 1024},
+			agree:  &agreementStats{cells: 26, hamming: 2e-4, hammingAt: "mddmf, d = 3", worst: 2e-3, worstOf: "coverage", worstWhat: "cplst, d = 5"}},
+		{work: "yeast", size: "2417×103, q = 14", kind: kindEval,
+			goSide: outcome{err: errors.New("job j1 failed: boom")}, np: outcome{skipped: true}},
+		{work: workMLkNN, size: "8000 + 2000 rows, D = 10, q = 100", kind: kindMLkNN,
+			goSide: outcome{res: childResult{Times: []float64{0.9}, Metrics: hl(0.1)}, peakKiB: 60 * 1024},
+			np:     outcome{res: childResult{Times: []float64{0.8}, Metrics: hl(0.1)}, peakKiB: 160 * 1024}},
+		{work: workMLkNN, size: "40000 + 10000 rows, D = 10, q = 100", kind: kindMLkNN,
+			goSide: outcome{res: childResult{Times: []float64{23}, Metrics: hl(0.1)}, peakKiB: 160 * 1024},
+			np:     outcome{res: childResult{Times: []float64{11}, Metrics: hl(0.1 + 1e-6)}, peakKiB: 400 * 1024}},
+	}
+	for i := range rows {
+		if rows[i].kind == kindMLkNN {
+			rows[i].agree = mlknnAgreement(rows[i])
+		}
+	}
+	var b strings.Builder
+	if err := writeReport(&b, h, rows); err != nil {
+		t.Fatal(err)
+	}
+	got := b.String()
+	for _, want := range []string{
+		"- numpy + scikit-learn: numpy 1.24.2, scipy 1.10.1, scikit-learn 1.2.1 (Python 3.11.2, /usr/bin/python3)\n",
+		"## Evaluation: a job against numpy + scikit-learn\n",
+		"10-fold cross-validation (seed 1), ori and pca, mddmp, mddmf, cca, cplst at d = 1…5, ML-kNN with k = 10, s = 1",
+		"over the 26 cells; a Hamming loss 1e-09 or more apart is a mismatch",
+		"| data set | data | job median s | evaluate s | phases of the median job, s | numpy + scikit-learn median s | job/sklearn | evaluate/sklearn | webapp peak MiB | sklearn peak MiB | Δ Hamming loss | Δ any metric |\n",
+		"| scene | 2407×294, q = 6 | 13.0 | 12.5 | start 0.0010, load 0.0050, fit 0.090, write 0.060, evaluate 12.5 | 3.50 | 3.71 | 3.57 | 80 | 150 | 0 | 3e-14 (loss_bound, cplst, d = 5) |\n",
+		"| medical | 978×1449, q = 45, stored sparse | 17.5 | 15.0 | fit 2.50, evaluate 15.0 | 12.0 | 1.46 | 1.25 | 250 | 220 | **MISMATCH 2.0e-04** (mddmf, d = 3) | 2e-03 (coverage, cplst, d = 5) |\n",
+		"| yeast | 2417×103, q = 14 | failed | failed | failed | — | — | — | failed | — | — | — |\n",
+		"## ML-kNN alone\n",
+		"| data | Go median s | numpy + scikit-learn median s | Go/sklearn | Go peak MiB | sklearn peak MiB | Δ metrics |\n",
+		"| 8000 + 2000 rows, D = 10, q = 100 | 0.900 | 0.800 | 1.12 | 60 | 160 | 0 |\n",
+		"| 40000 + 10000 rows, D = 10, q = 100 | 23.0 | 11.0 | 2.09 | 160 | 400 | 1e-06 (hamming_loss) |\n",
+		"- scene, 2407×294, q = 6, evaluation: job 13.0, 12.8, 13.1; numpy + scikit-learn 3.50, 3.40, 3.60\n",
+		"- ML-kNN, 8000 + 2000 rows, D = 10, q = 100: Go 0.900; numpy + scikit-learn 0.800\n",
+		"- medical, 978×1449, q = 45, stored sparse: MISMATCH: the Hamming loss differs by 0.0002 at mddmf, d = 3 (tolerance 1e-09)\n",
+		"- yeast, 2417×103, q = 14: job failed: job j1 failed: boom\n",
+		"- ML-kNN, 40000 + 10000 rows, D = 10, q = 100: MISMATCH: hamming_loss differs by 1e-06 (tolerance 1e-09)\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the report lacks %q; got:\n%s", want, got)
+		}
+	}
+	if n := len(problems(rows, h)); n != 3 {
+		t.Errorf("problems: got %d, want 3 (medical's mismatch, yeast's failed job, the ML-kNN mismatch)", n)
+	}
+	if strings.Contains(got, "- agree:") || strings.Contains(got, "- parameters:") {
+		t.Errorf("got the eigenvalue rows' agree and parameters lines without such rows:\n%s", got)
+	}
+	h.sklearn, h.sklearnSkip = "", "not run: /usr/bin/python3 sklearn_eval.py info: exit status 1 (on Debian: apt-get install python3-sklearn)"
+	b.Reset()
+	if err := writeReport(&b, h, rows[3:4]); err != nil {
+		t.Fatal(err)
+	}
+	if want := "- numpy + scikit-learn: not run: /usr/bin/python3 sklearn_eval.py info: exit status 1 (on Debian: apt-get install python3-sklearn)\n"; !strings.Contains(b.String(), want) {
+		t.Errorf("without scikit-learn: the report lacks %q; got:\n%s", want, b.String())
+	}
+}

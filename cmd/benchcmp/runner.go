@@ -76,12 +76,14 @@ func pythonArgs(script string, t task) []string {
 }
 
 // numpyInfo is what a reference script's info command prints; SciPy is
-// the scipy script's alone.
+// the scipy and scikit-learn scripts'.
 type numpyInfo struct {
 	Numpy  string `json:"numpy"`
 	Python string `json:"python"`
 	BLAS   string `json:"blas"`
 	SciPy  string `json:"scipy,omitempty"`
+	// Sklearn is the numpy + scikit-learn script's alone.
+	Sklearn string `json:"sklearn,omitempty"`
 }
 
 // probeNumPy asks a reference script which numpy and BLAS (and scipy) it
