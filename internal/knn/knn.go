@@ -67,27 +67,25 @@ const blockRows = 256
 // result is exact, and independent of rounding, blocks and workers. Cost
 // O(Q·R·D) time, O(Q·k + block·R) memory.
 func Search(ctx context.Context, ref, query *mat.Dense, k int, self bool, progress func(float64)) (*Neighbours, error) {
+	return searchBrute(ctx, ref, query, k, self, progress)
+}
+
+// searchBrute is the blocked search by distance products that Search
+// describes.
+func searchBrute(ctx context.Context, ref, query *mat.Dense, k int, self bool, progress func(float64)) (*Neighbours, error) {
 	r, _ := ref.Dims()
 	return searchRows(ctx, ref, query, k, self, progress, max(1, min(blockRows, scratch/max(r, 1))))
 }
 
-// searchRows is Search with rows query rows per block.
+// searchRows is searchBrute with rows query rows per block.
 func searchRows(ctx context.Context, ref, query *mat.Dense, k int, self bool, progress func(float64), rows int) (*Neighbours, error) {
 	r, d := ref.Dims()
 	q, dq := query.Dims()
 	if err := checkSearch(r, d, dq, k, self); err != nil {
 		return nil, err
 	}
-	mean := make([]float64, d)
+	mean := columnMeans(ref)
 	rr := ref.RawMatrix()
-	for i := range r {
-		for j, v := range rr.Data[i*rr.Stride : i*rr.Stride+d] {
-			mean[j] += v
-		}
-	}
-	for j := range mean {
-		mean[j] /= float64(r)
-	}
 	refc, refNorm, err := centre(ref, mean)
 	if err != nil {
 		return nil, err
@@ -100,28 +98,29 @@ func searchRows(ctx context.Context, ref, query *mat.Dense, k int, self bool, pr
 	}
 	s := &search{
 		ref: rr, query: query.RawMatrix(), refc: refc.RawMatrix(), qc: qc.RawMatrix(),
-		refNorm: refNorm, qNorm: qNorm, self: self,
+		refNorm: refNorm, qNorm: qNorm, self: self, rows: rows, k: k,
 		// The Gemm distance, the centring and Dist each err by at most
 		// about (D+3)·u·(‖a‖² + ‖b‖²) (u = 2⁻⁵³): twice that is safe.
 		tol: 8 * float64(d+4) * 0x1p-53,
 		out: &Neighbours{Queries: q, K: k, Index: make([]int32, q*k), Dist: make([]float64, q*k)},
 	}
-	if err := runBlocks(ctx, s, q, rows, k, r, progress); err != nil {
+	if err := runBlocks(ctx, s, q, rows, progress); err != nil {
 		return nil, err
 	}
 	return s.out, nil
 }
 
-// blockSearcher finds the neighbours of a block of query rows, with
-// scratch buffers g (rows·R distances), heap and cand that its worker
-// keeps between blocks.
+// blockSearcher finds the neighbours of blocks of query rows. Each worker
+// goroutine asks it once for a function of its own, which keeps that
+// worker's scratch memory between blocks and finds the neighbours of query
+// rows i0…i1−1.
 type blockSearcher interface {
-	block(i0, i1, k int, g, heap []float64, cand []candidate) []candidate
+	worker() func(i0, i1 int)
 }
 
 // runBlocks runs s over the q query rows in blocks of rows, on every
-// core, stopping when ctx is canceled; r is the number of reference rows.
-func runBlocks(ctx context.Context, s blockSearcher, q, rows, k, r int, progress func(float64)) error {
+// core, stopping when ctx is canceled.
+func runBlocks(ctx context.Context, s blockSearcher, q, rows int, progress func(float64)) error {
 	blocks := (q + rows - 1) / rows
 	if blocks == 0 {
 		return nil
@@ -133,15 +132,13 @@ func runBlocks(ctx context.Context, s blockSearcher, q, rows, k, r int, progress
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), blocks) {
 		wg.Go(func() {
-			g := make([]float64, rows*r)
-			heap := make([]float64, 0, k)
-			var cand []candidate
+			block := s.worker()
 			for wctx.Err() == nil {
 				b := int(next.Add(1)) - 1
 				if b >= blocks {
 					return
 				}
-				cand = s.block(b*rows, min((b+1)*rows, q), k, g, heap, cand)
+				block(b*rows, min((b+1)*rows, q))
 				done <- struct{}{}
 			}
 		})
@@ -168,32 +165,68 @@ func runBlocks(ctx context.Context, s blockSearcher, q, rows, k, r int, progress
 	return err
 }
 
-// centre returns x minus mean and the squared norms of its rows.
+// columnMeans returns the means of x's columns, summed in row order.
+func columnMeans(x *mat.Dense) []float64 {
+	r, d := x.Dims()
+	mean := make([]float64, d)
+	raw := x.RawMatrix()
+	for i := range r {
+		for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+d] {
+			mean[j] += v
+		}
+	}
+	for j := range mean {
+		mean[j] /= float64(r)
+	}
+	return mean
+}
+
+// centre returns x minus mean and the squared norms of its rows, or
+// tooLarge's error.
 func centre(x *mat.Dense, mean []float64) (*mat.Dense, []float64, error) {
 	n, d := x.Dims()
 	c := mat.NewDense(n, d, nil)
 	raw, cr := x.RawMatrix(), c.RawMatrix()
 	norm := make([]float64, n)
 	for i := range n {
-		src := raw.Data[i*raw.Stride : i*raw.Stride+d]
-		dst := cr.Data[i*cr.Stride : i*cr.Stride+d]
-		v := 0.0
-		for j, a := range src {
-			dst[j] = a - mean[j]
-			v += float64(dst[j] * dst[j])
-		}
-		if !(v <= math.MaxFloat64/64) {
-			return nil, nil, fmt.Errorf("knn: row %d is too large for squared distances; rescale the features", i+1)
+		v := centreRow(cr.Data[i*cr.Stride:i*cr.Stride+d], raw.Data[i*raw.Stride:i*raw.Stride+d], mean)
+		if err := tooLarge(i, v); err != nil {
+			return nil, nil, err
 		}
 		norm[i] = v
 	}
 	return c, norm, nil
 }
 
+// centreRow writes src − mean into dst (nil: nowhere) and returns its
+// squared norm.
+func centreRow(dst, src, mean []float64) float64 {
+	v := 0.0
+	for j, a := range src {
+		c := a - mean[j]
+		if dst != nil {
+			dst[j] = c
+		}
+		v += float64(c * c)
+	}
+	return v
+}
+
+// tooLarge refuses row i (0-based) when the squared norm v of its centred
+// form is not finite or so large that squared distances could overflow;
+// NaN and infinite features are refused here too.
+func tooLarge(i int, v float64) error {
+	if !(v <= math.MaxFloat64/64) {
+		return fmt.Errorf("knn: row %d is too large for squared distances; rescale the features", i+1)
+	}
+	return nil
+}
+
 type search struct {
 	ref, query, refc, qc blas64.General
 	refNorm, qNorm       []float64
 	self                 bool
+	rows, k              int
 	tol                  float64
 	out                  *Neighbours
 }
@@ -201,6 +234,14 @@ type search struct {
 type candidate struct {
 	d float64
 	j int32
+}
+
+// worker holds a block of distances (rows·R), a heap and a shortlist.
+func (s *search) worker() func(i0, i1 int) {
+	g := make([]float64, s.rows*s.refc.Rows)
+	heap := make([]float64, 0, s.k)
+	var cand []candidate
+	return func(i0, i1 int) { cand = s.block(i0, i1, s.k, g, heap, cand) }
 }
 
 // block finds the neighbours of query rows i0…i1−1.
