@@ -1,6 +1,7 @@
-// Package knn finds exact k nearest neighbours by Euclidean distance,
-// blocked and parallel, without an N×N matrix. LPP's graph and the ML-kNN
-// and k-NN classifiers use it.
+// Package knn finds exact k nearest neighbours by Euclidean distance, by
+// a k-d tree in few dimensions and by blocked distance products
+// otherwise, in parallel and without an N×N matrix. LPP's graph and the
+// ML-kNN and k-NN classifiers use it.
 package knn
 
 import (
@@ -56,22 +57,70 @@ const blockRows = 256
 // Search finds, for every row of query, its k nearest rows of ref by Dist,
 // ties by lower index. With self, query must be ref and each row's own
 // index is left out (duplicates of it are not). Progress, if not nil, gets
-// the fraction done, from the calling goroutine.
-//
-// Blocks of query rows are compared with all reference rows through one
-// Gemm on rows centred by ref's means (‖a‖² + ‖b‖² − 2aᵀb, clamped at 0)
-// by GOMAXPROCS workers that each own their block's output. The Gemm
-// distances only shortlist: every reference row whose Gemm distance could,
-// within its rounding error, be among the k smallest is measured again with
-// Dist on the rows as given, and the k smallest of those are kept. So the
-// result is exact, and independent of rounding, blocks and workers. Cost
-// O(Q·R·D) time, O(Q·k + block·R) memory.
+// the fraction done, from the calling goroutine. It is
+// NewReference(ref).Search: use a Reference to search the same rows
+// again.
 func Search(ctx context.Context, ref, query *mat.Dense, k int, self bool, progress func(float64)) (*Neighbours, error) {
-	return searchBrute(ctx, ref, query, k, self, progress)
+	return NewReference(ref).Search(ctx, query, k, self, progress)
 }
 
-// searchBrute is the blocked search by distance products that Search
-// describes.
+// Reference holds reference rows for any number of searches, and the k-d
+// tree over them once a search has built it.
+type Reference struct {
+	x     *mat.Dense
+	tree  func() *kdTree // builds the tree the first time, then returns it
+	built atomic.Bool    // whether tree has been built
+}
+
+// NewReference returns the reference rows x (R×D) for searches. x must
+// not change while the Reference is used.
+func NewReference(x *mat.Dense) *Reference {
+	ref := &Reference{x: x}
+	ref.tree = sync.OnceValue(func() *kdTree {
+		t := buildTree(x.RawMatrix())
+		ref.built.Store(true)
+		return t
+	})
+	return ref
+}
+
+// Search finds, for every row of query (Q×D), its k nearest reference
+// rows by Dist, ties by lower index. With self, query must be the
+// reference rows and each row's own index is left out (duplicates of it
+// are not). Progress, if not nil, gets the fraction done, from the calling
+// goroutine. The neighbours and their distances are exact: the same, to
+// the bit, whichever of two ways finds them, chosen by their predicted
+// cost (useTree):
+//
+//   - A k-d tree of the reference rows (few columns): built by the first
+//     search that takes this way, O(R·D·log R), and kept with the
+//     Reference for the next.
+//     Each query walks it depth first, measuring the rows of the leaves
+//     it cannot rule out with Dist itself; a subtree is ruled out only by
+//     a lower bound of Dist that rounding cannot raise (kdTree.boxDist).
+//     Queries run in blocks on every core. Memory O(R·D + Q·k).
+//   - Blocks of query rows compared with all reference rows through one
+//     Gemm on rows centred by the reference means (‖a‖² + ‖b‖² − 2aᵀb,
+//     clamped at 0) by GOMAXPROCS workers that each own their block's
+//     output. The Gemm distances only shortlist: every reference row whose
+//     Gemm distance could, within its rounding error, be among the k
+//     smallest is measured again with Dist on the rows as given, and the k
+//     smallest of those are kept. O(Q·R·D) time, O(Q·k + block·R) memory.
+//
+// Either way the result is independent of rounding, blocks and workers;
+// ctx is checked between blocks of queries, and errors are the same.
+// Search may be called from several goroutines at once.
+func (ref *Reference) Search(ctx context.Context, query *mat.Dense, k int, self bool, progress func(float64)) (*Neighbours, error) {
+	r, d := ref.x.Dims()
+	q, _ := query.Dims()
+	if useTree(r, q, d, k, ref.built.Load()) {
+		return ref.searchTree(ctx, query, k, self, progress)
+	}
+	return searchBrute(ctx, ref.x, query, k, self, progress)
+}
+
+// searchBrute is the blocked search by distance products that
+// Reference.Search describes.
 func searchBrute(ctx context.Context, ref, query *mat.Dense, k int, self bool, progress func(float64)) (*Neighbours, error) {
 	r, _ := ref.Dims()
 	return searchRows(ctx, ref, query, k, self, progress, max(1, min(blockRows, scratch/max(r, 1))))
