@@ -241,8 +241,9 @@ func TestSearchTreeCanceled(t *testing.T) {
 		t.Errorf("canceled before: got %v, want context.Canceled", err)
 	}
 
-	// About 1 s of work on this machine when not canceled: 200 000 rows,
-	// d = 8, each their own query.
+	// Seconds of work on this machine when not canceled (200 000 rows,
+	// d = 8, each their own query), blocks of 256 queries of some 10 ms:
+	// it must return within a few blocks, even under -race.
 	big := treeData(8, 200000, 8, "gaussian")
 	ctx, cancel = context.WithCancel(context.Background())
 	defer cancel()
@@ -270,8 +271,8 @@ func TestSearchTreeCanceled(t *testing.T) {
 		if !errors.Is(r.err, context.Canceled) {
 			t.Errorf("canceled during: got %v, want context.Canceled", r.err)
 		}
-		if r.elapsed > 200*time.Millisecond {
-			t.Errorf("returned %v after the cancellation, want within 200ms", r.elapsed)
+		if r.elapsed > time.Second {
+			t.Errorf("returned %v after the cancellation, want within 1s", r.elapsed)
 		}
 		if r.late != 0 {
 			t.Errorf("got %d progress reports after the cancellation, want 0", r.late)
