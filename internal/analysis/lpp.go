@@ -60,10 +60,11 @@ const maxLPPK = 200
 // model's Params.
 //
 // No N×N matrix is formed. The exact neighbour search (knn.Search)
-// takes O(N²·D) time, in parallel over blocks of rows; W is kept as
+// takes O(N²·D) time by blocked distance products, in parallel over
+// blocks of rows, or less by a k-d tree where D is small; W is kept as
 // neighbour lists; XcᵀWXc = Xcᵀ(W·Xc) with the sparse W·Xc, and
 // XcᵀD_WXc, take O(N·k·D + N·D²), and the eigenproblem O(D³). Memory is
-// O(N·k + N·D + D²) plus a block of distances per search worker. Fit
+// O(N·k + N·D + D²) plus the search's (knn.EstimateMemory). Fit
 // refuses N above maxNLPP. With fewer rows than features both matrices are
 // formed from the rows of Xc in its row space and the problem solved there
 // (rowspace.go), exactly, in O(N·D·N + N³) and O(N·D + N²) memory; a ridge
@@ -281,7 +282,8 @@ func lppMatrices(ctx context.Context, xc *mat.Dense, w *sparseRows, st stage) (a
 }
 
 // memLPP: the exact neighbour search (knn.EstimateMemory: a centred copy of
-// X and a block of distances per worker), the graph (2·N·k edges, kept as
+// X and a block of distances per worker, or where D is small a k-d tree,
+// a copy of X and O(N)), the graph (2·N·k edges, kept as
 // sparse rows), Xc (N×D) or on the N×N path the D×N reflectors, the two
 // matrices XcᵀWXc and XcᵀD_WXc (and the unsymmetrised accumulator) of
 // order D (or N), the Cholesky factor, genEig; then the model.

@@ -72,15 +72,7 @@ func BenchmarkSVM(b *testing.B) {
 // BenchmarkCurveYeast: 5 methods × 10 values of d × 10 folds on yeast,
 // with ML-kNN.
 func BenchmarkCurveYeast(b *testing.B) {
-	f, err := os.Open("../../../shared/datasets/yeast/yeast.csv")
-	if err != nil {
-		b.Skip("shared data sets not present")
-	}
-	ds, err := dataset.Load(f, dataset.Options{})
-	f.Close()
-	if err != nil {
-		b.Fatal(err)
-	}
+	ds := sharedDataset(b, "yeast")
 	data := analysis.Input{X: ds.X, Y: ds.Y}
 	folds, _ := KFold(ds.Rows(), 10, 1)
 	spec := Spec{
@@ -93,4 +85,58 @@ func BenchmarkCurveYeast(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkMLkNNScene: ML-kNN (fit and predict) on scene's first fold of
+// 10 (2 166 training and 241 test rows) projected by pca on its first 5
+// directions, a size where the neighbour search is most of the time.
+//
+//	go test -run '^$' -bench MLkNNScene ./internal/evaluate/
+func BenchmarkMLkNNScene(b *testing.B) {
+	ds := sharedDataset(b, "scene")
+	folds, err := KFold(ds.Rows(), 10, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	all := analysis.Input{X: ds.X, Y: ds.Y}
+	train, test := subset(all, folds[0].Train), subset(all, folds[0].Test)
+	ctx := context.Background()
+	model, err := analysis.Fit(ctx, "pca", train, analysis.Params{D: 5}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	xtr, err := model.Transform(train.X)
+	if err != nil {
+		b.Fatal(err)
+	}
+	xte, err := model.Transform(test.X)
+	if err != nil {
+		b.Fatal(err)
+	}
+	xtr, xte = firstCols(xtr, 5), firstCols(xte, 5)
+	b.ReportAllocs()
+	for b.Loop() {
+		m, err := MLkNN{}.Fit(ctx, xtr, train.Y)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, _, err := m.Predict(ctx, xte); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// sharedDataset loads the shared data set name (name/name.csv), or skips
+// b when the shared data sets are not there.
+func sharedDataset(b *testing.B, name string) *dataset.Dataset {
+	f, err := os.Open("../../../shared/datasets/" + name + "/" + name + ".csv")
+	if err != nil {
+		b.Skip("shared data sets not present")
+	}
+	defer f.Close()
+	ds, err := dataset.Load(f, dataset.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return ds
 }

@@ -28,9 +28,11 @@ type MLkNN struct {
 
 // MLkNNModel is a fitted ML-kNN.
 type MLkNNModel struct {
-	k  int
-	s  float64
-	x  *mat.Dense  // training features
+	k int
+	s float64
+	// x is the training features, so that Predict searches the k-d tree
+	// Fit's search may have built over them instead of building another.
+	x  *knn.Reference
 	xs *sparse.CSR // or, fitted by fitSparse, sparse
 	y  *mat.Dense  // training labels
 	// ones are the indices of each training row's labels, so that
@@ -56,12 +58,13 @@ func (c MLkNN) Fit(ctx context.Context, x, y *mat.Dense) (*MLkNNModel, error) {
 	if k < 1 || k >= n {
 		return nil, fmt.Errorf("ML-kNN with k = %d needs more than %d training rows; it has %d", k, k, n)
 	}
-	nn, err := knn.Search(ctx, x, x, k, true, nil)
+	ref := knn.NewReference(x)
+	nn, err := ref.Search(ctx, x, k, true, nil)
 	if err != nil {
 		return nil, err
 	}
 	m := count(nn, y, k, s)
-	m.x = x
+	m.x = ref
 	return m, nil
 }
 
@@ -118,7 +121,7 @@ func count(nn *knn.Neighbours, y *mat.Dense, k int, s float64) *MLkNNModel {
 // Predict gives each row's labels (posterior ≥ 0.5) and the posteriors,
 // which are the ranking scores.
 func (m *MLkNNModel) Predict(ctx context.Context, x *mat.Dense) (pred, post *mat.Dense, err error) {
-	nn, err := knn.Search(ctx, m.x, x, m.k, false, nil)
+	nn, err := m.x.Search(ctx, x, m.k, false, nil)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,6 +1,7 @@
-// Package knn finds exact k nearest neighbours by Euclidean distance,
-// blocked and parallel, without an N×N matrix. LPP's graph and the ML-kNN
-// and k-NN classifiers use it.
+// Package knn finds exact k nearest neighbours by Euclidean distance, by
+// a k-d tree in few dimensions and by blocked distance products
+// otherwise, in parallel and without an N×N matrix. LPP's graph and the
+// ML-kNN and k-NN classifiers use it.
 package knn
 
 import (
@@ -56,38 +57,84 @@ const blockRows = 256
 // Search finds, for every row of query, its k nearest rows of ref by Dist,
 // ties by lower index. With self, query must be ref and each row's own
 // index is left out (duplicates of it are not). Progress, if not nil, gets
-// the fraction done, from the calling goroutine.
-//
-// Blocks of query rows are compared with all reference rows through one
-// Gemm on rows centred by ref's means (‖a‖² + ‖b‖² − 2aᵀb, clamped at 0)
-// by GOMAXPROCS workers that each own their block's output. The Gemm
-// distances only shortlist: every reference row whose Gemm distance could,
-// within its rounding error, be among the k smallest is measured again with
-// Dist on the rows as given, and the k smallest of those are kept. So the
-// result is exact, and independent of rounding, blocks and workers. Cost
-// O(Q·R·D) time, O(Q·k + block·R) memory.
+// the fraction done, from the calling goroutine. It is
+// NewReference(ref).Search: use a Reference to search the same rows
+// again.
 func Search(ctx context.Context, ref, query *mat.Dense, k int, self bool, progress func(float64)) (*Neighbours, error) {
+	return NewReference(ref).Search(ctx, query, k, self, progress)
+}
+
+// Reference holds reference rows for any number of searches, and the k-d
+// tree over them once a search has built it.
+type Reference struct {
+	x     *mat.Dense
+	tree  func() *kdTree // builds the tree the first time, then returns it
+	built atomic.Bool    // whether tree has been built
+}
+
+// NewReference returns the reference rows x (R×D) for searches. x must
+// not change while the Reference is used.
+func NewReference(x *mat.Dense) *Reference {
+	ref := &Reference{x: x}
+	ref.tree = sync.OnceValue(func() *kdTree {
+		t := buildTree(x.RawMatrix())
+		ref.built.Store(true)
+		return t
+	})
+	return ref
+}
+
+// Search finds, for every row of query (Q×D), its k nearest reference
+// rows by Dist, ties by lower index. With self, query must be the
+// reference rows and each row's own index is left out (duplicates of it
+// are not). Progress, if not nil, gets the fraction done, from the calling
+// goroutine. The neighbours and their distances are exact: the same, to
+// the bit, whichever of two ways finds them, chosen by their predicted
+// cost (useTree):
+//
+//   - A k-d tree of the reference rows (few columns): built by the first
+//     search that takes this way, O(R·D·log R), and kept with the
+//     Reference for the next.
+//     Each query walks it depth first, measuring the rows of the leaves
+//     it cannot rule out with Dist itself; a subtree is ruled out only by
+//     a lower bound of Dist that rounding cannot raise (kdTree.boxDist).
+//     Queries run in blocks on every core. Memory O(R·D + Q·k).
+//   - Blocks of query rows compared with all reference rows through one
+//     Gemm on rows centred by the reference means (‖a‖² + ‖b‖² − 2aᵀb,
+//     clamped at 0) by GOMAXPROCS workers that each own their block's
+//     output. The Gemm distances only shortlist: every reference row whose
+//     Gemm distance could, within its rounding error, be among the k
+//     smallest is measured again with Dist on the rows as given, and the k
+//     smallest of those are kept. O(Q·R·D) time, O(Q·k + block·R) memory.
+//
+// Either way the result is independent of rounding, blocks and workers;
+// ctx is checked between blocks of queries, and errors are the same.
+// Search may be called from several goroutines at once.
+func (ref *Reference) Search(ctx context.Context, query *mat.Dense, k int, self bool, progress func(float64)) (*Neighbours, error) {
+	r, d := ref.x.Dims()
+	q, _ := query.Dims()
+	if useTree(r, q, d, k, ref.built.Load()) {
+		return ref.searchTree(ctx, query, k, self, progress)
+	}
+	return searchBrute(ctx, ref.x, query, k, self, progress)
+}
+
+// searchBrute is the blocked search by distance products that
+// Reference.Search describes.
+func searchBrute(ctx context.Context, ref, query *mat.Dense, k int, self bool, progress func(float64)) (*Neighbours, error) {
 	r, _ := ref.Dims()
 	return searchRows(ctx, ref, query, k, self, progress, max(1, min(blockRows, scratch/max(r, 1))))
 }
 
-// searchRows is Search with rows query rows per block.
+// searchRows is searchBrute with rows query rows per block.
 func searchRows(ctx context.Context, ref, query *mat.Dense, k int, self bool, progress func(float64), rows int) (*Neighbours, error) {
 	r, d := ref.Dims()
 	q, dq := query.Dims()
 	if err := checkSearch(r, d, dq, k, self); err != nil {
 		return nil, err
 	}
-	mean := make([]float64, d)
+	mean := columnMeans(ref)
 	rr := ref.RawMatrix()
-	for i := range r {
-		for j, v := range rr.Data[i*rr.Stride : i*rr.Stride+d] {
-			mean[j] += v
-		}
-	}
-	for j := range mean {
-		mean[j] /= float64(r)
-	}
 	refc, refNorm, err := centre(ref, mean)
 	if err != nil {
 		return nil, err
@@ -100,28 +147,29 @@ func searchRows(ctx context.Context, ref, query *mat.Dense, k int, self bool, pr
 	}
 	s := &search{
 		ref: rr, query: query.RawMatrix(), refc: refc.RawMatrix(), qc: qc.RawMatrix(),
-		refNorm: refNorm, qNorm: qNorm, self: self,
+		refNorm: refNorm, qNorm: qNorm, self: self, rows: rows, k: k,
 		// The Gemm distance, the centring and Dist each err by at most
 		// about (D+3)·u·(‖a‖² + ‖b‖²) (u = 2⁻⁵³): twice that is safe.
 		tol: 8 * float64(d+4) * 0x1p-53,
 		out: &Neighbours{Queries: q, K: k, Index: make([]int32, q*k), Dist: make([]float64, q*k)},
 	}
-	if err := runBlocks(ctx, s, q, rows, k, r, progress); err != nil {
+	if err := runBlocks(ctx, s, q, rows, progress); err != nil {
 		return nil, err
 	}
 	return s.out, nil
 }
 
-// blockSearcher finds the neighbours of a block of query rows, with
-// scratch buffers g (rows·R distances), heap and cand that its worker
-// keeps between blocks.
+// blockSearcher finds the neighbours of blocks of query rows. Each worker
+// goroutine asks it once for a function of its own, which keeps that
+// worker's scratch memory between blocks and finds the neighbours of query
+// rows i0…i1−1.
 type blockSearcher interface {
-	block(i0, i1, k int, g, heap []float64, cand []candidate) []candidate
+	worker() func(i0, i1 int)
 }
 
 // runBlocks runs s over the q query rows in blocks of rows, on every
-// core, stopping when ctx is canceled; r is the number of reference rows.
-func runBlocks(ctx context.Context, s blockSearcher, q, rows, k, r int, progress func(float64)) error {
+// core, stopping when ctx is canceled.
+func runBlocks(ctx context.Context, s blockSearcher, q, rows int, progress func(float64)) error {
 	blocks := (q + rows - 1) / rows
 	if blocks == 0 {
 		return nil
@@ -133,15 +181,13 @@ func runBlocks(ctx context.Context, s blockSearcher, q, rows, k, r int, progress
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), blocks) {
 		wg.Go(func() {
-			g := make([]float64, rows*r)
-			heap := make([]float64, 0, k)
-			var cand []candidate
+			block := s.worker()
 			for wctx.Err() == nil {
 				b := int(next.Add(1)) - 1
 				if b >= blocks {
 					return
 				}
-				cand = s.block(b*rows, min((b+1)*rows, q), k, g, heap, cand)
+				block(b*rows, min((b+1)*rows, q))
 				done <- struct{}{}
 			}
 		})
@@ -168,32 +214,68 @@ func runBlocks(ctx context.Context, s blockSearcher, q, rows, k, r int, progress
 	return err
 }
 
-// centre returns x minus mean and the squared norms of its rows.
+// columnMeans returns the means of x's columns, summed in row order.
+func columnMeans(x *mat.Dense) []float64 {
+	r, d := x.Dims()
+	mean := make([]float64, d)
+	raw := x.RawMatrix()
+	for i := range r {
+		for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+d] {
+			mean[j] += v
+		}
+	}
+	for j := range mean {
+		mean[j] /= float64(r)
+	}
+	return mean
+}
+
+// centre returns x minus mean and the squared norms of its rows, or
+// tooLarge's error.
 func centre(x *mat.Dense, mean []float64) (*mat.Dense, []float64, error) {
 	n, d := x.Dims()
 	c := mat.NewDense(n, d, nil)
 	raw, cr := x.RawMatrix(), c.RawMatrix()
 	norm := make([]float64, n)
 	for i := range n {
-		src := raw.Data[i*raw.Stride : i*raw.Stride+d]
-		dst := cr.Data[i*cr.Stride : i*cr.Stride+d]
-		v := 0.0
-		for j, a := range src {
-			dst[j] = a - mean[j]
-			v += float64(dst[j] * dst[j])
-		}
-		if !(v <= math.MaxFloat64/64) {
-			return nil, nil, fmt.Errorf("knn: row %d is too large for squared distances; rescale the features", i+1)
+		v := centreRow(cr.Data[i*cr.Stride:i*cr.Stride+d], raw.Data[i*raw.Stride:i*raw.Stride+d], mean)
+		if err := tooLarge(i, v); err != nil {
+			return nil, nil, err
 		}
 		norm[i] = v
 	}
 	return c, norm, nil
 }
 
+// centreRow writes src − mean into dst (nil: nowhere) and returns its
+// squared norm.
+func centreRow(dst, src, mean []float64) float64 {
+	v := 0.0
+	for j, a := range src {
+		c := a - mean[j]
+		if dst != nil {
+			dst[j] = c
+		}
+		v += float64(c * c)
+	}
+	return v
+}
+
+// tooLarge refuses row i (0-based) when the squared norm v of its centred
+// form is not finite or so large that squared distances could overflow;
+// NaN and infinite features are refused here too.
+func tooLarge(i int, v float64) error {
+	if !(v <= math.MaxFloat64/64) {
+		return fmt.Errorf("knn: row %d is too large for squared distances; rescale the features", i+1)
+	}
+	return nil
+}
+
 type search struct {
 	ref, query, refc, qc blas64.General
 	refNorm, qNorm       []float64
 	self                 bool
+	rows, k              int
 	tol                  float64
 	out                  *Neighbours
 }
@@ -201,6 +283,14 @@ type search struct {
 type candidate struct {
 	d float64
 	j int32
+}
+
+// worker holds a block of distances (rows·R), a heap and a shortlist.
+func (s *search) worker() func(i0, i1 int) {
+	g := make([]float64, s.rows*s.refc.Rows)
+	heap := make([]float64, 0, s.k)
+	var cand []candidate
+	return func(i0, i1 int) { cand = s.block(i0, i1, s.k, g, heap, cand) }
 }
 
 // block finds the neighbours of query rows i0…i1−1.

@@ -3,13 +3,26 @@ package knn
 import "runtime"
 
 // EstimateMemory is the peak number of bytes Search allocates to find the k
-// nearest of ref rows for query rows of d features (self: query is ref):
-// the centred copies of ref (and of the queries), their norms, the result
-// (an int32 and a float64 per neighbour) and, per worker goroutine, its
-// block of distances (at most 256 rows × ref, and at most 8 MiB unless a
-// single row is longer), its heap and its shortlist (every reference row in
-// the worst case, when distances tie).
+// nearest of ref rows for query rows of d features (self: query is ref), on
+// the way Search takes for that shape (useTree; d = 0, no feature columns,
+// is the blocked search's, which SearchSparse's estimate builds on). The
+// tree's is never above the blocked search's for the same shape, so a
+// Reference that keeps its tree for the next search, which then takes
+// either way, holds no more than this estimate of that search.
 func EstimateMemory(ref, query, d, k int, self bool) int64 {
+	if useTree(ref, query, d, k, false) {
+		return estimateTree(ref, query, d, k)
+	}
+	return estimateBrute(ref, query, d, k, self)
+}
+
+// estimateBrute is EstimateMemory for the blocked search: the centred
+// copies of ref (and of the queries), their norms, the result (an int32
+// and a float64 per neighbour) and, per worker goroutine, its block of
+// distances (at most 256 rows × ref, and at most 8 MiB unless a single row
+// is longer), its heap and its shortlist (every reference row in the worst
+// case, when distances tie).
+func estimateBrute(ref, query, d, k int, self bool) int64 {
 	r, q, dd, kk := float64(ref), float64(query), float64(d), float64(k)
 	units := dd + r*dd + r // means, centred ref, norms
 	if !self {
@@ -21,4 +34,19 @@ func EstimateMemory(ref, query, d, k int, self bool) int64 {
 	workers := max(1, min(float64(runtime.GOMAXPROCS(0)), blocks))
 	units += workers * (rows*r + kk + 2*2*r)
 	return int64(8 * units)
+}
+
+// estimateTree is EstimateMemory for the tree: the means (for the scale
+// check), the reference rows in tree order (R·D), their order (an int32
+// each), at most max(1, R/8) nodes (16 bytes and a box of 2·D float64s
+// each), the result, per worker goroutine its heap of k candidates (16
+// bytes each) and its stack (at most 2·64 frames of 16 bytes); and 64 KiB
+// for the rounding of the six large arrays to whole pages of 8 KiB and for
+// the goroutines' and the search's own small objects.
+func estimateTree(ref, query, d, k int) int64 {
+	r, q, dd, kk := float64(ref), float64(query), float64(d), float64(k)
+	nodes := max(1, r/8)
+	units := dd + r*dd + r/2 + nodes*(2+2*dd) + 1.5*q*kk
+	units += float64(runtime.GOMAXPROCS(0)) * (2*kk + 2*2*64)
+	return int64(8*units) + 64<<10
 }

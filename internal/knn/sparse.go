@@ -3,8 +3,6 @@ package knn
 import (
 	"cmp"
 	"context"
-	"fmt"
-	"math"
 	"slices"
 
 	"mldr/internal/sparse"
@@ -33,12 +31,12 @@ func SearchSparse(ctx context.Context, ref, query *sparse.CSR, k int, self bool,
 		tol: 8 * float64(d+4) * 0x1p-53,
 		out: &Neighbours{Queries: q, K: k, Index: make([]int32, q*k), Dist: make([]float64, q*k)}}
 	for i, v := range s.refNorm {
-		if !(v <= math.MaxFloat64/64) {
-			return nil, fmt.Errorf("knn: row %d is too large for squared distances; rescale the features", i+1)
+		if err := tooLarge(i, v); err != nil {
+			return nil, err
 		}
 	}
-	rows := max(1, min(blockRows, scratch/max(r, 1)))
-	if err := runBlocks(ctx, s, q, rows, k, r, progress); err != nil {
+	s.rows, s.k = max(1, min(blockRows, scratch/max(r, 1))), k
+	if err := runBlocks(ctx, s, q, s.rows, progress); err != nil {
 		return nil, err
 	}
 	return s.out, nil
@@ -48,8 +46,18 @@ type sparseSearch struct {
 	ref, query, refT *sparse.CSR
 	refNorm, qNorm   []float64
 	self             bool
+	rows, k          int
 	tol              float64
 	out              *Neighbours
+}
+
+// worker holds a block of distances (rows·R, of which block uses a row),
+// a heap and a shortlist.
+func (s *sparseSearch) worker() func(i0, i1 int) {
+	g := make([]float64, s.rows*s.ref.R)
+	heap := make([]float64, 0, s.k)
+	var cand []candidate
+	return func(i0, i1 int) { cand = s.block(i0, i1, s.k, g, heap, cand) }
 }
 
 // block finds the neighbours of query rows i0…i1−1.

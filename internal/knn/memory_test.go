@@ -1,0 +1,86 @@
+package knn
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"testing"
+)
+
+// TestEstimateMemoryTree: on shapes where Search takes the tree, every
+// byte the search allocates (runtime.MemStats.TotalAlloc, so the peak too)
+// is within EstimateMemory, and the estimate is within 4 times it.
+func TestEstimateMemoryTree(t *testing.T) {
+	for _, tc := range []struct {
+		r, q, d, k int
+		self       bool
+	}{
+		{2166, 2166, 5, 10, true},
+		{2166, 241, 5, 10, false},
+		{20000, 20000, 2, 10, true},
+		{20000, 3000, 8, 30, false},
+		{500, 500, 2, 3, true},
+	} {
+		t.Run(fmt.Sprintf("R=%d/Q=%d/d=%d/k=%d/self=%v", tc.r, tc.q, tc.d, tc.k, tc.self), func(t *testing.T) {
+			if !useTree(tc.r, tc.q, tc.d, tc.k, false) {
+				t.Fatalf("Search takes the blocked search for this shape; the test wants one it takes the tree for")
+			}
+			ref := data(1, tc.r, tc.d, "gaussian")
+			query := ref
+			if !tc.self {
+				query = data(2, tc.q, tc.d, "gaussian")
+			}
+			est := EstimateMemory(tc.r, tc.q, tc.d, tc.k, tc.self)
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			if _, err := Search(context.Background(), ref, query, tc.k, tc.self, nil); err != nil {
+				t.Fatal(err)
+			}
+			runtime.ReadMemStats(&after)
+			got := int64(after.TotalAlloc - before.TotalAlloc)
+			if got > est {
+				t.Errorf("allocated %d bytes, above the estimate %d", got, est)
+			}
+			if est > 4*got {
+				t.Errorf("estimate %d bytes, more than 4 × the %d allocated", est, got)
+			}
+			t.Logf("estimate %d, allocated %d", est, got)
+		})
+	}
+}
+
+// TestEstimateMemoryTreeBelowBrute: wherever Search takes the tree, its
+// estimate is below the blocked search's for the same shape (so admission
+// never asks more of the tree), and EstimateMemory is the estimate of the
+// way Search takes.
+func TestEstimateMemoryTreeBelowBrute(t *testing.T) {
+	trees := 0
+	for _, r := range []int{2, 10, 33, 100, 2166, 10000, 200000, 1000000} {
+		for _, q := range []int{1, 241, r} {
+			for d := 1; d <= maxTreeDim+1; d++ {
+				for _, k := range []int{1, 10, 50} {
+					if k >= r {
+						continue
+					}
+					self := q == r
+					tree, brute := estimateTree(r, q, d, k), estimateBrute(r, q, d, k, self)
+					want := brute
+					if useTree(r, q, d, k, false) {
+						trees++
+						want = tree
+						if tree > brute {
+							t.Errorf("R=%d Q=%d d=%d k=%d: tree estimate %d, above the blocked search's %d", r, q, d, k, tree, brute)
+						}
+					}
+					if got := EstimateMemory(r, q, d, k, self); got != want {
+						t.Errorf("R=%d Q=%d d=%d k=%d: got EstimateMemory %d, want %d", r, q, d, k, got, want)
+					}
+				}
+			}
+		}
+	}
+	if trees == 0 {
+		t.Error("no shape took the tree")
+	}
+}
