@@ -140,3 +140,32 @@ func sharedDataset(b *testing.B, name string) *dataset.Dataset {
 	}
 	return ds
 }
+
+// BenchmarkProtocol: benchcmp's evaluation rows in process, the 10-fold
+// evaluation of ori and pca, mddmp, mddmf, cca, cplst at d = 1…5 with
+// ML-kNN (k = 10) on scene, yeast and medical, for profiles of where the
+// evaluation's time goes:
+//
+//	go test -run '^$' -bench Protocol/scene -benchtime 1x -cpuprofile cpu.out ./internal/evaluate/
+func BenchmarkProtocol(b *testing.B) {
+	for _, name := range []string{"scene", "yeast", "medical"} {
+		b.Run(name, func(b *testing.B) {
+			ds := sharedDataset(b, name)
+			folds, err := KFold(ds.Rows(), 10, 1)
+			if err != nil {
+				b.Fatal(err)
+			}
+			spec := Spec{
+				Methods: []MethodRun{{ID: "pca"}, {ID: "mddmp"}, {ID: "mddmf"}, {ID: "cca"}, {ID: "cplst"}},
+				Grid:    Grid{Dims: []int{1, 2, 3, 4, 5}},
+				Options: Options{Classifier: "mlknn", K: 10, S: 1},
+			}
+			data := analysis.Input{X: ds.X, Sparse: ds.Sparse, Y: ds.DenseY()}
+			for b.Loop() {
+				if _, err := Run(context.Background(), data, folds, spec, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
