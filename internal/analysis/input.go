@@ -41,6 +41,9 @@ type Input struct {
 	shard *shardHook
 	// means are the column means of X that validation found (knownMean).
 	means *knownMeans
+	// shared, when set, keeps work that several fits on the same rows
+	// share (WithShared).
+	shared *Shared
 }
 
 // featureName names feature j (0-based) for a message.

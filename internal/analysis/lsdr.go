@@ -200,13 +200,12 @@ func computeRidgeHat(ctx context.Context, in Input, lambda float64, st stage) (*
 		// ZᵀĤZ = (RZ)ᵀ(RRᵀ + λI)⁻¹(RZ): the same computation on the rows
 		// U = Rᵀ of X in the basis Q, whose statistics below are those of
 		// X with Q applied (the means too).
-		var rs *rowSpace
-		var err error
-		if in.Sparse != nil {
-			rs, err = newRowSpaceSparse(ctx, in.Sparse, nil, st.sub(0, 0.5, "row space"))
-		} else {
-			rs, err = newRowSpace(ctx, in.X, nil, st.sub(0, 0.5, "row space"))
-		}
+		rs, _, err := in.rowSpace(ctx, false, nil, func([]float64) (*rowSpace, error) {
+			if in.Sparse != nil {
+				return newRowSpaceSparse(ctx, in.Sparse, nil, st.sub(0, 0.5, "row space"))
+			}
+			return newRowSpace(ctx, in.X, nil, st.sub(0, 0.5, "row space"))
+		})
 		if err != nil {
 			return nil, err
 		}

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"context"
+	"sync"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -50,6 +51,10 @@ type rowSpace struct {
 	// coords is U = Rᵀ (N×k): row i is row i of X − 1·shiftᵀ in the
 	// basis Q.
 	coords *mat.Dense
+	// lifting is held by lift: LAPACK's unblocked Dorm2r sets each
+	// reflector's diagonal to 1 while it applies it and then restores it,
+	// so two lifts through one factorisation (a Shared's) must not overlap.
+	lifting sync.Mutex
 }
 
 // useRowSpace reports whether a fit on n rows of d features takes the N×N
@@ -161,6 +166,8 @@ func (rs *rowSpace) lift(ctx context.Context, v *mat.Dense) (*mat.Dense, error) 
 	}
 	pr := p.RawMatrix()
 	work := make([]float64, rowSpaceWork(r))
+	rs.lifting.Lock()
+	defer rs.lifting.Unlock()
 	// Q·[v; 0] = H_1(H_2(…(H_N [v; 0]))): the last block of reflectors first.
 	last := (rs.k - 1) / rowSpaceBlock * rowSpaceBlock
 	for k := last; k >= 0; k -= rowSpaceBlock {

@@ -3,6 +3,7 @@ package analysis
 import (
 	"context"
 	"runtime"
+	"slices"
 	"sync"
 
 	"gonum.org/v1/gonum/blas/blas64"
@@ -136,18 +137,21 @@ func featureStats(ctx context.Context, in Input, spec statsSpec, rows bool, st s
 		}
 		return s, err
 	}
-	var mean []float64
-	var rs *rowSpace
-	var err error
-	if in.Sparse != nil {
-		if mean, err = sparseMeans(ctx, in.Sparse); err == nil {
-			rs, err = newRowSpaceSparse(ctx, in.Sparse, mean, st.sub(0.05, 0.7, "row space"))
+	mean := func() ([]float64, error) {
+		switch {
+		case in.Sparse != nil:
+			return sparseMeans(ctx, in.Sparse)
+		case in.knownMean() != nil:
+			return in.knownMean(), nil
 		}
-	} else if mean = in.knownMean(); mean != nil {
-		rs, err = newRowSpace(ctx, in.X, mean, st.sub(0.05, 0.7, "row space"))
-	} else if mean, err = meansOfColumns(ctx, in.X.RawMatrix(), st.sub(0, 0.05, st.name)); err == nil {
-		rs, err = newRowSpace(ctx, in.X, mean, st.sub(0.05, 0.7, "row space"))
+		return meansOfColumns(ctx, in.X.RawMatrix(), st.sub(0, 0.05, st.name))
 	}
+	rs, shift, err := in.rowSpace(ctx, true, mean, func(shift []float64) (*rowSpace, error) {
+		if in.Sparse != nil {
+			return newRowSpaceSparse(ctx, in.Sparse, shift, st.sub(0.05, 0.7, "row space"))
+		}
+		return newRowSpace(ctx, in.X, shift, st.sub(0.05, 0.7, "row space"))
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -155,7 +159,7 @@ func featureStats(ctx context.Context, in Input, spec statsSpec, rows bool, st s
 	if err != nil {
 		return nil, err
 	}
-	s.mean, s.space, s.dim = mean, rs, d
+	s.mean, s.space, s.dim = slices.Clone(shift), rs, d // a Shared keeps shift
 	return s, nil
 }
 

@@ -34,7 +34,8 @@ import (
 // the features (bias column included) or kcplst's kernel codes. The metric
 // rows of every method, d and split are added, and the buffers of the
 // stage before the largest, which the collector may not have reclaimed
-// yet (at most as large as it). With spec.RowErrors, the per-row errors
+// yet (at most as large as it), and what the split's fits share
+// (analysis.SharedBytes). With spec.RowErrors, the per-row errors
 // are added: RowErrorBytes per row and per (method, d) of the run, ori
 // included, held to the end. Like analysis's, the
 // estimate is of the live heap: the runtime may hold up to twice that
@@ -133,7 +134,8 @@ func EstimateMemory(s analysis.Shape, testRows int, spec Spec) (int64, error) {
 	if nnz > 0 {
 		split = 12*nnz + 8*(n+2) + 8*(n*q+n)
 	}
-	total := split + 2*peak + rows
+	// What the split's fits share (analysis.Shared) is held through it.
+	total := split + float64(analysis.SharedBytes(train)) + 2*peak + rows
 	if spec.RowErrors {
 		total += RowErrorBytes * n * (1 + dims) // ori and every method's grid points
 	}

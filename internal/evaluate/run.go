@@ -575,6 +575,10 @@ func (r *runner) fold(ctx context.Context, f int, sp Split) error {
 	if err != nil {
 		return err
 	}
+	// The methods fitted on this training part share what does not depend
+	// on the method (with fewer rows than features, the factorisation of
+	// the rows: analysis.Shared), which the split holds until it ends.
+	train = train.WithShared(analysis.NewShared())
 	_, nFeat := features(r.data).Dims()
 	steps := float64(len(r.spec.Methods) + 1)
 	r.begin(f, Ori, 0, 1/steps, "baseline")

@@ -66,11 +66,16 @@ type MethodEstimate struct {
 	Write int64
 	// Kept is the models of the methods before it, still held.
 	Kept int64
+	// Shared is what the fits before it left for the next ones to share
+	// (analysis.SharedBytes: with fewer rows than features, the
+	// factorisations of the rows), held until the last method's fit.
+	Shared int64
 }
 
 // Phase is what the method holds at its peak besides the data: its fit or
-// its model being written, with the models kept before it.
-func (m MethodEstimate) Phase() int64 { return m.Kept + max(m.Fit, m.Model+m.Write) }
+// its model being written, with the models kept before it and what the
+// fits before it share.
+func (m MethodEstimate) Phase() int64 { return m.Kept + m.Shared + max(m.Fit, m.Model+m.Write) }
 
 // estimators are the memory estimates of the fits and the evaluation;
 // tests replace them to pin the messages to known figures.
@@ -294,6 +299,9 @@ func estimateShape(req Request, sh jobShape, est estimators) (Estimate, error) {
 			return e, fmt.Errorf("estimating the memory of %s: %w", id, err)
 		}
 		me := MethodEstimate{ID: id, Fit: fit, Model: modelBytes(m, p, fitShape), Write: writeBytes(m, p, fitShape, sh.all()), Kept: e.Kept}
+		if len(e.Methods) > 0 {
+			me.Shared = analysis.SharedBytes(fitShape)
+		}
 		e.Methods = append(e.Methods, me)
 		e.Kept += me.Model
 	}

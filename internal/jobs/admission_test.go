@@ -109,7 +109,7 @@ func TestAdmission(t *testing.T) {
 			"pca would need about 27.1 GiB here (a 60 000 × 60 000 matrix of the features), more than the 12 GiB a job may use (the -max-job-memory limit). " +
 				"Fewer features (at most about 39 000) or another method (mddmp, mddmf, mvmd…) would fit."},
 		{"D×D among methods", Request{Dataset: "wide", Methods: []string{"mddmp", "cplst"}}, 12 * gib, "methods",
-			"cplst would need about 27.1 GiB here (a 60 000 × 60 000 matrix of the features), more than the 12 GiB a job may use (the -max-job-memory limit). " +
+			"cplst would need about 27.2 GiB here (a 60 000 × 60 000 matrix of the features), more than the 12 GiB a job may use (the -max-job-memory limit). " +
 				"Fewer features (at most about 39 000) or another method (mddmf, mvmd, mlsi…) would fit."},
 		{"quadratic kernel", Request{Dataset: "labels", Method: "mddmp", Params: analysis.Params{LabelKernel: analysis.KernelQuadratic}}, 4 * gib, "params.label_kernel",
 			"mddmp with label_kernel=quadratic would need about 56.2 GiB here (the 12 502 500 columns of the quadratic label kernel for 600 rows), " +

@@ -160,7 +160,9 @@ func (x *Executor) execute(ctx context.Context, job Job, report Report) ([]strin
 		evalShare = 0.6
 	}
 	fitSpan := (0.95 - 0.05) * (1 - evalShare)
-	fitRows := subset(p.fitInput(), p.fitRows)
+	// The result fits share what does not depend on the method
+	// (analysis.Shared), which the loop holds until its last fit.
+	fitRows := subset(p.fitInput(), p.fitRows).WithShared(analysis.NewShared())
 	for i, id := range ids {
 		from := 0.05 + fitSpan*float64(i)/float64(len(ids))
 		to := 0.05 + fitSpan*float64(i+1)/float64(len(ids))
