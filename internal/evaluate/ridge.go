@@ -1,9 +1,12 @@
 package evaluate
 
 import (
+	"context"
 	"fmt"
 
 	"gonum.org/v1/gonum/mat"
+
+	"mldr/internal/linalg"
 )
 
 // DefaultLambda is the ridge of the regressions.
@@ -69,11 +72,18 @@ func solveRidgePrimal(x, t *mat.Dense, lambda float64) (*mat.Dense, error) {
 	return &w, nil
 }
 
-// solveRidgeDual is W = Xᵀ(XXᵀ + λI)⁻¹T.
+// solveRidgeDual is W = Xᵀ(XXᵀ + λI)⁻¹T. XXᵀ is the Gram of Xᵀ's rows,
+// formed by linalg.Gram's kernel on a transposed copy (n·d more floats):
+// a label-space method's regressor on a sparse data set's n×d features
+// (medical: 880 × 1 449 a fold) spent most of its time in gonum's Dsyrk.
 func solveRidgeDual(x, t *mat.Dense, lambda float64) (*mat.Dense, error) {
-	n, _ := x.Dims()
+	n, d := x.Dims()
+	xt := mat.NewDense(d, n, nil)
+	xt.Copy(x.T())
 	k := mat.NewSymDense(n, nil)
-	k.SymOuterK(1, x)
+	if err := linalg.Gram(context.Background(), xt.RawMatrix(), nil, nil, k.RawSymmetric(), nil); err != nil {
+		return nil, fmt.Errorf("forming XXᵀ of the ridge system: %w", err)
+	}
 	for i := range n {
 		k.SetSym(i, i, k.At(i, i)+lambda)
 	}
