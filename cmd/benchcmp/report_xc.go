@@ -10,7 +10,8 @@ import (
 
 // writeXCTable writes the XC rows' tables: the upload of the generated
 // training file, then each method's job, with the server's message for
-// what was refused or failed.
+// what was refused or failed. A job refused at its submission (or not
+// run) has no time, phases or peak.
 func writeXCTable(b *strings.Builder, u xcUpload, rows []row) {
 	b.WriteString("\n## Extreme label spaces: the XC rows\n\n")
 	limit := "the webapp's default (half the machine's memory)"
@@ -39,16 +40,17 @@ func writeXCTable(b *strings.Builder, u xcUpload, rows []row) {
 	b.WriteString("\n| method | d | job median s | fit s | phases of the median job, s | webapp peak MiB | outcome |\n")
 	b.WriteString("|---|--:|--:|--:|---|--:|---|\n")
 	for _, r := range rows {
-		peak := "—"
-		if r.goSide.peakKiB > 0 {
-			peak = formatMiB(r.goSide.peakKiB)
-		}
-		outcome := "succeeded"
-		if r.goSide.err != nil {
+		took, fit, phases := timeCell(r.goSide), sideCell(r.goSide, formatSeconds(phaseSeconds(r.phases, "fit"))), sideCell(r.goSide, phasesText(r.phases))
+		peak, outcome := formatMiB(r.goSide.peakKiB), "succeeded"
+		var ae *answerError
+		switch {
+		case errors.As(r.goSide.err, &ae) || errors.Is(r.goSide.err, errNoUpload):
+			// never run: the session's peak is the warm-up job's
+			took, fit, phases, peak, outcome = "—", "—", "—", "—", xcOutcome(r.goSide.err)
+		case r.goSide.err != nil:
 			outcome = xcOutcome(r.goSide.err)
 		}
-		fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | %s |\n", r.work, xcD, timeCell(r.goSide),
-			sideCell(r.goSide, formatSeconds(phaseSeconds(r.phases, "fit"))), sideCell(r.goSide, phasesText(r.phases)), peak, outcome)
+		fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | %s |\n", r.work, xcD, took, fit, phases, peak, outcome)
 	}
 }
 

@@ -68,7 +68,7 @@ func TestBenchXC(t *testing.T) {
 	if err := writeReport(&b, header{seed: 1, xc: &up}, rows); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"| delicious ×0.02: 258 + 64 × 500 × 983 |", "| plst | 100 |", "| nosuch | 100 | failed | failed | failed | ", "refused (400): "} {
+	for _, want := range []string{"| delicious ×0.02: 258 + 64 × 500 × 983 |", "| plst | 100 |", "| nosuch | 100 | — | — | — | — | refused (400): "} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("the report lacks %q:\n%s", want, b.String())
 		}
@@ -125,7 +125,7 @@ func TestWriteXCTable(t *testing.T) {
 		"Job memory limit: MLDR_MAX_JOB_MEMORY=6GiB.",
 		"| eurlex-4k ×1: 15539 + 3809 × 5000 × 3993 | 52 | 2.50 | 4.00 | 13 | features sparse (3.67 M non-zeros), labels sparse (82.3 k ones) | 80 | 900 | stored |\n",
 		"| pca | 100 | 14.0 | 12.0 | load 0.500, fit 12.0 | 1500 | succeeded |\n",
-		"| plst | 100 | failed | failed | failed | — | refused (413): plst would need about 9.1 GiB \\| more than the 6 GiB |\n",
+		"| plst | 100 | — | — | — | — | refused (413): plst would need about 9.1 GiB \\| more than the 6 GiB |\n",
 		"| cplst | 100 | failed | failed | failed | 6000 | job j4 failed: the job needed more than 6 GiB |\n",
 	} {
 		if !strings.Contains(got, want) {
