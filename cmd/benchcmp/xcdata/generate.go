@@ -319,9 +319,9 @@ func Write(w io.Writer, s Shape, part Part, seed uint64) (Stats, error) {
 	return st, bw.Flush()
 }
 
-// WriteFile writes the part's rows of s (Write) to the file at path,
-// through a temporary file beside it renamed at the end, so that a file
-// at path is always whole.
+// WriteFile writes the part's rows of s (Write) to the file at path
+// (mode 0644), through a temporary file beside it renamed at the end, so
+// that a file at path is always whole.
 func WriteFile(path string, s Shape, part Part, seed uint64) (Stats, error) {
 	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp-*")
 	if err != nil {
@@ -329,6 +329,9 @@ func WriteFile(path string, s Shape, part Part, seed uint64) (Stats, error) {
 	}
 	defer os.Remove(f.Name()) // after the rename, nothing to remove
 	st, err := Write(f, s, part, seed)
+	if err == nil {
+		err = f.Chmod(0o644) // CreateTemp's 0600 is for a secret, not a data file
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

@@ -229,6 +229,9 @@ func TestWriteFile(t *testing.T) {
 	for sc := bufio.NewScanner(f); sc.Scan(); {
 		lines++
 	}
+	if fi, err := f.Stat(); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Errorf("mode: got %v, %v; want 0644", fi.Mode(), err)
+	}
 	if st.Rows != s.Test || lines != s.Test+1 {
 		t.Errorf("got %d rows, %d lines; want %d rows and a header", st.Rows, lines, s.Test)
 	}
