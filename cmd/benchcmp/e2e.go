@@ -184,8 +184,24 @@ type sizedBody struct {
 	n int64
 }
 
-// apiError is the webapp's error for an answer that is not the one
-// wanted: the sentence of its JSON error body, or the body itself.
+// answerError is an answer of the webapp that is not the one wanted.
+type answerError struct {
+	// what is the request ("uploading FILE").
+	what string
+	// status is the answer's status, want the one wanted.
+	status, want int
+	// msg is the sentence of its JSON error body, or the body itself, cut
+	// at 500 bytes.
+	msg string
+}
+
+// Error gives the request, the status and the server's message.
+func (e *answerError) Error() string {
+	return fmt.Sprintf("%s: got %d (%s), want %d", e.what, e.status, e.msg, e.want)
+}
+
+// apiError is the webapp's error (*answerError) for an answer that is not
+// the one wanted: the sentence of its JSON error body, or the body itself.
 func apiError(what string, a answer, want int) error {
 	var e struct {
 		Error string `json:"error"`
@@ -197,7 +213,7 @@ func apiError(what string, a answer, want int) error {
 	if len(msg) > 500 {
 		msg = msg[:500] + "…"
 	}
-	return fmt.Errorf("%s: got %d (%s), want %d", what, a.status, msg, want)
+	return &answerError{what: what, status: a.status, want: want, msg: msg}
 }
 
 // uploadedSet is what the benchmark reads of an upload's answer.
@@ -207,14 +223,21 @@ type uploadedSet struct {
 	Features   int    `json:"features"`
 	LabelCount int    `json:"label_count"`
 	Storage    string `json:"storage"`
+	// LabelStorage is "sparse" when the labels are held sparse.
+	LabelStorage string `json:"label_storage"`
+	NonZeros     int64  `json:"nonzeros"`
+	LabelOnes    int64  `json:"label_ones"`
 }
 
-// text describes the data set for the data column: N×D, q and how it is
-// stored.
+// text describes the data set for the data column: N×D, q and how its
+// features and labels are stored.
 func (u uploadedSet) text() string {
 	s := fmt.Sprintf("%d×%d, q = %d", u.Rows, u.Features, u.LabelCount)
 	if u.Storage == "sparse" {
 		s += ", stored sparse"
+	}
+	if u.LabelStorage == "sparse" {
+		s += ", labels sparse"
 	}
 	return s
 }
@@ -442,22 +465,25 @@ type jobRun struct {
 // timeJobs calls run until reps jobs are timed (timeRuns: a first job
 // under warmupUnder is a warm-up), and returns the Go side of an
 // end-to-end row: the jobs' times, the warm-up, the last job's leading top
-// eigenvalues, the largest peak; and the median job's phases.
+// eigenvalues, the largest peak; and the median job's phases. When a run
+// fails, the side is its error and the webapp's peak over its session.
 func timeJobs(ctx context.Context, reps int, warmupUnder time.Duration, top int, run func() (jobRun, error)) (outcome, []phaseTime) {
 	// Each run measures its job itself, from its request to its finished
 	// event; timeRuns' clock advances by exactly that.
 	var runs []jobRun
 	var clock time.Time
+	var failedPeak int64
 	times, warmup, err := timeRuns(ctx, reps, warmupUnder, func() time.Time { return clock }, func() {}, func() error {
 		r, err := run()
 		if err != nil {
+			failedPeak = r.peakKiB
 			return err
 		}
 		runs, clock = append(runs, r), clock.Add(r.took)
 		return nil
 	})
 	if err != nil {
-		return outcome{err: err}, nil
+		return outcome{err: err, peakKiB: failedPeak}, nil
 	}
 	var o outcome
 	for _, t := range times {
@@ -518,6 +544,24 @@ func tinyCSV() []byte {
 		fmt.Fprintf(&b, "%d,%d,%d,%d,%d\n", i, (i*7)%11, (i*i)%13, i%2, (i/3)%2)
 	}
 	return b.Bytes()
+}
+
+// webappWork makes a directory for a webapp's session under the cache,
+// its name starting with prefix, and builds the webapp into it unless
+// -webapp names one; it returns the directory, which the caller removes
+// (also on an error; "" when none was made), and the binary.
+func webappWork(ctx context.Context, cfg config, prefix string, log io.Writer) (work, bin string, err error) {
+	if err := os.MkdirAll(cfg.cacheDir, 0o755); err != nil {
+		return "", "", fmt.Errorf("creating the cache %s: %w", cfg.cacheDir, err)
+	}
+	if work, err = os.MkdirTemp(cfg.cacheDir, prefix); err != nil {
+		return "", "", fmt.Errorf("a directory for the webapp: %w", err)
+	}
+	if bin = cfg.webapp; bin == "" {
+		fmt.Fprint(log, " building the webapp…")
+		bin, err = buildWebapp(ctx, work)
+	}
+	return work, bin, err
 }
 
 // buildWebapp builds ./cmd/webapp into dir with the go command and
@@ -645,17 +689,10 @@ func benchE2E(ctx context.Context, cfg config, self string, cases []benchCase, s
 	if err != nil {
 		return nil, nil, err
 	}
-	work, err := os.MkdirTemp(cfg.cacheDir, "e2e-webapp-")
-	if err != nil {
-		return nil, nil, fmt.Errorf("a directory for the webapp: %w", err)
-	}
+	work, bin, err := webappWork(ctx, cfg, "e2e-webapp-", log)
 	defer os.RemoveAll(work)
-	bin := cfg.webapp
-	if bin == "" {
-		fmt.Fprint(log, "building the webapp…")
-		if bin, err = buildWebapp(ctx, work); err != nil {
-			return nil, nil, err
-		}
+	if err != nil {
+		return nil, nil, err
 	}
 	dataDir := filepath.Join(work, "data")
 	c := &http.Client{}

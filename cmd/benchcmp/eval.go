@@ -283,20 +283,10 @@ func sortedKeys(m map[string]*float64) []string {
 // folds, and compares their metrics. Trouble before the jobs (build,
 // start, upload) is an error; a failed job is the row's failed side.
 func benchEval(ctx context.Context, cfg config, sets []evalSet, skip string, log io.Writer) ([]row, error) {
-	if err := os.MkdirAll(cfg.cacheDir, 0o755); err != nil {
-		return nil, fmt.Errorf("creating the cache %s: %w", cfg.cacheDir, err)
-	}
-	work, err := os.MkdirTemp(cfg.cacheDir, "eval-webapp-")
-	if err != nil {
-		return nil, fmt.Errorf("a directory for the webapp: %w", err)
-	}
+	work, bin, err := webappWork(ctx, cfg, "eval-webapp-", log)
 	defer os.RemoveAll(work)
-	bin := cfg.webapp
-	if bin == "" {
-		fmt.Fprint(log, "building the webapp… ")
-		if bin, err = buildWebapp(ctx, work); err != nil {
-			return nil, err
-		}
+	if err != nil {
+		return nil, err
 	}
 	dataDir := filepath.Join(work, "data")
 	c := &http.Client{}

@@ -3,7 +3,7 @@
 // table: each side's median time and peak memory, their ratio, and how
 // closely their leading eigenvalues agree.
 //
-//	go run ./cmd/benchcmp [-methods pca,mddmp] [-sizes 100k,20k,eigen,wide,e2e,eval,mlknn] [-reps 3] [-out FILE]
+//	go run ./cmd/benchcmp [-methods pca,mddmp] [-sizes 100k,20k,eigen,wide,e2e,eval,mlknn,xc] [-xc eurlex-4k] [-reps 3] [-out FILE]
 //
 // The data (100 000×1 000 features with 100 labels or 10 class variables,
 // 20 000×2 000 with 100 labels, a 2 000×2 000 positive semi-definite
@@ -21,8 +21,11 @@
 // same protocol in numpy + scikit-learn (scripts/bench/sklearn_eval.py),
 // and compare their metrics; the ML-kNN rows (-sizes mlknn) time the
 // product's ML-kNN against scikit-learn's NearestNeighbors and the same
-// counting in numpy. The parent reads each child's peak resident memory
-// from wait4.
+// counting in numpy. The XC rows (-sizes xc) generate a data set shaped
+// like one of the Extreme Classification Repository's (-xc; package
+// xcdata), upload it and time a job per method at d = 100 through the API,
+// the product alone, reporting what is refused or fails. The parent reads
+// each child's peak resident memory from wait4.
 //
 // docs/BENCHMARKS.md says what is measured, how, and the latest results.
 package main
@@ -95,6 +98,8 @@ type config struct {
 	webapp string
 	// datasets is the directory of the evaluation rows' Mulan data sets.
 	datasets string
+	// xcSet names the XC rows' generated data set (xcdata.Lookup).
+	xcSet string
 	// metricsTol is the difference of a metric from which an evaluation
 	// row (its Hamming loss) or an ML-kNN row (any metric) is a mismatch.
 	metricsTol float64
@@ -115,7 +120,8 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&sizes, "sizes", defaultSizes, "comma-separated sizes to run: 100k (N=100000, D=1000, q=100), 20k (N=20000, D=2000, q=100), eigen (2000×2000), "+
 		"wide (N=20000, D=5000 sparse at 2%, q=400, d=20, also against scipy), e2e (jobs through the webapp's HTTP API on N=50000, D=500, q=20), "+
 		"eval (10-fold evaluation jobs on scene, yeast and medical against numpy + scikit-learn, some 3 minutes), "+
-		"mlknn (ML-kNN alone on N=10000, 50000, 200000, D=10, q=100 against scikit-learn's NearestNeighbors, some 7 minutes a rep); "+
+		"mlknn (ML-kNN alone on N=10000, 50000, 200000, D=10, q=100 against scikit-learn's NearestNeighbors, some 7 minutes a rep), "+
+		"xc (the -xc data set generated, uploaded, and a job per method of pca, mddmp, plst, cplst at d = 100 through the webapp, the product alone); "+
 		defaultSizes+" runs "+strings.Join(defaultSizeList(), ",")+", all every size")
 	fs.IntVar(&c.reps, "reps", 3, "timed runs per work and side; the table gives their median")
 	fs.DurationVar(&c.warmupUnder, "warmup-under", 5*time.Second, "a first run shorter than this is an untimed warm-up; a longer one is the first timed run")
@@ -129,6 +135,8 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 	fs.Float64Var(&c.sparseTol, "sparse-tol", 1e-6, "the same against scipy's iterative eigsh and svds (the wide rows), run with their default tolerance")
 	fs.StringVar(&c.webapp, "webapp", "", "the webapp binary for the e2e and eval rows; empty builds ./cmd/webapp into a temporary directory (give a -tags openblas build to time that one)")
 	fs.StringVar(&c.datasets, "datasets", filepath.Join("..", "shared", "datasets"), "directory of the eval rows' data sets (scene/scene.csv, yeast/yeast.csv, medical/medical.arff and medical.xml)")
+	fs.StringVar(&c.xcSet, "xc", xcDefaultSet, "the xc rows' generated data set, shaped like the Extreme Classification Repository's: "+
+		"bibtex, delicious, mediamill, eurlex-4k, wiki10-31k or amazoncat-13k; -scale multiplies its rows")
 	fs.Float64Var(&c.metricsTol, "metrics-tol", 1e-9, "difference of a metric from which an eval row (its Hamming loss) or an mlknn row (any metric) is a mismatch")
 	fs.StringVar(&c.child, childFlag, "", "internal: run as the Go child of this task (JSON)")
 	fs.StringVar(&c.generate, generateFlag, "", "internal: generate the data of this case (JSON)")
@@ -140,7 +148,8 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 			"through the webapp's HTTP API. Every method gets d = %d (%d on the wide rows) and its\n"+
 			"defaults otherwise. The eval rows time 10-fold evaluation jobs through the API against the\n"+
 			"same protocol in numpy + scikit-learn (scripts/bench/sklearn_eval.py), the mlknn rows the\n"+
-			"product's ML-kNN against scikit-learn's NearestNeighbors; they run when -sizes names them.\n"+
+			"product's ML-kNN against scikit-learn's NearestNeighbors, the xc rows jobs on a generated data set of\n"+
+			"thousands of labels (-xc); they run when -sizes names them.\n"+
 			"A mismatch of the eigenvalues or metrics, or a failed side, makes the exit status 1.\n\nFlags:\n", benchD, wideD)
 		fs.VisitAll(func(f *flag.Flag) {
 			if f.Name == childFlag || f.Name == generateFlag {
@@ -178,8 +187,8 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 	return c, nil
 }
 
-// defaultSizes is -sizes' default: every size but the evaluation and
-// ML-kNN rows, which take long (the product's ML-kNN at N = 200 000 some 6
+// defaultSizes is -sizes' default: every size but the evaluation, ML-kNN
+// and XC rows, which take long (the product's ML-kNN at N = 200 000 some 6
 // minutes a run on 2 cores) and are asked for by name.
 const defaultSizes = "default"
 
@@ -239,6 +248,9 @@ const (
 	// kindMLkNN cases time the product's ML-kNN against scikit-learn's
 	// NearestNeighbors and the same counting in numpy.
 	kindMLkNN
+	// kindXC cases time a job of their method on the generated XC data set
+	// (-xc) through the webapp's HTTP API, the product alone.
+	kindXC
 )
 
 // benchCase is one row of the table: a work on a size.
@@ -261,6 +273,8 @@ func (c benchCase) text() string {
 		return fmt.Sprintf("%d×%d, %g%% dense, q = %d", s.n, s.d, 100*s.density, s.q)
 	case c.kind == kindEval:
 		return "Mulan's " + c.work
+	case c.kind == kindXC:
+		return fmt.Sprintf("the -xc data set, d = %d", xcD)
 	case c.kind == kindMLkNN:
 		ntr := mlknnTrainRows(s.n)
 		return fmt.Sprintf("%d + %d rows, D = %d, q = %d", ntr, s.n-ntr, s.d, s.q)
@@ -315,6 +329,9 @@ func allCases(scale float64) []benchCase {
 	for _, n := range []int{10_000, 50_000, 200_000} {
 		cs = append(cs, benchCase{work: workMLkNN, size: dataSize{name: workMLkNN, n: rows(n), d: mlknnFeatures, q: mlknnLabels}, kind: kindMLkNN})
 	}
+	for _, m := range xcMethods() {
+		cs = append(cs, benchCase{work: m, size: dataSize{name: xcSize}, kind: kindXC})
+	}
 	return cs
 }
 
@@ -355,7 +372,7 @@ func selectCases(all []benchCase, methods, sizes []string) ([]benchCase, error) 
 		}
 	}
 	if len(out) == 0 {
-		return nil, errors.New("no work of -methods is run at the -sizes chosen (the eval and mlknn rows run only when -sizes names them)")
+		return nil, errors.New("no work of -methods is run at the -sizes chosen (the eval, mlknn and xc rows run only when -sizes names them)")
 	}
 	return out, nil
 }
@@ -386,7 +403,7 @@ func bench(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 	h := header{date: time.Now(), cpu: machineCPU(), cores: runtime.NumCPU(), maxProcs: runtime.GOMAXPROCS(0),
 		goVersion: runtime.Version(), gonum: gonumVersion(), d: benchD, reps: cfg.reps, warmupUnder: cfg.warmupUnder,
 		seed: cfg.seed, tol: cfg.tol, sparseTol: cfg.sparseTol, metricsTol: cfg.metricsTol, cacheDir: cfg.cacheDir}
-	var fits, e2es, evals, mlknns []benchCase
+	var fits, e2es, evals, mlknns, xcs []benchCase
 	for _, c := range cases {
 		switch c.kind {
 		case kindE2E:
@@ -395,6 +412,8 @@ func bench(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 			evals = append(evals, c)
 		case kindMLkNN:
 			mlknns = append(mlknns, c)
+		case kindXC:
+			xcs = append(xcs, c)
 		default:
 			fits = append(fits, c)
 		}
@@ -450,6 +469,14 @@ func bench(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 			return err
 		}
 		rows = append(rows, r)
+	}
+	if len(xcs) > 0 {
+		fmt.Fprintf(stderr, "[%d-%d/%d] XC rows (%s ×%g):", done+1, done+len(xcs), len(cases), cfg.xcSet, cfg.scale)
+		r, up, err := benchXC(ctx, cfg, xcs, stderr)
+		if err != nil {
+			return fmt.Errorf("the XC rows: %w", err)
+		}
+		rows, h.xc = append(rows, r...), &up
 	}
 	h.loadAfter = machineLoad()
 	h.parentKiB = selfPeakKiB()

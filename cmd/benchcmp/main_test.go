@@ -16,13 +16,15 @@ func TestSelectCases(t *testing.T) {
 		wantErr        string
 	}{
 		{"everything", nil, nil, nil, ""},
-		{"one method at every size", []string{"pca"}, nil, []string{"pca/100k", "pca/20k", "pca/wide", "pca/e2e"}, ""},
+		{"one method at every size", []string{"pca"}, nil, []string{"pca/100k", "pca/20k", "pca/wide", "pca/e2e", "pca/xc"}, ""},
 		{"the wide rows", nil, []string{"wide"}, []string{"pca/wide", "mddmp/wide", "cplst/wide", "mvmd/wide"}, ""},
 		{"the end-to-end rows", nil, []string{"e2e"}, []string{"pca/e2e", "mddmp/e2e"}, ""},
 		{"the eval rows", nil, []string{"eval"}, []string{"scene/eval", "yeast/eval", "medical/eval"}, ""},
 		{"one eval row", []string{"medical"}, []string{"eval"}, []string{"medical/eval"}, ""},
 		{"the mlknn rows", nil, []string{"mlknn"}, []string{"mlknn/mlknn", "mlknn/mlknn", "mlknn/mlknn"}, ""},
-		{"the default sizes leave out eval and mlknn", []string{"mlknn"}, defaultSizeList(), nil, "the eval and mlknn rows run only when -sizes names them"},
+		{"the default sizes leave out eval and mlknn", []string{"mlknn"}, defaultSizeList(), nil, "the eval, mlknn and xc rows run only when -sizes names them"},
+		{"the xc rows", nil, []string{"xc"}, []string{"pca/xc", "mddmp/xc", "plst/xc", "cplst/xc"}, ""},
+		{"the default sizes leave out xc", []string{"plst"}, defaultSizeList(), nil, "no work"},
 		{"one wide row", []string{"cplst"}, []string{"wide"}, []string{"cplst/wide"}, ""},
 		{"no such end-to-end row", []string{"cplst"}, []string{"e2e"}, nil, "no work"},
 		{"methods at one size", []string{"pca", "sdem"}, []string{"100k"}, []string{"sdem/100k", "pca/100k"}, ""},
@@ -61,8 +63,8 @@ func TestSelectCases(t *testing.T) {
 
 func TestAllCases(t *testing.T) {
 	cs := allCases(1)
-	if len(cs) != 25 {
-		t.Errorf("got %d cases, want 25 (8 at 100k, 4 at 20k, eigen, 4 wide, 2 end to end, 3 eval, 3 mlknn)", len(cs))
+	if len(cs) != 29 {
+		t.Errorf("got %d cases, want 29 (8 at 100k, 4 at 20k, eigen, 4 wide, 2 end to end, 3 eval, 3 mlknn, 4 xc)", len(cs))
 	}
 	for _, c := range cs {
 		if (c.work == "sdem") != c.multiDim {
@@ -86,6 +88,11 @@ func TestAllCases(t *testing.T) {
 			wantKind = kindEval
 			if !slices.Contains([]string{"scene", "yeast", "medical"}, c.work) {
 				t.Errorf("eval: got data set %q, want scene, yeast or medical", c.work)
+			}
+		case "xc":
+			wantKind = kindXC
+			if !slices.Contains(xcMethods(), c.work) {
+				t.Errorf("xc: got %s, want one of %v", c.work, xcMethods())
 			}
 		case "mlknn":
 			wantKind = kindMLkNN
@@ -125,8 +132,11 @@ func TestParseConfig(t *testing.T) {
 	if !slices.Equal(c.methods, []string{"pca", "mddmp"}) || c.sizes != nil || c.reps != 3 {
 		t.Errorf("got methods %q, sizes %q, reps %d; want [pca mddmp], nil, 3", c.methods, c.sizes, c.reps)
 	}
-	if c, err := parseConfig(nil, io.Discard); err != nil || !slices.Equal(c.sizes, defaultSizeList()) || c.metricsTol != 1e-9 {
-		t.Errorf("no flags: got sizes %q, -metrics-tol %v, %v; want %q, 1e-9", c.sizes, c.metricsTol, err, defaultSizeList())
+	if c, err := parseConfig(nil, io.Discard); err != nil || !slices.Equal(c.sizes, defaultSizeList()) || c.metricsTol != 1e-9 || c.xcSet != "eurlex-4k" {
+		t.Errorf("no flags: got sizes %q, -metrics-tol %v, -xc %q, %v; want %q, 1e-9, eurlex-4k", c.sizes, c.metricsTol, c.xcSet, err, defaultSizeList())
+	}
+	if slices.Contains(defaultSizeList(), "xc") {
+		t.Errorf("the default sizes %q include xc, want it run only when named", defaultSizeList())
 	}
 	var help strings.Builder
 	if _, err := parseConfig([]string{"-help"}, &help); err == nil || strings.Contains(help.String(), "-"+childFlag+"\n") {

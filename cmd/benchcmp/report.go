@@ -82,6 +82,8 @@ type header struct {
 	cacheDir             string
 	// uploads describe the end-to-end rows' uploads.
 	uploads []uploadStats
+	// xc describes the XC rows' upload, nil without XC rows.
+	xc *xcUpload
 	// parentKiB is the parent's own peak memory: the floor of the
 	// children's (0 when unknown).
 	parentKiB int64
@@ -128,7 +130,8 @@ func agreement(a, b []float64) (float64, error) {
 
 // problems lists what went wrong in rows: failed sides and eigenvalues
 // that disagree by h.tol or more (h.sparseTol against scipy). None means
-// every row compared cleanly.
+// every row compared cleanly. The XC rows are left out: what they refuse
+// or fail is what they measure, and their table gives it.
 func problems(rows []row, h header) []string {
 	var out []string
 	for _, r := range rows {
@@ -138,6 +141,9 @@ func problems(rows []row, h header) []string {
 		}
 		if r.kind == kindEval || r.kind == kindMLkNN {
 			out = append(out, metricsProblems(r, h)...)
+			continue
+		}
+		if r.kind == kindXC {
 			continue
 		}
 		if r.goSide.err != nil {
@@ -202,7 +208,7 @@ func numpyName(r row) string {
 // every run's time, and the problems found.
 func writeReport(w io.Writer, h header, rows []row) error {
 	var b strings.Builder
-	var dense, wide, e2e, evals, mlknns []row
+	var dense, wide, e2e, evals, mlknns, xcs []row
 	for _, r := range rows {
 		switch r.kind {
 		case kindWide:
@@ -213,6 +219,8 @@ func writeReport(w io.Writer, h header, rows []row) error {
 			evals = append(evals, r)
 		case kindMLkNN:
 			mlknns = append(mlknns, r)
+		case kindXC:
+			xcs = append(xcs, r)
 		default:
 			dense = append(dense, r)
 		}
@@ -273,6 +281,9 @@ func writeReport(w io.Writer, h header, rows []row) error {
 	if len(mlknns) > 0 {
 		writeMLkNNTable(&b, h, mlknns)
 	}
+	if h.xc != nil {
+		writeXCTable(&b, *h.xc, xcs)
+	}
 	b.WriteString("\nEvery run, in seconds:\n\n")
 	for _, r := range rows {
 		switch r.kind {
@@ -284,6 +295,8 @@ func writeReport(w io.Writer, h header, rows []row) error {
 			fmt.Fprintf(&b, "- %s, %s, evaluation: job %s; numpy + scikit-learn %s\n", r.work, r.size, runsText(r.goSide), runsText(r.np))
 		case kindMLkNN:
 			fmt.Fprintf(&b, "- ML-kNN, %s: Go %s; numpy + scikit-learn %s\n", r.size, runsText(r.goSide), runsText(r.np))
+		case kindXC:
+			fmt.Fprintf(&b, "- %s, %s, XC: job %s\n", r.work, r.size, runsText(r.goSide))
 		default:
 			fmt.Fprintf(&b, "- %s, %s: Go %s; numpy %s\n", r.work, r.size, runsText(r.goSide), runsText(r.np))
 		}
