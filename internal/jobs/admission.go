@@ -609,6 +609,13 @@ func otherMethods(req Request, id string, sh jobShape, fits func(Request, jobSha
 	return joinOr(ok)
 }
 
+// unsupervised are the methods that never read the labels, labelsOnly
+// those that never read the features (kcplst's kernel is of the rows).
+var (
+	unsupervised = map[string]bool{"pca": true, "mds": true, "lpp": true}
+	labelsOnly   = map[string]bool{"plst": true, "kcplst": true}
+)
+
 // describe names the largest matrix a fit of id on shape s holds, when it
 // is at least a quarter of the fit's estimate fit; else "".
 func describe(id string, p analysis.Params, s analysis.Shape, fit int64) string {
@@ -620,7 +627,12 @@ func describe(id string, p analysis.Params, s analysis.Shape, fit int64) string 
 	cands := []matrix{
 		{8 * d * d, fmt.Sprintf("a %s × %s matrix of the features", group(s.D), group(s.D))},
 		{8 * n * n, fmt.Sprintf("a %s × %s matrix of the rows", group(s.N), group(s.N))},
-		{8 * q * q, fmt.Sprintf("a %s × %s matrix of the labels", group(s.Q), group(s.Q))},
+	}
+	if n < d && !labelsOnly[id] { // the N×N path's factorisation of the rows
+		cands = append(cands, matrix{8 * n * d, fmt.Sprintf("the factorisation of its %s rows of %s features", group(s.N), group(s.D))})
+	}
+	if !unsupervised[id] { // a method that never reads the labels forms no matrix of them
+		cands = append(cands, matrix{8 * q * q, fmt.Sprintf("a %s × %s matrix of the labels", group(s.Q), group(s.Q))})
 	}
 	if id == "mddmp" && p.LabelKernel == analysis.KernelQuadratic {
 		cols := q * (q + 1) / 2

@@ -273,3 +273,28 @@ func TestShapeOfJob(t *testing.T) {
 		})
 	}
 }
+
+// TestDescribeNamesWhatTheMethodHolds: a refusal names a matrix the
+// method forms: never one of the labels for a method that never reads
+// them (pca on 13 330 labels was blamed on "a 13 330 × 13 330 matrix of
+// the labels"), and with fewer rows than features the factorisation of
+// the rows.
+func TestDescribeNamesWhatTheMethodHolds(t *testing.T) {
+	wide, tall := analysis.Shape{N: 1186, D: 203882, Q: 13330}, analysis.Shape{N: 20000, D: 500, Q: 13330}
+	tests := []struct {
+		id   string
+		s    analysis.Shape
+		fit  int64
+		want string
+	}{
+		{"pca", wide, 8 * 1186 * 203882 * 2, "the factorisation of its 1 186 rows of 203 882 features"},
+		{"pca", tall, 8 * 13330 * 13330 * 3 / 2, ""},
+		{"plst", tall, 8 * 13330 * 13330 * 3 / 2, "a 13 330 × 13 330 matrix of the labels"},
+		{"plst", wide, 8 * 13330 * 13330 * 3 / 2, "a 13 330 × 13 330 matrix of the labels"},
+	}
+	for _, tc := range tests {
+		if got := describe(tc.id, analysis.Params{}, tc.s, tc.fit); got != tc.want {
+			t.Errorf("describe(%s, %d bytes) = %q, want %q", tc.id, tc.fit, got, tc.want)
+		}
+	}
+}
