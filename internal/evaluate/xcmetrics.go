@@ -96,26 +96,33 @@ func CheckPropensity(a, b float64) error {
 // label no training row has (N_l = 0) gets 1 + C·B^−A, the largest weight.
 // It returns nil when N < MinPropensityRows, and an error from
 // CheckPropensity for a or b out of range.
-func InversePropensities(ytr mat.Matrix, a, b float64) ([]float64, error) {
+func InversePropensities(ytr *mat.Dense, a, b float64) ([]float64, error) {
 	if err := CheckPropensity(a, b); err != nil {
 		return nil, err
 	}
+	return inversePropensities(ytr, a, b), nil
+}
+
+// inversePropensities is InversePropensities with a and b in range.
+func inversePropensities(ytr *mat.Dense, a, b float64) []float64 {
 	n, q := ytr.Dims()
 	if n < MinPropensityRows {
-		return nil, nil
+		return nil
+	}
+	count := make([]float64, q) // N_l
+	for i := range n {
+		for l, v := range ytr.RawRowView(i)[:q] {
+			if v != 0 {
+				count[l]++
+			}
+		}
 	}
 	c := (math.Log(float64(n)) - 1) * math.Pow(b+1, a)
 	w := make([]float64, q)
-	for l := range q {
-		nl := 0.0
-		for i := range n {
-			if ytr.At(i, l) != 0 {
-				nl++
-			}
-		}
+	for l, nl := range count {
 		w[l] = 1 + c*math.Pow(nl+b, -a)
 	}
-	return w, nil
+	return w
 }
 
 // XCMetrics computes the ranking metrics of extreme classification at

@@ -1,8 +1,10 @@
 package evaluate
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -195,5 +197,67 @@ func TestTopLabelsRankOrder(t *testing.T) {
 				t.Fatalf("scores %v: label %d is %d-th of topLabels %v, and rankOf ranks it %d", s, l, i+1, top, r)
 			}
 		}
+	}
+}
+
+// TestRunXCMetrics: every classifier that gives scores (ML-kNN's
+// posteriors, ridge's outputs, the svm's decision values, a label-space
+// method's decoded scores) reports the twelve metrics of XCMetrics on every
+// row, in [0, 1], with the default propensities; ps_a and ps_b change the
+// propensity-scored ones only; multi-dimensional data refuses them.
+func TestRunXCMetrics(t *testing.T) {
+	data := runData(6, 120, 8, 8, nil)
+	folds, _ := KFold(120, 3, 1)
+	run := func(o Options) *Result {
+		t.Helper()
+		res, err := Run(context.Background(), data, folds, Spec{
+			Methods: []MethodRun{{ID: "pca"}, {ID: "cplst"}}, Grid: Grid{Dims: []int{1, 2}}, Options: o,
+		}, nil)
+		if err != nil {
+			t.Fatalf("%+v: %v", o, err)
+		}
+		return res
+	}
+	for _, cl := range []string{ClassifierMLkNN, ClassifierRidge, ClassifierSVM} {
+		t.Run(cl, func(t *testing.T) {
+			def, wik := run(Options{Classifier: cl}), run(Options{Classifier: cl, PsA: 0.5, PsB: 0.4})
+			if p := def.Propensity; p == nil || *p != (Propensity{A: DefaultPropensityA, B: DefaultPropensityB}) {
+				t.Errorf("default propensity: got %+v, want A = 0.55, B = 1.5", p)
+			}
+			if p := wik.Propensity; p == nil || *p != (Propensity{A: 0.5, B: 0.4}) {
+				t.Errorf("propensity: got %+v, want A = 0.5, B = 0.4", p)
+			}
+			changed := false
+			for i, r := range def.Rows {
+				for _, k := range XCMetricKeys {
+					v, ok := r.Metrics[k]
+					if !ok || !(v >= 0 && v <= 1+1e-12) {
+						t.Fatalf("%s d=%d fold %v: %s = %v (present %v), want a value in [0, 1]", r.Method, r.D, r.Fold, k, v, ok)
+					}
+					w := wik.Rows[i].Metrics[k]
+					if isPropensityScored(k) {
+						changed = changed || v != w
+					} else if v != w {
+						t.Errorf("%s d=%d: %s = %v with A, B = 0.5, 0.4, want %v as with the defaults", r.Method, r.D, k, w, v)
+					}
+				}
+			}
+			if !changed {
+				t.Error("ps_a, ps_b = 0.5, 0.4 changed no propensity-scored metric")
+			}
+		})
+	}
+	md := runData(3, 60, 5, 0, []int{3, 2})
+	mdFolds, _ := KFold(60, 3, 1)
+	if _, err := Run(context.Background(), md, mdFolds, Spec{Methods: []MethodRun{{ID: "pca"}}, Options: Options{PsB: 2}}, nil); err == nil ||
+		!strings.Contains(err.Error(), "multi-dimensional") {
+		t.Errorf("ps_b on multi-dimensional data: got %v, want a refusal that says why", err)
+	}
+	res, err := Run(context.Background(), md, mdFolds, Spec{Methods: []MethodRun{{ID: "pca"}}}, nil)
+	if err != nil {
+		t.Fatalf("multi-dimensional data: %v", err)
+	}
+	if res.Propensity != nil {
+		t.Errorf("multi-dimensional data: got propensity %+v, want none", res.Propensity)
 	}
 }
