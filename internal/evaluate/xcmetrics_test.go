@@ -261,3 +261,13 @@ func TestRunXCMetrics(t *testing.T) {
 		t.Errorf("multi-dimensional data: got propensity %+v, want none", res.Propensity)
 	}
 }
+
+// TestXCMetricsHigherIsBetter: studies, curves and tables rank the
+// extreme-classification metrics with higher better.
+func TestXCMetricsHigherIsBetter(t *testing.T) {
+	for _, k := range XCMetricKeys {
+		if LowerIsBetter(k) {
+			t.Errorf("LowerIsBetter(%s): got true, want false", k)
+		}
+	}
+}
