@@ -37,9 +37,12 @@ func jtSlowJob(dataset string) map[string]any {
 	}
 }
 
-// jtMetricKeys are the multi-label metrics of the contract.
+// jtMetricKeys are the multi-label metrics of the contract, those of
+// extreme classification included.
 var jtMetricKeys = []string{"hamming_loss", "one_error", "coverage", "ranking_loss", "average_precision",
-	"subset_accuracy", "example_accuracy", "example_f1", "example_precision", "example_recall", "micro_f1", "macro_f1"}
+	"subset_accuracy", "example_accuracy", "example_f1", "example_precision", "example_recall", "micro_f1", "macro_f1",
+	"precision_at_1", "precision_at_3", "precision_at_5", "ndcg_at_1", "ndcg_at_3", "ndcg_at_5",
+	"psprecision_at_1", "psprecision_at_3", "psprecision_at_5", "psndcg_at_1", "psndcg_at_3", "psndcg_at_5"}
 
 // jtMethodFiles are a method's result files, with their Content-Type.
 var jtMethodFiles = map[string]string{

@@ -50,6 +50,12 @@ type Options struct {
 	// Preprocess scales the features inside each split (see Run): one of
 	// preprocess.Kinds; "" means "none".
 	Preprocess string `json:"preprocess,omitempty"`
+	// PsA and PsB are the propensity model's A and B (Jain, Prabhu and
+	// Varma, KDD 2016; InversePropensities) that weigh the labels of the
+	// propensity-scored metrics (XCMetrics); multi-label data only. Zero
+	// means the default, 0.55 and 1.5.
+	PsA float64 `json:"ps_a,omitempty"`
+	PsB float64 `json:"ps_b,omitempty"`
 }
 
 // MethodRun is one method of a run, with its parameters.
@@ -138,6 +144,16 @@ type Result struct {
 	// RowErrors, with Spec.RowErrors, has one entry per cell, in the order
 	// of the mean rows of Rows; nil otherwise.
 	RowErrors []RowErrors `json:"-"`
+	// Propensity is the A and B the propensity-scored metrics were
+	// computed with (Options.PsA and PsB, or their defaults); nil on
+	// multi-dimensional data, which has none.
+	Propensity *Propensity `json:"-"`
+}
+
+// Propensity is the propensity model's parameters (InversePropensities).
+type Propensity struct {
+	A float64 `json:"a"`
+	B float64 `json:"b"`
 }
 
 // Run evaluates every method of spec, at every d of its grid, on every
@@ -228,6 +244,10 @@ type runner struct {
 	// fits' accounting (svmFits, by method).
 	step    step
 	svmFits map[string]SVMFits
+	// invProp are the inverse propensities of the labels of propY, the
+	// training labels they were last computed from (inverseProps).
+	invProp []float64
+	propY   *mat.Dense
 }
 
 // step is a part of a fold: the method (or ori) evaluated, and the share
@@ -253,6 +273,13 @@ func newRunner(data analysis.Input, splits []Split, spec Spec, progress analysis
 		return nil, ErrNothingToEvaluate
 	}
 	o.fill()
+	if data.MultiDim() {
+		if o.PsA != 0 || o.PsB != 0 {
+			return nil, fmt.Errorf("evaluate: ps_a and ps_b weigh the labels of the propensity-scored metrics, and multi-dimensional data has no labels to weigh: leave them out")
+		}
+	} else {
+		o.PsA, o.PsB = cmp.Or(o.PsA, DefaultPropensityA), cmp.Or(o.PsB, DefaultPropensityB)
+	}
 	if err := spec.Grid.check(); err != nil {
 		return nil, err
 	}
@@ -294,6 +321,8 @@ func (o Options) Check() error {
 		return fmt.Errorf("evaluate: c must be a number greater than 0, not %v", o.C)
 	case !(o.Eps >= 0) || math.IsInf(o.Eps, 0):
 		return fmt.Errorf("evaluate: eps must be a number greater than 0, not %v", o.Eps)
+	case o.PsA != 0 || o.PsB != 0:
+		return CheckPropensity(cmp.Or(o.PsA, DefaultPropensityA), cmp.Or(o.PsB, DefaultPropensityB))
 	}
 	return nil
 }
@@ -722,7 +751,7 @@ func (r *runner) method(ctx context.Context, run MethodRun, train, test analysis
 		var metrics map[string]float64
 		var pred *mat.Dense
 		if path != nil {
-			metrics, pred = ridgeAt(path, d, firstCols(zte, d), train, test)
+			metrics, pred = r.ridgeAt(path, d, firstCols(zte, d), train, test)
 		} else if metrics, pred, err = r.classify(ctx, firstCols(ztr, d), firstCols(zte, d), train, test, nil); err != nil {
 			return err
 		}
@@ -755,14 +784,36 @@ func (r *runner) ridgePath(ztr *mat.Dense, train analysis.Input, points int) *ri
 
 // ridgeAt is classify's ridge at d from path: RidgeBR on multi-label data,
 // OvRRidge on class variables, the same numbers as fitting d alone.
-func ridgeAt(path *ridgePath, d int, xte *mat.Dense, train, test analysis.Input) (map[string]float64, *mat.Dense) {
+func (r *runner) ridgeAt(path *ridgePath, d int, xte *mat.Dense, train, test analysis.Input) (map[string]float64, *mat.Dense) {
 	out := path.model(d).predict(xte)
 	if train.MultiDim() {
 		pred := argmaxBlocks(out, train.Classes)
 		return MultiDimMetrics(test.Y, pred), pred
 	}
 	pred := threshold(out, 0.5)
-	return MultiLabelMetrics(test.Y, pred, out), pred
+	return r.multiLabel(train, test, pred, out), pred
+}
+
+// multiLabel scores a multi-label prediction pred with its scores against
+// the test labels: MultiLabelMetrics, and XCMetrics with the inverse
+// propensities of the training labels.
+func (r *runner) multiLabel(train, test analysis.Input, pred, scores *mat.Dense) map[string]float64 {
+	m := MultiLabelMetrics(test.Y, pred, scores)
+	maps.Copy(m, XCMetrics(test.Y, scores, r.inverseProps(train.Y)))
+	return m
+}
+
+// inverseProps are the inverse propensities of the training labels ytr
+// with Options' A and B (checked by newRunner), computed once per
+// training part: the grid's d and the methods of a split share them. Each
+// split's labels are a new matrix (subset), and holding the last one in
+// propY keeps its address from being reused by the next, so that the
+// pointer identifies the training part.
+func (r *runner) inverseProps(ytr *mat.Dense) []float64 {
+	if r.propY != ytr {
+		r.propY, r.invProp = ytr, inversePropensities(ytr, r.spec.Options.PsA, r.spec.Options.PsB)
+	}
+	return r.invProp
 }
 
 // blocksDim is the most directions any block of an lda model keeps: the d
@@ -826,7 +877,7 @@ func (r *runner) classify(ctx context.Context, xtr, xte *mat.Dense, train, test 
 				return nil, nil, err
 			}
 			pred, scores := m.Predict(xte)
-			return MultiLabelMetrics(test.Y, pred, scores), pred, nil
+			return r.multiLabel(train, test, pred, scores), pred, nil
 		}
 		m, err := MLkNN{K: o.K, S: o.S}.Fit(ctx, xtr, train.Y)
 		if err != nil {
@@ -836,7 +887,7 @@ func (r *runner) classify(ctx context.Context, xtr, xte *mat.Dense, train, test 
 		if err != nil {
 			return nil, nil, err
 		}
-		return MultiLabelMetrics(test.Y, pred, post), pred, nil
+		return r.multiLabel(train, test, pred, post), pred, nil
 	}
 	predict := func(xtr, ytr, xte *mat.Dense, classes []int) (*mat.Dense, error) {
 		switch o.Classifier {
@@ -893,7 +944,7 @@ func (r *runner) classifySVM(ctx context.Context, xtr, xte mat.Matrix, train, te
 		return nil, nil, err
 	}
 	r.countSVM(fits)
-	return MultiLabelMetrics(test.Y, pred, scores), pred, nil
+	return r.multiLabel(train, test, pred, scores), pred, nil
 }
 
 // labelSpace evaluates a label-space model at every M: one regression to
@@ -942,7 +993,7 @@ func (r *runner) labelSpace(ctx context.Context, model *analysis.Model, pts []po
 				scores.Set(i, j, scores.At(i, j)+mu)
 			}
 		}
-		metrics := MultiLabelMetrics(test.Y, labels, scores)
+		metrics := r.multiLabel(train, test, labels, scores)
 		r.recordErrors(model.Method, group[0].errD(), f, test.Y, labels, false)
 		tz.Mul(zte, v) // Z_te V
 		enc.Mul(&tz, v.T())
@@ -984,6 +1035,9 @@ func sq(m *mat.Dense) float64 {
 // result averages the folds of every cell.
 func (r *runner) result() *Result {
 	res := &Result{Notes: r.notes}
+	if o := r.spec.Options; !r.data.MultiDim() {
+		res.Propensity = &Propensity{A: o.PsA, B: o.PsB}
+	}
 	for _, k := range r.order {
 		rows := r.cells[k]
 		res.Rows = append(res.Rows, rows...)
@@ -1111,7 +1165,7 @@ func (r *runner) classifyOri(ctx context.Context, train, test analysis.Input) (m
 	if err != nil {
 		return nil, nil, err
 	}
-	return MultiLabelMetrics(test.Y, pred, post), pred, nil
+	return r.multiLabel(train, test, pred, post), pred, nil
 }
 
 func firstCols(m *mat.Dense, d int) *mat.Dense { return colRange(m, 0, d) }

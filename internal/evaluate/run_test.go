@@ -3,6 +3,7 @@ package evaluate
 import (
 	"context"
 	"errors"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -238,6 +239,9 @@ func TestRunRefusals(t *testing.T) {
 		"c of mlknn":     {Spec{Options: Options{C: 2}}, []Split{h}},
 		"negative c":     {Spec{Options: Options{Classifier: ClassifierSVM, C: -1}}, []Split{h}},
 		"NaN eps":        {Spec{Options: Options{Classifier: ClassifierSVM, Eps: math.NaN()}}, []Split{h}},
+		"negative ps_a":  {Spec{Options: Options{PsA: -0.5}}, []Split{h}},
+		"NaN ps_b":       {Spec{Options: Options{PsB: math.NaN()}}, []Split{h}},
+		"infinite ps_a":  {Spec{Options: Options{PsA: math.Inf(1)}}, []Split{h}},
 		"grid both":      {Spec{Grid: Grid{Dims: []int{1}, Percent: []float64{50}}}, []Split{h}},
 		"grid percent":   {Spec{Grid: Grid{Percent: []float64{150}}}, []Split{h}},
 		"no split":       {Spec{}, nil},
@@ -298,7 +302,10 @@ func TestRunSVM(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The svm's decision values are the scores of the ranking metrics,
+		// those of extreme classification included.
 		want := MultiLabelMetrics(test.Y, pred, scores)
+		maps.Copy(want, XCMetrics(test.Y, scores, inversePropensities(train.Y, DefaultPropensityA, DefaultPropensityB)))
 		for _, r := range res.Rows {
 			if r.Method == c.method && r.Fold == nil && !reflect.DeepEqual(r.Metrics, want) {
 				t.Errorf("%s: metrics %v, want SVM's own %v", c.method, r.Metrics, want)

@@ -2,6 +2,7 @@ package evaluate
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -10,7 +11,9 @@ import (
 // Undefined metrics.
 //
 // A metric that the test rows do not define (the ranking metrics when no
-// test row has a relevant label, or every row has all labels or none) is
+// test row has a relevant label, or every row has all labels or none; the
+// propensity-scored ones when no test row has a label, or the training
+// part has too few rows for the propensities) is
 // NaN in Row.Metrics, null in JSON, and left out of the means over folds;
 // Run adds a note saying why. It is never given a made-up value such as a
 // coverage of −1.
@@ -91,7 +94,29 @@ func whyUndefined(metrics map[string]float64, split string) []string {
 		notes = append([]string{strings.Join(ranking, ", ") + " " + isAre(len(ranking)) + " undefined on " + split +
 			": every test row has all labels or none; the mean is over the folds where it is defined"}, notes...)
 	}
+	var ps []string
+	for _, k := range XCMetricKeys {
+		if v, ok := metrics[k]; ok && math.IsNaN(v) && isPropensityScored(k) {
+			ps = append(ps, k)
+		}
+	}
+	if len(ps) > 0 {
+		// Both sides of their ratio are 0 without a labelled test row;
+		// with one (coverage defined), the training part was too small.
+		why := "no test row has a relevant label"
+		if v, ok := metrics[Coverage]; ok && !math.IsNaN(v) {
+			why = fmt.Sprintf("its training part has fewer than %d rows, too few for the propensities (ln N − 1 must be positive)", MinPropensityRows)
+		}
+		notes = append(notes, strings.Join(ps, ", ")+" "+isAre(len(ps))+" undefined on "+split+": "+why+"; the mean is over the folds where "+itThey(len(ps))+" defined")
+	}
 	return notes
+}
+
+func itThey(n int) string {
+	if n == 1 {
+		return "it is"
+	}
+	return "they are"
 }
 
 func isAre(n int) string {

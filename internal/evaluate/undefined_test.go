@@ -99,7 +99,16 @@ func TestRunUndefinedOnAFold(t *testing.T) {
 	if !slices.Contains(res.Notes, note) {
 		t.Errorf("notes: got %q, want %q among them", res.Notes, note)
 	}
+	// The propensity-scored metrics are 0/0 there too; P@k is 0, defined.
+	psNote := "psprecision_at_1, psprecision_at_3, psprecision_at_5, psndcg_at_1, psndcg_at_3, psndcg_at_5 are undefined on fold 1: " +
+		"no test row has a relevant label; the mean is over the folds where they are defined"
+	if !slices.Contains(res.Notes, psNote) {
+		t.Errorf("notes: got %q, want %q among them", res.Notes, psNote)
+	}
 	for _, r := range res.Rows {
+		if r.Fold != nil && *r.Fold == 1 && (!math.IsNaN(r.Metrics[PSPrecisionAt1]) || r.Metrics[PrecisionAt1] != 0) {
+			t.Errorf("%s d=%d fold 1: psprecision_at_1 %v, precision_at_1 %v; want undefined and 0", r.Method, r.D, r.Metrics[PSPrecisionAt1], r.Metrics[PrecisionAt1])
+		}
 		c := r.Metrics[Coverage]
 		switch {
 		case r.Fold != nil && *r.Fold == 1 && !math.IsNaN(c):

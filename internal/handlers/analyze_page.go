@@ -70,7 +70,7 @@ func analyzeFormFrom(f url.Values, rec store.DatasetRecord) templates.AnalyzeFor
 		Classifier: f.Get("classifier"), SplitKind: f.Get("split"), TestFraction: f.Get("test_fraction"), Folds: f.Get("folds"),
 		Seed: f.Get("seed"), GridMode: f.Get("grid_mode"), Grid: f.Get("grid"), GridOf: f.Get("grid_of"),
 		EvalK: f.Get("eval_k"), EvalLambda: f.Get("eval_lambda"), EvalC: f.Get("eval_c"), EvalEps: f.Get("eval_eps"),
-		Preprocess: f.Get("preprocess"), HasFolds: rec.Folds > 0, SeedDim: views.SeedDimText(rec)}
+		PsA: f.Get("ps_a"), PsB: f.Get("ps_b"), Preprocess: f.Get("preprocess"), HasFolds: rec.Folds > 0, SeedDim: views.SeedDimText(rec)}
 }
 
 // requestFromForm builds a job request from the form: only the parameters
@@ -149,20 +149,29 @@ func requestFromForm(dataset string, methods []string, f templates.AnalyzeForm) 
 		} else if l != nil {
 			e.Lambda = *l
 		}
-		if f.Classifier == evaluate.ClassifierSVM { // the other classifiers take neither
-			for _, x := range []struct {
-				name, val string
-				dst       *float64
-			}{{"c", f.EvalC, &e.C}, {"eps", f.EvalEps, &e.Eps}} {
-				v, err := num(x.name, x.val)
-				switch {
-				case err != nil:
-					return req, badRequest("evaluate."+x.name, "the svm's %s must be a number, not %q", x.name, x.val)
-				case v != nil && *v <= 0: // 0 would mean the default to the API
-					return req, badRequest("evaluate."+x.name, "the svm's %s must be greater than 0, not %s", x.name, x.val)
-				case v != nil:
-					*x.dst = *v
-				}
+		svm := f.Classifier == evaluate.ClassifierSVM // the other classifiers take neither c nor eps
+		for _, x := range []struct {
+			name, whose, val string
+			send             bool
+			def              float64 // a value not sent, the API's default (0: none)
+			dst              *float64
+		}{
+			{"c", "the svm's", f.EvalC, svm, 0, &e.C}, {"eps", "the svm's", f.EvalEps, svm, 0, &e.Eps},
+			// Only the multi-label form has them; the default is not sent.
+			{"ps_a", "the propensity model's", f.PsA, true, evaluate.DefaultPropensityA, &e.PsA},
+			{"ps_b", "the propensity model's", f.PsB, true, evaluate.DefaultPropensityB, &e.PsB},
+		} {
+			if !x.send {
+				continue
+			}
+			v, err := num(x.name, x.val)
+			switch {
+			case err != nil:
+				return req, badRequest("evaluate."+x.name, "%s %s must be a number, not %q", x.whose, x.name, x.val)
+			case v != nil && *v <= 0: // 0 would mean the default to the API
+				return req, badRequest("evaluate."+x.name, "%s %s must be greater than 0, not %s", x.whose, x.name, x.val)
+			case v != nil && *v != x.def:
+				*x.dst = *v
 			}
 		}
 		for _, part := range strings.FieldsFunc(f.Grid, func(r rune) bool { return r == ',' || r == ' ' || r == ';' }) {

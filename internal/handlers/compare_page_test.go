@@ -39,7 +39,11 @@ func TestComparePageMetrics(t *testing.T) {
 	}
 	selected := func(doc *goquery.Document) string { return doc.Find(`#metric option[selected]`).AttrOr("value", "") }
 	warnings := func(doc *goquery.Document) string { return doc.Find(`[data-testid="compare-warnings"]`).Text() }
-	common := "hamming_loss ranking_loss one_error coverage average_precision subset_accuracy example_accuracy example_f1 example_precision example_recall micro_f1 macro_f1"
+	// The multi-label metrics, in their order as before, then those of
+	// extreme classification.
+	common := "hamming_loss ranking_loss one_error coverage average_precision subset_accuracy example_accuracy example_f1 example_precision example_recall micro_f1 macro_f1" +
+		" precision_at_1 precision_at_3 precision_at_5 ndcg_at_1 ndcg_at_3 ndcg_at_5" +
+		" psprecision_at_1 psprecision_at_3 psprecision_at_5 psndcg_at_1 psndcg_at_3 psndcg_at_5"
 	const sameData = "different data sets"
 	const sameSplit = "different splits"
 	checked := map[string]bool{} // the figure links fetched

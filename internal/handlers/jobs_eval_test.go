@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"mldr/internal/evaluate"
 	"mldr/internal/jobs"
 )
 
@@ -59,6 +60,10 @@ func TestJobsAPIRefusesEvaluationParams(t *testing.T) {
 			"the evaluation fits pca on the training part of the smallest of the 2 folds, 5 rows: d = 4 exceeds what pca can give on data of this shape: at most 3"},
 		{"dims above every method", `{"dataset":"` + ml + `","methods":["pca","plst"],"evaluate":{"dims":[2,30]}}`, 422, "evaluate.dims",
 			"evaluate.dims holds d = 30, more than any chosen method can give on the training part of the holdout (480 rows): at most 24 (pca)"},
+		{"negative ps_a", `{"dataset":"` + ml + `","method":"pca","params":{"d":2},"evaluate":{"ps_a":-0.55}}`, 400, "evaluate.ps_a",
+			"ps_a, the propensity model's exponent A (Jain et al. 2016), must be a number greater than 0 (default 0.55), not -0.55"},
+		{"ps_b on multi-dimensional data", `{"dataset":"` + md + `","method":"pca","params":{"d":2},"evaluate":{"ps_b":2.6}}`, 422, "evaluate.ps_b",
+			"ps_b weighs the labels of the propensity-scored metrics (psprecision_at_k, psndcg_at_k), which multi-dimensional data does not report: leave it out"},
 		{"k at its largest", `{"dataset":"` + small + `","method":"pca","params":{"d":1},"split":{"kind":"predefined"},"evaluate":{"k":3}}`, 202, "", ""},
 		{"dims some method can give", `{"dataset":"` + ml + `","methods":["pca","plst"],"evaluate":{"dims":[2,24]}}`, 202, "", ""},
 	} {
@@ -77,5 +82,38 @@ func TestJobsAPIRefusesEvaluationParams(t *testing.T) {
 				t.Errorf("got field %q, error %q\nwant field %q, error %q", e.Field, e.Error, tc.field, tc.msg)
 			}
 		})
+	}
+}
+
+// TestJobsAPIPropensity: a job given ps_a and ps_b reports the
+// extreme-classification metrics with them, metrics.json records them in
+// its classifier, and the job's page says them.
+func TestJobsAPIPropensity(t *testing.T) {
+	s := newJobServer(t, 1, 0, nil)
+	ml := s.demo("multilabel")
+	resp, b := s.do("POST", "/api/jobs", "application/json",
+		strings.NewReader(`{"dataset":"`+ml+`","method":"pca","params":{"d":2},"evaluate":{"classifier":"ridge","ps_a":0.5,"ps_b":0.4}}`))
+	if resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("got %d %s, want 202", resp.StatusCode, b)
+	}
+	id := decode[map[string]any](t, b)["id"].(string)
+	s.waitJob(id, jobs.Succeeded)
+	resp, b = s.do("GET", "/api/jobs/"+id+"/metrics.json", "", nil)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("metrics.json: got %d", resp.StatusCode)
+	}
+	mf := decode[jobs.MetricsFile](t, b)
+	if o := mf.Classifier; o.PsA != 0.5 || o.PsB != 0.4 {
+		t.Errorf("metrics.json classifier %+v, want ps_a 0.5 and ps_b 0.4", o)
+	}
+	for _, r := range mf.Rows {
+		for _, k := range evaluate.XCMetricKeys {
+			if v, ok := r.Metrics[k]; !ok || !(v >= 0 && v <= 1) {
+				t.Errorf("%s d=%d: %s = %v (present %v), want a value in [0, 1]", r.Method, r.D, k, v, ok)
+			}
+		}
+	}
+	if got := s.page("/jobs/" + id).Text(); !strings.Contains(got, "A = 0.5, B = 0.4 (Jain et al. 2016)") {
+		t.Errorf("the job's page does not give the propensity parameters")
 	}
 }

@@ -215,6 +215,8 @@ func TestAnalyzeRefusals(t *testing.T) {
 		{"svm c not a number", func(f url.Values) { f.Set("classifier", "svm"); f.Set("eval_c", "big") }, 400, "#eval_c", "svm's c must be a number"},
 		{"svm eps not positive", func(f url.Values) { f.Set("classifier", "svm"); f.Set("eval_eps", "0") }, 400, "#eval_eps", "svm's eps must be greater than 0"},
 		{"unknown classifier", func(f url.Values) { f.Set("classifier", "svc") }, 400, "#classifier", "svm"},
+		{"ps_a not a number", func(f url.Values) { f.Set("ps_a", "x") }, 400, "#ps_a", "propensity model's ps_a must be a number"},
+		{"ps_b not positive", func(f url.Values) { f.Set("ps_b", "-1") }, 400, "#ps_b", "propensity model's ps_b must be greater than 0"},
 	}
 	before := s.snapshot()
 	for _, c := range cases {
@@ -257,12 +259,7 @@ func TestAnalyzeFormSVM(t *testing.T) {
 	if form.Find(`#classifier option[value="svm"]`).Length() != 1 {
 		t.Error("the form does not offer the classifier svm")
 	}
-	for _, c := range []struct{ id, value string }{{"eval_c", "1"}, {"eval_eps", "0.0001"}} {
-		in := form.Find("#" + c.id)
-		if in.AttrOr("value", "") != c.value || form.Find(`label[for="`+c.id+`"]`).Length() != 1 || in.AttrOr("aria-describedby", "") != "svm-hint" {
-			t.Errorf("#%s: value %q, want %q, with a label and the hint", c.id, in.AttrOr("value", ""), c.value)
-		}
-	}
+	wantInputs(t, form, "svm-hint", "eval_c", "1", "eval_eps", "0.0001")
 	request := func(job string) jobs.Evaluate {
 		t.Helper()
 		_, body := s.do("GET", "/api/jobs/"+job, "", nil)
@@ -622,6 +619,60 @@ func TestEveryMethodsResultsPage(t *testing.T) {
 		}
 		if n := len(doc.Find(`[data-testid="metrics-table"] thead th`).Nodes); n != cols {
 			t.Errorf("metrics table has %d columns for %d methods (classifier %s)", n, len(c.methods), c.classifier)
+		}
+	}
+}
+
+// TestAnalyzeFormPropensity: the multi-label form offers the propensity
+// model's A and B (labelled, described, at their defaults), sends them only
+// when changed, and the job's settings say them; the multi-dimensional
+// form has neither.
+func TestAnalyzeFormPropensity(t *testing.T) {
+	s := newJobServer(t, 1, 10, nil)
+	id := s.demo("multilabel")
+	form := s.page("/datasets/" + id + "/analyze").Find(`form[data-testid="analyze-form"]`)
+	wantInputs(t, form, "ps-hint", "ps_a", "0.55", "ps_b", "1.5")
+	evaluation := func(job string) jobs.Evaluate {
+		t.Helper()
+		_, body := s.do("GET", "/api/jobs/"+job, "", nil)
+		j := decode[struct {
+			Request jobs.Request `json:"request"`
+		}](t, body)
+		if j.Request.Evaluate == nil {
+			t.Fatalf("job %s has no evaluation: %s", job, body)
+		}
+		return *j.Request.Evaluate
+	}
+	f := analysisForm("pca")
+	f.Set("ps_a", "0.55")
+	f.Set("ps_b", "1.5")
+	if e := evaluation(s.startAnalysis(id, f)); e.PsA != 0 || e.PsB != 0 {
+		t.Errorf("the defaults: got ps_a %v, ps_b %v sent, want neither", e.PsA, e.PsB)
+	}
+	f.Set("ps_a", "0.5")
+	f.Set("ps_b", "0.4")
+	job := s.startAnalysis(id, f)
+	if e := evaluation(job); e.PsA != 0.5 || e.PsB != 0.4 {
+		t.Errorf("got ps_a %v, ps_b %v, want 0.5 and 0.4", e.PsA, e.PsB)
+	}
+	s.waitJob(job, jobs.Succeeded)
+	if got := s.page("/jobs/" + job).Text(); !strings.Contains(got, "A = 0.5, B = 0.4") {
+		t.Error("the job's page does not give the propensity parameters")
+	}
+	if n := s.page("/datasets/" + s.demo("multidim") + "/analyze").Find("#ps_a, #ps_b").Length(); n != 0 {
+		t.Errorf("the multi-dimensional form has %d propensity fields, want none", n)
+	}
+}
+
+// wantInputs checks that each input of form named in idValues (id, value,
+// id, value, …) shows its value, has a label and is described by the hint.
+func wantInputs(t *testing.T, form *goquery.Selection, hint string, idValues ...string) {
+	t.Helper()
+	for i := 0; i+1 < len(idValues); i += 2 {
+		id, value := idValues[i], idValues[i+1]
+		in := form.Find("#" + id)
+		if in.AttrOr("value", "") != value || form.Find(`label[for="`+id+`"]`).Length() != 1 || in.AttrOr("aria-describedby", "") != hint {
+			t.Errorf("#%s: value %q, want %q, with a label and the hint %s", id, in.AttrOr("value", ""), value, hint)
 		}
 	}
 }

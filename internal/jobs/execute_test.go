@@ -261,6 +261,11 @@ func TestExecuteSplitKinds(t *testing.T) {
 	if len(metrics.Rows) != 2*(3+1) {
 		t.Errorf("kfold metrics: got %d rows, want 8", len(metrics.Rows))
 	}
+	// Multi-label data: the classifier records the propensity parameters
+	// the propensity-scored metrics used, the defaults when none was given.
+	if o := metrics.Classifier; o.PsA != 0.55 || o.PsB != 1.5 {
+		t.Errorf("kfold metrics: classifier %+v, want ps_a 0.55 and ps_b 1.5", o)
+	}
 	// Predefined folds of multi-dimensional data.
 	j, _, err = e.run(Request{Dataset: e.md.ID, Methods: []string{"sdem", "lda"}, Split: &Split{Kind: SplitPredefined}, Evaluate: &Evaluate{Classifier: "mlknn", Dims: []int{1, 2}}})
 	if err != nil {
@@ -280,7 +285,7 @@ func TestExecuteSplitKinds(t *testing.T) {
 	b, _ = os.ReadFile(filepath.Join(e.store.JobDir(j.ID), FileMetrics))
 	metrics = MetricsFile{}
 	json.Unmarshal(b, &metrics)
-	if o := metrics.Classifier; o.Classifier != "svm" || o.C != 1 || o.Eps != 1e-4 || len(metrics.Rows) != 2*(3+1) {
+	if o := metrics.Classifier; o.Classifier != "svm" || o.C != 1 || o.Eps != 1e-4 || o.PsA != 0 || o.PsB != 0 || len(metrics.Rows) != 2*(3+1) {
 		t.Errorf("svm: classifier %+v, %d rows", o, len(metrics.Rows))
 	}
 	// mds: no projection, embedding of every row.

@@ -111,9 +111,14 @@ func (m *Manifest) scale(x *mat.Dense) (*mat.Dense, error) {
 }
 
 // metricsFile is metrics.json of an evaluation run with opts: the
-// preprocessing stands beside the classifier, not in it.
+// preprocessing stands beside the classifier, not in it; on multi-label
+// data the classifier records the propensity parameters the run used
+// (ps_a and ps_b, defaults included).
 func metricsFile(opts evaluate.Options, split Split, res *evaluate.Result) MetricsFile {
 	kind := opts.Preprocess
 	opts.Preprocess = ""
+	if p := res.Propensity; p != nil {
+		opts.PsA, opts.PsB = p.A, p.B
+	}
 	return MetricsFile{Classifier: opts, Preprocess: kind, Split: split, Rows: res.Rows, Notes: res.Notes}
 }

@@ -69,8 +69,14 @@ type Evaluate struct {
 	Lambda     float64 `json:"lambda,omitempty"`
 	// C and Eps are the svm's cost and stopping tolerance (LIBLINEAR's -c
 	// and -e; defaults 1 and 1e-4); the other classifiers take neither.
-	C       float64   `json:"c,omitempty"`
-	Eps     float64   `json:"eps,omitempty"`
+	C   float64 `json:"c,omitempty"`
+	Eps float64 `json:"eps,omitempty"`
+	// PsA and PsB are the propensity model's A and B (Jain, Prabhu and
+	// Varma, KDD 2016) for the propensity-scored metrics of multi-label
+	// data (evaluate.InversePropensities); absent or 0: 0.55 and 1.5.
+	// Multi-dimensional data refuses them.
+	PsA     float64   `json:"ps_a,omitempty"`
+	PsB     float64   `json:"ps_b,omitempty"`
 	Dims    []int     `json:"dims,omitempty"`
 	Percent []float64 `json:"percent,omitempty"`
 	Of      string    `json:"of,omitempty"`
@@ -423,6 +429,9 @@ func (r *Request) checkSplit(ds DatasetLookup, train store.DatasetRecord, ids []
 	if err := e.checkSVM(); err != nil {
 		return err
 	}
+	if err := e.checkPropensity(train.Summary.Kind == dataset.MultiDim); err != nil {
+		return err
+	}
 	if len(e.Dims) > 0 && len(e.Percent) > 0 {
 		return reqErr(http.StatusBadRequest, "evaluate.dims", "give dims or percent, not both")
 	}
@@ -465,6 +474,27 @@ func (e *Evaluate) checkSVM() error {
 	}
 	if !(e.Eps > 0) || math.IsInf(e.Eps, 0) {
 		return reqErr(http.StatusBadRequest, "evaluate.eps", "eps, the svm's stopping tolerance, must be a number greater than 0, not %v", e.Eps)
+	}
+	return nil
+}
+
+// checkPropensity refuses ps_a and ps_b on multi-dimensional data, which
+// reports no propensity-scored metrics, and values that are not numbers
+// greater than 0 (0 is the default).
+func (e *Evaluate) checkPropensity(multiDim bool) error {
+	for _, f := range []struct {
+		name, what string
+		v, def     float64
+	}{{"ps_a", "exponent A", e.PsA, evaluate.DefaultPropensityA}, {"ps_b", "offset B", e.PsB, evaluate.DefaultPropensityB}} {
+		switch {
+		case f.v == 0:
+		case multiDim:
+			return reqErr(http.StatusUnprocessableEntity, "evaluate."+f.name, "%s weighs the labels of the propensity-scored metrics (psprecision_at_k, psndcg_at_k), "+
+				"which multi-dimensional data does not report: leave it out", f.name)
+		case !(f.v > 0) || math.IsInf(f.v, 0):
+			return reqErr(http.StatusBadRequest, "evaluate."+f.name, "%s, the propensity model's %s (Jain et al. 2016), must be a number greater than 0 "+
+				"(default %v), not %v", f.name, f.what, f.def, f.v)
+		}
 	}
 	return nil
 }

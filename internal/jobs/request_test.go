@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"errors"
+	"math"
 	"net/http"
 	"testing"
 
@@ -76,6 +77,10 @@ func TestValidate(t *testing.T) {
 		{"eps of ridge", Request{Dataset: "ml", Method: "pca", Evaluate: &Evaluate{Classifier: "ridge", Eps: 0.1}}, 400, "evaluate.eps"},
 		{"negative c", Request{Dataset: "ml", Method: "pca", Evaluate: &Evaluate{Classifier: "svm", C: -1}}, 400, "evaluate.c"},
 		{"negative eps", Request{Dataset: "ml", Method: "pca", Evaluate: &Evaluate{Classifier: "svm", Eps: -1e-3}}, 400, "evaluate.eps"},
+		{"negative ps_a", Request{Dataset: "ml", Method: "pca", Evaluate: &Evaluate{PsA: -0.55}}, 400, "evaluate.ps_a"},
+		{"NaN ps_b", Request{Dataset: "ml", Method: "pca", Evaluate: &Evaluate{PsB: math.NaN()}}, 400, "evaluate.ps_b"},
+		{"ps_b on multi-dimensional data", Request{Dataset: "md", Methods: []string{"sdem"}, Split: &Split{Kind: SplitPredefined},
+			Evaluate: &Evaluate{PsB: 2.6}}, 422, "evaluate.ps_b"},
 		{"dims and percent", Request{Dataset: "ml", Method: "pca", Evaluate: &Evaluate{Dims: []int{1}, Percent: []float64{10}}}, 400, "evaluate.dims"},
 		{"bad percent", Request{Dataset: "ml", Method: "pca", Evaluate: &Evaluate{Percent: []float64{0}}}, 400, "evaluate.percent"},
 		{"mds evaluated", Request{Dataset: "ml", Method: "mds", Evaluate: &Evaluate{}}, 422, "method"},
@@ -112,6 +117,7 @@ func TestValidate(t *testing.T) {
 		{Dataset: "md", Methods: []string{"sdem", "pca"}, Split: &Split{Kind: SplitPredefined}, Evaluate: &Evaluate{Classifier: "svm", C: 0.5}},
 		{Dataset: "ml", TestDataset: "ml2", Method: "cplst", Evaluate: &Evaluate{Dims: []int{1, 2}}},
 		{Dataset: "ml", Method: "mds", Params: analysis.Params{D: 2}},
+		{Dataset: "ml", Method: "pca", Evaluate: &Evaluate{Classifier: "ridge", PsA: 0.5, PsB: 0.4}},
 	} {
 		ok.Normalize()
 		if err := ok.Validate(ds, Limits{MaxCells: 1 << 30, MaxPairwiseRows: 50}); err != nil {

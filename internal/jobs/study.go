@@ -47,6 +47,7 @@ func (x *Executor) executeStudy(ctx context.Context, job Job, report Report) ([]
 		names   []string
 		// perDataset are each data set's notes, merged into notes.
 		perDataset [][]string
+		propensity *evaluate.Propensity
 	)
 	spec := evaluationSpec(req)
 	n := len(req.Datasets)
@@ -68,6 +69,7 @@ func (x *Executor) executeStudy(ctx context.Context, job Job, report Report) ([]
 			return notes, fmt.Errorf("data set %s (%s): %w", name, id, err)
 		}
 		perDataset = append(perDataset, res.Notes)
+		propensity = res.Propensity // the same on every data set: one kind, one request
 		notes = studyNotes(names, perDataset)
 		for _, r := range res.Rows {
 			r.Dataset = id
@@ -78,7 +80,7 @@ func (x *Executor) executeStudy(ctx context.Context, job Job, report Report) ([]
 		return notes, err
 	}
 	report(0.96, "comparing", "ranks and significance tests over the data sets")
-	mf := metricsFile(spec.Options, *req.Split, &evaluate.Result{Rows: rows, Notes: notes})
+	mf := metricsFile(spec.Options, *req.Split, &evaluate.Result{Rows: rows, Notes: notes, Propensity: propensity})
 	mf.Datasets = records
 	if err := writeJSON(staged, FileMetrics, mf); err != nil {
 		return notes, diskFull(err)
@@ -131,10 +133,8 @@ func (x *Executor) evaluateOne(ctx context.Context, req Request, spec evaluate.S
 // evaluationSpec is what the request's evaluation runs.
 func evaluationSpec(req Request) evaluate.Spec {
 	e := req.Evaluate
-	spec := evaluate.Spec{
-		Grid:    evaluate.Grid{Dims: e.Dims, Percent: e.Percent, Of: e.Of},
-		Options: evaluate.Options{Classifier: e.Classifier, K: e.K, S: e.S, Lambda: e.Lambda, C: e.C, Eps: e.Eps, Preprocess: req.Preprocess},
-	}
+	o := evaluate.Options{Classifier: e.Classifier, K: e.K, S: e.S, Lambda: e.Lambda, C: e.C, Eps: e.Eps, PsA: e.PsA, PsB: e.PsB, Preprocess: req.Preprocess}
+	spec := evaluate.Spec{Grid: evaluate.Grid{Dims: e.Dims, Percent: e.Percent, Of: e.Of}, Options: o}
 	for _, id := range req.MethodIDs() {
 		m, _ := analysis.Lookup(id)
 		spec.Methods = append(spec.Methods, evaluate.MethodRun{ID: id, Params: req.Params.Only(m.Takes)})

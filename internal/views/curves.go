@@ -12,10 +12,14 @@ import (
 	"mldr/web/templates"
 )
 
-// metricOrder lists the metrics in the order the pages offer them.
-var metricOrder = []string{evaluate.HammingLoss, evaluate.RankingLoss, evaluate.OneError, evaluate.Coverage, evaluate.AveragePrecision,
-	evaluate.SubsetAccuracy, evaluate.ExampleAccuracy, evaluate.ExampleF1, evaluate.ExamplePrecision, evaluate.ExampleRecall, evaluate.MicroF1, evaluate.MacroF1,
-	evaluate.HammingScore, evaluate.ExactMatch, evaluate.SubExactMatch, evaluate.EncodingError, evaluate.PredictionError, evaluate.LossBound}
+// metricOrder lists the metrics in the order the pages offer them: the
+// multi-label ones, then those of extreme classification
+// (evaluate.XCMetricKeys), the multi-dimensional ones and the label-space
+// methods' errors.
+var metricOrder = slices.Concat([]string{evaluate.HammingLoss, evaluate.RankingLoss, evaluate.OneError, evaluate.Coverage, evaluate.AveragePrecision,
+	evaluate.SubsetAccuracy, evaluate.ExampleAccuracy, evaluate.ExampleF1, evaluate.ExamplePrecision, evaluate.ExampleRecall, evaluate.MicroF1, evaluate.MacroF1},
+	evaluate.XCMetricKeys,
+	[]string{evaluate.HammingScore, evaluate.ExactMatch, evaluate.SubExactMatch, evaluate.EncodingError, evaluate.PredictionError, evaluate.LossBound})
 
 // MetricOptions lists the metrics a run reported, in the pages' order.
 func MetricOptions(mf *jobs.MetricsFile) []templates.Option {

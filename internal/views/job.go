@@ -1,6 +1,7 @@
 package views
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -134,6 +135,10 @@ func (b *Builder) JobHeader(j jobs.Job) templates.JobHeader {
 			add("classifier", fmt.Sprintf("svm, LIBLINEAR -s 3 -B 1 (c = %g, eps = %g)", e.C, e.Eps))
 		} else {
 			add("classifier", fmt.Sprintf("%s (k = %d, s = %g, λ = %g)", e.Classifier, e.K, e.S, e.Lambda))
+		}
+		if e.PsA != 0 || e.PsB != 0 { // given: the defaults go without saying
+			add("propensities", fmt.Sprintf("A = %g, B = %g (Jain et al. 2016)",
+				cmp.Or(e.PsA, evaluate.DefaultPropensityA), cmp.Or(e.PsB, evaluate.DefaultPropensityB)))
 		}
 		switch {
 		case len(e.Dims) > 0:

@@ -68,5 +68,20 @@ func nameList(names []string) string {
 	return b.String()
 }
 
-// metricText is a metric's name as pages write it ("hamming loss").
-func metricText(metric string) string { return strings.ReplaceAll(metric, "_", " ") }
+// metricText is a metric's name as pages write it ("hamming loss"); the
+// extreme-classification metrics as their literature writes them ("P@1",
+// "nDCG@3", "PSP@5", "PSnDCG@5").
+func metricText(metric string) string {
+	if t, ok := xcMetricText[metric]; ok {
+		return t
+	}
+	return strings.ReplaceAll(metric, "_", " ")
+}
+
+// xcMetricText names the extreme-classification metrics.
+var xcMetricText = map[string]string{
+	evaluate.PrecisionAt1: "P@1", evaluate.PrecisionAt3: "P@3", evaluate.PrecisionAt5: "P@5",
+	evaluate.NDCGAt1: "nDCG@1", evaluate.NDCGAt3: "nDCG@3", evaluate.NDCGAt5: "nDCG@5",
+	evaluate.PSPrecisionAt1: "PSP@1", evaluate.PSPrecisionAt3: "PSP@3", evaluate.PSPrecisionAt5: "PSP@5",
+	evaluate.PSNDCGAt1: "PSnDCG@1", evaluate.PSNDCGAt3: "PSnDCG@3", evaluate.PSNDCGAt5: "PSnDCG@5",
+}

@@ -71,3 +71,46 @@ func TestMetricsTableDPerFold(t *testing.T) {
 		t.Errorf("table rows %q, want %q", got, want)
 	}
 }
+
+// TestXCMetricsOffered: a job's extreme-classification metrics are offered
+// after the multi-label ones under their literature's names (P@1 …
+// PSnDCG@5), and their curves and tables say higher is better.
+func TestXCMetricsOffered(t *testing.T) {
+	m := map[string]float64{evaluate.HammingLoss: 0.2, evaluate.MacroF1: 0.5}
+	for i, k := range evaluate.XCMetricKeys {
+		m[k] = 0.1 * float64(i%5+1)
+	}
+	m2 := map[string]float64{}
+	for k, v := range m {
+		m2[k] = v / 2
+	}
+	res := &jobs.Results{
+		Job: jobs.Job{Request: jobs.Request{Method: "pca"}},
+		Metrics: &jobs.MetricsFile{Rows: []evaluate.Row{
+			{Method: "pca", D: 1, Metrics: m2, Folds: 1},
+			{Method: "pca", D: 2, Metrics: m, Folds: 1},
+		}},
+	}
+	var got []string
+	for _, o := range MetricOptions(res.Metrics) {
+		got = append(got, o.Value+"="+o.Text)
+	}
+	want := "hamming_loss=hamming loss macro_f1=macro f1 precision_at_1=P@1 precision_at_3=P@3 precision_at_5=P@5 " +
+		"ndcg_at_1=nDCG@1 ndcg_at_3=nDCG@3 ndcg_at_5=nDCG@5 psprecision_at_1=PSP@1 psprecision_at_3=PSP@3 psprecision_at_5=PSP@5 " +
+		"psndcg_at_1=PSnDCG@1 psndcg_at_3=PSnDCG@3 psndcg_at_5=PSnDCG@5"
+	if strings.Join(got, " ") != want {
+		t.Errorf("metric options: got %q, want %q", strings.Join(got, " "), want)
+	}
+	for _, k := range evaluate.XCMetricKeys {
+		if table := MetricsTable(res, k); table.Best != "higher" {
+			t.Errorf("%s table: best %q, want higher", k, table.Best)
+		}
+		_, alt, err := Curves(res, k, []string{"pca"}, "linear", nil)
+		if err != nil {
+			t.Fatalf("%s curves: %v", k, err)
+		}
+		if want := "; higher is better. Best: PCA at d = 2"; !strings.Contains(alt, want) {
+			t.Errorf("%s alt text %q: want %q", k, alt, want)
+		}
+	}
+}

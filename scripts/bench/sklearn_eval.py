@@ -9,7 +9,8 @@ fitted on the fold's training rows, the training and test rows projected with
 the training means and directions, and at every d of the grid ML-kNN (k, s)
 on the first d columns; cplst brings its own regressor (ridge with a bias
 column, λ on every weight) and round-based decoding, as the product's does.
-Every metric of the job's metrics.json is computed for every fold, and the
+Every metric of the job's metrics.json is computed for every fold (those of
+extreme classification with the default propensities, A = 0.55, B = 1.5), and the
 mean over the folds (over those where it is defined) is printed per method
 and d.
 
@@ -304,6 +305,48 @@ def multilabel_metrics(Y, P, S):
     return m
 
 
+XC_KS = (1, 3, 5)
+
+
+def xc_metrics(Y, S, Ytr, a=0.55, b=1.5):
+    """evaluate.XCMetrics with evaluate.InversePropensities of the training
+    labels Ytr (Jain et al. 2016; the product's default A and B): P@k and
+    nDCG@k averaged over all rows (a row without labels counts 0), PSP@k and
+    PSnDCG@k as ratios of means over their best values (pyxclib's); top_k in
+    the order of ranks() (of tied scores the later label first). With fewer
+    than 3 training rows, or no labelled test row, the propensity-scored
+    ones are NaN. Scores are never NaN here."""
+    n, q = Y.shape
+    Yb = Y != 0
+    ntr = Ytr.shape[0]
+    w = None
+    if ntr >= 3:
+        w = 1 + (math.log(ntr) - 1) * (b + 1) ** a * ((Ytr != 0).sum(axis=0) + b) ** (-a)
+    order = np.argsort(S, axis=1, kind="stable")[:, ::-1][:, :max(XC_KS)]
+    hits = np.take_along_axis(Yb, order, axis=1).astype(float)
+    disc = 1 / np.log2(np.arange(2, hits.shape[1] + 2))
+    cum = np.concatenate([[0.0], np.cumsum(disc)])
+    nY = Yb.sum(axis=1)
+    lab = nY > 0
+    m = {}
+    for k in XC_KS:
+        kk = min(k, hits.shape[1])
+        h, dk = hits[:, :kk], disc[:kk]
+        ideal = np.where(lab, cum[np.minimum(k, nY)], 1.0)
+        m["precision_at_%d" % k] = float(h.sum()) / k / n
+        m["ndcg_at_%d" % k] = float(np.where(lab, (h * dk).sum(axis=1) / ideal, 0).sum()) / n
+        psp = psn = math.nan
+        if w is not None:
+            ps = h * w[order[:, :kk]]
+            best = -np.sort(-np.where(Yb, w, 0), axis=1)[:, :kk]  # the true labels' weights, largest first
+            if best.sum() > 0:
+                psp = float(ps.sum()) / float(best.sum())
+                psn = float(((ps * dk).sum(axis=1) / ideal).sum()) / float(((best * dk).sum(axis=1) / ideal).sum())
+        m["psprecision_at_%d" % k] = psp
+        m["psndcg_at_%d" % k] = psn
+    return m
+
+
 # ---------------------------------------------------------------- methods
 
 def top(w, V, d):
@@ -411,6 +454,7 @@ def eval_cplst(Xtr, Ytr, Xte, Yte, dims, lam):
         Vd, pd = V[:, :d], pred[:, :d]
         scores = pd @ Vd.T + ybar
         m = multilabel_metrics(Yte, (scores > 0).astype(float), scores)
+        m.update(xc_metrics(Yte, scores, Ytr))
         tz = zte @ Vd
         enc = zte - tz @ Vd.T
         m["encoding_error"] = float((enc * enc).sum()) / nte
@@ -443,7 +487,7 @@ def evaluate(X, Y, folds, methods, dims, k, s, lam):
         te, tr = np.flatnonzero(folds == f), np.flatnonzero(folds != f)
         Xtr, Xte, Ytr, Yte = X[tr], X[te], Y[tr], Y[te]
         pred, post = mlknn(Xtr, Ytr, Xte, k, s)
-        cells.setdefault(("ori", X.shape[1]), []).append(multilabel_metrics(Yte, pred, post))
+        cells.setdefault(("ori", X.shape[1]), []).append(multilabel_metrics(Yte, pred, post) | xc_metrics(Yte, post, Ytr))
         for name in methods:
             if name == "cplst":
                 for d, m in eval_cplst(Xtr, Ytr, Xte, Yte, dims, lam).items():
@@ -454,7 +498,7 @@ def evaluate(X, Y, folds, methods, dims, k, s, lam):
             Ztr, Zte = Z[tr], Z[te]
             for d in dims:
                 pred, post = mlknn(Ztr[:, :d], Ytr, Zte[:, :d], k, s)
-                cells.setdefault((name, d), []).append(multilabel_metrics(Yte, pred, post))
+                cells.setdefault((name, d), []).append(multilabel_metrics(Yte, pred, post) | xc_metrics(Yte, post, Ytr))
     rows = []
     for (name, d), per_fold in cells.items():
         mean = {}

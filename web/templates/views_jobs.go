@@ -49,6 +49,7 @@ type AnalyzeForm struct {
 	GridMode, Grid, GridOf                             string
 	EvalK, EvalLambda                                  string
 	EvalC, EvalEps                                     string // the svm's c and eps
+	PsA, PsB                                           string // the propensity model's A and B (multi-label data)
 	Preprocess                                         string // none, standardize or minmax
 	HasFolds                                           bool
 	// SeedDim is seed 003's d′ = ΣK_j − q of multi-dimensional data as
