@@ -14,9 +14,10 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
+
+	"mldr/internal/linalg"
 )
 
 // Neighbours holds the k nearest reference rows of each query row.
@@ -99,13 +100,15 @@ func NewReference(x *mat.Dense) *Reference {
 //     it cannot rule out with Dist itself; a subtree is ruled out only by
 //     a lower bound of Dist that rounding cannot raise (kdTree.boxDist).
 //     Queries run in blocks on every core. Memory O(R·D + Q·k).
-//   - Blocks of query rows compared with all reference rows through one
-//     Gemm on rows centred by the reference means (‖a‖² + ‖b‖² − 2aᵀb,
-//     clamped at 0) by GOMAXPROCS workers that each own their block's
-//     output. The Gemm distances only shortlist: every reference row whose
-//     Gemm distance could, within its rounding error, be among the k
-//     smallest is measured again with Dist on the rows as given, and the k
-//     smallest of those are kept. O(Q·R·D) time, O(Q·k + block·R) memory.
+//   - Blocks of query rows compared with all reference rows through the
+//     products of rows centred by the reference means (‖a‖² + ‖b‖² −
+//     2aᵀb, clamped at 0; linalg.RowDots, the reference rows packed once
+//     per search and read by every block) by GOMAXPROCS workers that each
+//     own their block's output and compute its products alone. These
+//     distances only shortlist: every reference row whose distance could,
+//     within its rounding error, be among the k smallest is measured
+//     again with Dist on the rows as given, and the k smallest of those
+//     are kept. O(Q·R·D) time, O(Q·k + (Q+R)·D + block·R) memory.
 //
 // Either way the result is independent of rounding, blocks and workers;
 // ctx is checked between blocks of queries, and errors are the same.
@@ -133,23 +136,30 @@ func searchRows(ctx context.Context, ref, query *mat.Dense, k int, self bool, pr
 	if err := checkSearch(r, d, dq, k, self); err != nil {
 		return nil, err
 	}
+	// The reference rows' norms are checked before anything is packed.
 	mean := columnMeans(ref)
-	rr := ref.RawMatrix()
-	refc, refNorm, err := centre(ref, mean)
+	refNorm, err := centredNorms(ref, mean)
 	if err != nil {
 		return nil, err
 	}
-	qc, qNorm := refc, refNorm
+	qNorm := refNorm
 	if !self {
-		if qc, qNorm, err = centre(query, mean); err != nil {
+		if qNorm, err = centredNorms(query, mean); err != nil {
 			return nil, err
 		}
 	}
+	// The reference rows are packed once, for every block and worker;
+	// with self they are the queries' packing too.
+	refP := linalg.NewPanels(ref.RawMatrix(), mean)
+	qP := refP
+	if !self {
+		qP = linalg.NewPanels(query.RawMatrix(), mean)
+	}
 	s := &search{
-		ref: rr, query: query.RawMatrix(), refc: refc.RawMatrix(), qc: qc.RawMatrix(),
+		ref: ref.RawMatrix(), query: query.RawMatrix(), refP: refP, qP: qP,
 		refNorm: refNorm, qNorm: qNorm, self: self, rows: rows, k: k,
-		// The Gemm distance, the centring and Dist each err by at most
-		// about (D+3)·u·(‖a‖² + ‖b‖²) (u = 2⁻⁵³): twice that is safe.
+		// The product's distance, the centring and Dist each err by at
+		// most about (D+3)·u·(‖a‖² + ‖b‖²) (u = 2⁻⁵³): twice that is safe.
 		tol: 8 * float64(d+4) * 0x1p-53,
 		out: &Neighbours{Queries: q, K: k, Index: make([]int32, q*k), Dist: make([]float64, q*k)},
 	}
@@ -230,21 +240,20 @@ func columnMeans(x *mat.Dense) []float64 {
 	return mean
 }
 
-// centre returns x minus mean and the squared norms of its rows, or
-// tooLarge's error.
-func centre(x *mat.Dense, mean []float64) (*mat.Dense, []float64, error) {
+// centredNorms returns the squared norms of x's rows minus mean, or
+// tooLarge's error for the first row it refuses.
+func centredNorms(x *mat.Dense, mean []float64) ([]float64, error) {
 	n, d := x.Dims()
-	c := mat.NewDense(n, d, nil)
-	raw, cr := x.RawMatrix(), c.RawMatrix()
+	raw := x.RawMatrix()
 	norm := make([]float64, n)
 	for i := range n {
-		v := centreRow(cr.Data[i*cr.Stride:i*cr.Stride+d], raw.Data[i*raw.Stride:i*raw.Stride+d], mean)
+		v := centreRow(nil, raw.Data[i*raw.Stride:i*raw.Stride+d], mean)
 		if err := tooLarge(i, v); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		norm[i] = v
 	}
-	return c, norm, nil
+	return norm, nil
 }
 
 // centreRow writes src − mean into dst (nil: nowhere) and returns its
@@ -272,12 +281,14 @@ func tooLarge(i int, v float64) error {
 }
 
 type search struct {
-	ref, query, refc, qc blas64.General
-	refNorm, qNorm       []float64
-	self                 bool
-	rows, k              int
-	tol                  float64
-	out                  *Neighbours
+	ref, query blas64.General // the rows as given, for Dist
+	refP, qP   *linalg.Panels // the rows minus the reference means, packed
+	refNorm    []float64      // squared norms of the centred rows
+	qNorm      []float64
+	self       bool
+	rows, k    int
+	tol        float64
+	out        *Neighbours
 }
 
 type candidate struct {
@@ -287,7 +298,7 @@ type candidate struct {
 
 // worker holds a block of distances (rows·R), a heap and a shortlist.
 func (s *search) worker() func(i0, i1 int) {
-	g := make([]float64, s.rows*s.refc.Rows)
+	g := make([]float64, s.rows*s.ref.Rows)
 	heap := make([]float64, 0, s.k)
 	var cand []candidate
 	return func(i0, i1 int) { cand = s.block(i0, i1, s.k, g, heap, cand) }
@@ -295,14 +306,10 @@ func (s *search) worker() func(i0, i1 int) {
 
 // block finds the neighbours of query rows i0…i1−1.
 func (s *search) block(i0, i1, k int, g, heap []float64, cand []candidate) []candidate {
-	n, d := s.refc.Rows, s.refc.Cols
-	m := i1 - i0
-	a := blas64.General{Rows: m, Cols: d, Stride: s.qc.Stride, Data: s.qc.Data[i0*s.qc.Stride:]}
-	c := blas64.General{Rows: m, Cols: n, Stride: n, Data: g[:m*n]}
-	blas64.Gemm(blas.NoTrans, blas.Trans, 1, a, s.refc, 0, c)
-	for r := range m {
-		i := i0 + r
-		row := c.Data[r*n : (r+1)*n]
+	n, d := s.ref.Rows, s.ref.Cols
+	linalg.RowDots(s.qP, i0, i1, s.refP, g, n)
+	for i := i0; i < i1; i++ {
+		row := g[(i-i0)*n : (i-i0+1)*n]
 		ni := s.qNorm[i]
 		h := heap[:0]
 		for j, v := range row {

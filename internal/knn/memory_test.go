@@ -84,3 +84,46 @@ func TestEstimateMemoryTreeBelowBrute(t *testing.T) {
 		t.Error("no shape took the tree")
 	}
 }
+
+// TestEstimateMemoryBrute: on shapes where Search takes the blocked
+// search, every byte it allocates is within EstimateMemory, and the
+// estimate (which counts a shortlist of every reference row per worker,
+// the worst case of ties) is within 4 times it.
+func TestEstimateMemoryBrute(t *testing.T) {
+	for _, tc := range []struct {
+		r, q, d, k int
+		self       bool
+	}{
+		{2166, 2166, 294, 10, true},
+		{2166, 241, 294, 10, false},
+		{5000, 700, 30, 10, false},
+		{301, 301, 50, 3, true},
+	} {
+		t.Run(fmt.Sprintf("R=%d/Q=%d/d=%d/k=%d/self=%v", tc.r, tc.q, tc.d, tc.k, tc.self), func(t *testing.T) {
+			if useTree(tc.r, tc.q, tc.d, tc.k, false) {
+				t.Fatalf("Search takes the tree for this shape; the test wants one it takes the blocked search for")
+			}
+			ref := data(1, tc.r, tc.d, "gaussian")
+			query := ref
+			if !tc.self {
+				query = data(2, tc.q, tc.d, "gaussian")
+			}
+			est := EstimateMemory(tc.r, tc.q, tc.d, tc.k, tc.self)
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			if _, err := Search(context.Background(), ref, query, tc.k, tc.self, nil); err != nil {
+				t.Fatal(err)
+			}
+			runtime.ReadMemStats(&after)
+			got := int64(after.TotalAlloc - before.TotalAlloc)
+			if got > est {
+				t.Errorf("allocated %d bytes, above the estimate %d", got, est)
+			}
+			if est > 4*got {
+				t.Errorf("estimate %d bytes, more than 4 × the %d allocated", est, got)
+			}
+			t.Logf("estimate %d, allocated %d", est, got)
+		})
+	}
+}
