@@ -11,43 +11,13 @@ import (
 // byte the search allocates (runtime.MemStats.TotalAlloc, so the peak too)
 // is within EstimateMemory, and the estimate is within 4 times it.
 func TestEstimateMemoryTree(t *testing.T) {
-	for _, tc := range []struct {
-		r, q, d, k int
-		self       bool
-	}{
+	testEstimateMemory(t, true, []searchShape{
 		{2166, 2166, 5, 10, true},
 		{2166, 241, 5, 10, false},
 		{20000, 20000, 2, 10, true},
 		{20000, 3000, 8, 30, false},
 		{500, 500, 2, 3, true},
-	} {
-		t.Run(fmt.Sprintf("R=%d/Q=%d/d=%d/k=%d/self=%v", tc.r, tc.q, tc.d, tc.k, tc.self), func(t *testing.T) {
-			if !useTree(tc.r, tc.q, tc.d, tc.k, false) {
-				t.Fatalf("Search takes the blocked search for this shape; the test wants one it takes the tree for")
-			}
-			ref := data(1, tc.r, tc.d, "gaussian")
-			query := ref
-			if !tc.self {
-				query = data(2, tc.q, tc.d, "gaussian")
-			}
-			est := EstimateMemory(tc.r, tc.q, tc.d, tc.k, tc.self)
-			var before, after runtime.MemStats
-			runtime.GC()
-			runtime.ReadMemStats(&before)
-			if _, err := Search(context.Background(), ref, query, tc.k, tc.self, nil); err != nil {
-				t.Fatal(err)
-			}
-			runtime.ReadMemStats(&after)
-			got := int64(after.TotalAlloc - before.TotalAlloc)
-			if got > est {
-				t.Errorf("allocated %d bytes, above the estimate %d", got, est)
-			}
-			if est > 4*got {
-				t.Errorf("estimate %d bytes, more than 4 × the %d allocated", est, got)
-			}
-			t.Logf("estimate %d, allocated %d", est, got)
-		})
-	}
+	})
 }
 
 // TestEstimateMemoryTreeBelowBrute: wherever Search takes the tree, its
@@ -85,23 +55,33 @@ func TestEstimateMemoryTreeBelowBrute(t *testing.T) {
 	}
 }
 
-// TestEstimateMemoryBrute: on shapes where Search takes the blocked
-// search, every byte it allocates is within EstimateMemory, and the
-// estimate (which counts a shortlist of every reference row per worker,
-// the worst case of ties) is within 4 times it.
+// TestEstimateMemoryBrute: the same on shapes where Search takes the
+// blocked search, whose estimate counts a shortlist of every reference
+// row per worker (the worst case, when distances tie).
 func TestEstimateMemoryBrute(t *testing.T) {
-	for _, tc := range []struct {
-		r, q, d, k int
-		self       bool
-	}{
+	testEstimateMemory(t, false, []searchShape{
 		{2166, 2166, 294, 10, true},
 		{2166, 241, 294, 10, false},
 		{5000, 700, 30, 10, false},
 		{301, 301, 50, 3, true},
-	} {
+	})
+}
+
+// searchShape is a search of the k nearest of q query rows among r
+// reference rows of d columns (self: the queries are the reference rows).
+type searchShape struct {
+	r, q, d, k int
+	self       bool
+}
+
+// testEstimateMemory checks, for each shape (on which Search must take
+// the tree, or not), that the bytes Search allocates are within
+// EstimateMemory and the estimate within 4 times them.
+func testEstimateMemory(t *testing.T, tree bool, shapes []searchShape) {
+	for _, tc := range shapes {
 		t.Run(fmt.Sprintf("R=%d/Q=%d/d=%d/k=%d/self=%v", tc.r, tc.q, tc.d, tc.k, tc.self), func(t *testing.T) {
-			if useTree(tc.r, tc.q, tc.d, tc.k, false) {
-				t.Fatalf("Search takes the tree for this shape; the test wants one it takes the blocked search for")
+			if useTree(tc.r, tc.q, tc.d, tc.k, false) != tree {
+				t.Fatalf("got useTree %v for this shape, want %v", !tree, tree)
 			}
 			ref := data(1, tc.r, tc.d, "gaussian")
 			query := ref
