@@ -304,26 +304,42 @@ func (s *search) worker() func(i0, i1 int) {
 	return func(i0, i1 int) { cand = s.block(i0, i1, s.k, g, heap, cand) }
 }
 
-// block finds the neighbours of query rows i0…i1−1.
+// block finds the neighbours of query rows i0…i1−1. Each row of the block
+// of products is read twice: first for the k-th smallest upper bound t of
+// the distances (each distance plus its rounding error e), keeping the
+// lower bounds (minus e) in its place; then for the reference rows whose
+// lower bound is at most t, the shortlist that Dist measures again.
 func (s *search) block(i0, i1, k int, g, heap []float64, cand []candidate) []candidate {
 	n, d := s.ref.Rows, s.ref.Cols
 	linalg.RowDots(s.qP, i0, i1, s.refP, g, n)
+	refNorm := s.refNorm[:n]
 	for i := i0; i < i1; i++ {
 		row := g[(i-i0)*n : (i-i0+1)*n]
 		ni := s.qNorm[i]
+		skip := -1 // the query's own index, with self
+		if s.self {
+			skip = i
+		}
 		h := heap[:0]
 		for j, v := range row {
-			dj := max(ni+s.refNorm[j]-2*v, 0)
-			row[j] = dj
-			if !s.self || j != i {
-				h = push(h, dj+s.tol*(ni+s.refNorm[j]), k)
+			nj := refNorm[j]
+			dj := max(ni+nj-2*v, 0)
+			e := s.tol * (ni + nj)
+			row[j] = dj - e
+			// The heap is full after k rows; then most rows are
+			// refused here, without a call.
+			if u := dj + e; j != skip && (len(h) < k || u < h[0]) {
+				h = push(h, u, k)
 			}
+		}
+		if s.self {
+			row[i] = math.Inf(1)
 		}
 		t := h[0]
 		xi := s.query.Data[i*s.query.Stride : i*s.query.Stride+d]
 		cand = cand[:0]
-		for j, dj := range row {
-			if (!s.self || j != i) && dj-s.tol*(ni+s.refNorm[j]) <= t {
+		for j, lo := range row {
+			if lo <= t {
 				cand = append(cand, candidate{d: Dist(xi, s.ref.Data[j*s.ref.Stride:j*s.ref.Stride+d]), j: int32(j)})
 			}
 		}
