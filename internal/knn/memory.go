@@ -23,12 +23,14 @@ func EstimateMemory(ref, query, d, k int, self bool) int64 {
 // estimateBrute is EstimateMemory for the blocked search: the packed
 // centred copies of ref (and of the queries), their rows rounded up to a
 // multiple of 12 (linalg.PanelsLen), their norms, the result (an int32
-// and a float64 per neighbour) and, per worker goroutine, its block of
-// distances (at most 256 rows × ref, and at most 8 MiB unless a single row
-// is longer), its heap and its shortlist (every reference row in the worst
-// case, when distances tie); and 64 KiB for the rounding of the large
-// arrays to whole pages of 8 KiB and for the goroutines' and the search's
-// own small objects.
+// and a float64 per neighbour) and, per worker goroutine, for each row of
+// its block (256) a heap of k and a shortlist of shortCap(k) candidates
+// (16 bytes each), the sums of the tiles (linalg.TileScratch, 12 KB),
+// and for a row whose shortlist overflows a row of products and a
+// shortlist of every reference row (the worst case, when distances tie,
+// grown by appending); and 64 KiB for the rounding of the large arrays
+// to whole pages of 8 KiB and for the goroutines' and the search's own
+// small objects.
 func estimateBrute(ref, query, d, k int, self bool) int64 {
 	r, q, dd, kk := float64(ref), float64(query), float64(d), float64(k)
 	units := dd + float64(linalg.PanelsLen(ref, d)) + r // means, packed ref, norms
@@ -36,10 +38,10 @@ func estimateBrute(ref, query, d, k int, self bool) int64 {
 		units += float64(linalg.PanelsLen(query, d)) + q
 	}
 	units += 1.5 * q * kk
-	rows := float64(max(1, min(blockRows, scratch/max(ref, 1))))
-	blocks := (q + rows - 1) / rows
+	blocks := (q + blockRows - 1) / blockRows
 	workers := max(1, min(float64(runtime.GOMAXPROCS(0)), blocks))
-	units += workers * (rows*r + kk + 2*2*r)
+	perRow := kk + 2*float64(shortCap(k)) + 8 // heap, shortlist, their headers
+	units += workers * (blockRows*perRow + 12<<10/8 + r + 2*2*r)
 	return int64(8*units) + 64<<10
 }
 

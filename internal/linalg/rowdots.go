@@ -56,68 +56,72 @@ func PanelsLen(n, d int) int {
 	return (n + panelWidth - 1) / panelWidth * panelWidth * d
 }
 
-// Blocking of RowDots: the inner dimension is taken rowDotsKC columns at
-// a time (split evenly: 294 columns are two chunks of 147), so that a
-// chunk of one group of b (rowDotsKC × 12, 24 KB) stays in the L1 cache
-// while every 4-row tile of a block of rowDotsMC rows of a (at most
-// 128 KB, in the L2 cache) is multiplied with it. (128 rows measured no
-// faster, 256 half as fast, with a 256-row block at D = 294.)
+// TileRows and TileCols are the shape of the tiles RowDotTiles hands
+// out: TileRows rows of a by TileCols rows of b, row after row.
 const (
-	rowDotsKC = 256
-	rowDotsMC = 64
+	TileRows = kernel.Rows
+	TileCols = kernel.Width
 )
 
-// RowDots sets c[(i−i0)·ldc + j] to the dot product of row i of a with row
-// j of b, for rows i0 ≤ i < i1 of a and every row j of b: the block of
-// rows i0…i1−1 of a·bᵀ, in the calling goroutine alone (callers that run
-// several blocks at once each call it for their own). a and b must have
-// the same columns, and c room for i1−i0 rows of ldc ≥ b's rows. Each
-// entry is a sum of the D products in some order, with fused
-// multiply-adds where the CPU has them: its error is within the usual
-// bound of a dot product, D·u·Σ|aₜbₜ| (u = 2⁻⁵³), but the last bits
-// are not those of any other summation.
-func RowDots(a *Panels, i0, i1 int, b *Panels, c []float64, ldc int) {
+// Blocking of RowDotTiles: the inner dimension is taken in chunks of at
+// most rowTilesKC columns (split evenly: 294 columns are two chunks of
+// 147), so that a chunk of one group of b (at most 24 KB) stays in the L1
+// cache while every tile of up to rowTilesMC rows of a is multiplied with
+// it; those rows' chunks (at most 256 KB) stay in the L2 cache, and their
+// tiles' sums (at most 24 KB) wait for the last chunk. With D = 1 000,
+// multiplying each tile with the whole group at once (96 KB, from the L2
+// cache) reached half the speed.
+const (
+	rowTilesKC = 256
+	rowTilesMC = 128
+)
+
+// TileScratch holds the sums of the tiles RowDotTiles is computing: one
+// for each goroutine that calls it (12 KB); its zero value is ready.
+type TileScratch [rowTilesMC / TileRows][TileRows * TileCols]float64
+
+// RowDotTiles computes the block of rows i0…i1−1 of a·bᵀ a tile at a time
+// and hands each tile to tile, in the calling goroutine alone (callers
+// that run several blocks at once each call it for their own): for r0 a
+// multiple of TileRows and j0 of TileCols, t[i·TileCols + j] is the dot
+// product of row r0+i of a with row j0+j of b. Entries of rows outside
+// i0…i1−1 or of columns past b's last row are to be ignored. For each row
+// of a, its tiles come in increasing j0. No block of products is
+// stored: the caller keeps what it needs of each tile. a and b must have
+// the same columns; scratch is the calling goroutine's. Each product is a sum of the D products in some
+// order, with fused multiply-adds where the CPU has them: its error is
+// within the usual bound of a dot product, D·u·Σ|aₜbₜ| (u = 2⁻⁵³), but
+// its last bits are not those of any other summation.
+func RowDotTiles(a *Panels, i0, i1 int, b *Panels, scratch *TileScratch, tile func(r0, j0 int, t *[TileRows * TileCols]float64)) {
 	d, n := a.cols, b.rows
-	if b.cols != d || i0 < 0 || i1 > a.rows || i0 > i1 || ldc < n || (i1 > i0 && len(c) < (i1-i0-1)*ldc+n) {
-		panic(fmt.Sprintf("linalg: RowDots: rows %d…%d of %d×%d times the transpose of %d×%d do not fit in %d values of stride %d",
-			i0, i1, a.rows, d, n, b.cols, len(c), ldc))
+	if b.cols != d || i0 < 0 || i1 > a.rows || i0 > i1 {
+		panic(fmt.Sprintf("linalg: RowDotTiles: rows %d…%d of %d×%d times the transpose of %d×%d", i0, i1, a.rows, d, n, b.cols))
 	}
-	for i := i0; i < i1; i++ {
-		clear(c[(i-i0)*ldc : (i-i0)*ldc+n])
-	}
-	if i0 == i1 || n == 0 || d == 0 {
+	if i0 == i1 || n == 0 {
 		return
 	}
-	var tmp [tileRows * panelWidth]float64
-	chunks := (d + rowDotsKC - 1) / rowDotsKC
+	chunks := max(1, (d+rowTilesKC-1)/rowTilesKC)
 	groupLen := d * panelWidth
-	for ch := range chunks {
-		k0, k1 := d*ch/chunks, d*(ch+1)/chunks
-		kk := k1 - k0
-		// Tiles start at multiples of 4 rows of a, the edges of a tile
-		// in the packed groups; those that reach outside i0…i1−1 (or
-		// past b's last row) go through tmp.
-		for m0 := i0 &^ (tileRows - 1); m0 < i1; m0 += rowDotsMC {
-			m1 := min(m0+rowDotsMC, i1)
-			for jp := 0; jp*panelWidth < n; jp++ {
-				j0 := jp * panelWidth
-				bp := b.data[jp*groupLen+k0*panelWidth:]
-				cols := min(panelWidth, n-j0)
-				for r0 := m0; r0 < m1; r0 += tileRows {
-					ap := a.data[(r0/panelWidth)*groupLen+k0*panelWidth+r0%panelWidth:]
-					if r0 >= i0 && r0+tileRows <= i1 && cols == panelWidth {
-						kernel.Tile(kk, ap, bp, c[(r0-i0)*ldc+j0:], ldc)
-						continue
-					}
-					clear(tmp[:])
-					kernel.Tile(kk, ap, bp, tmp[:], panelWidth)
-					for i := max(r0, i0); i < min(r0+tileRows, i1); i++ {
-						dst := c[(i-i0)*ldc+j0 : (i-i0)*ldc+j0+cols]
-						for j, v := range tmp[(i-r0)*panelWidth : (i-r0)*panelWidth+cols] {
-							dst[j] += v
-						}
-					}
+	for m0 := i0 &^ (tileRows - 1); m0 < i1; m0 += rowTilesMC {
+		m1 := min(m0+rowTilesMC, i1)
+		tiles := scratch[:(m1-m0+tileRows-1)/tileRows]
+		for j0 := 0; j0 < n; j0 += panelWidth {
+			for i := range tiles {
+				clear(tiles[i][:])
+			}
+			for ch := range chunks {
+				k0, k1 := d*ch/chunks, d*(ch+1)/chunks
+				if k1 == k0 {
+					continue
 				}
+				bp := b.data[j0*d+k0*panelWidth:]
+				for i := range tiles {
+					r0 := m0 + i*tileRows
+					kernel.Tile(k1-k0, a.data[(r0/panelWidth)*groupLen+k0*panelWidth+r0%panelWidth:], bp, tiles[i][:], panelWidth)
+				}
+			}
+			for i := range tiles {
+				tile(m0+i*tileRows, j0, &tiles[i])
 			}
 		}
 	}

@@ -10,12 +10,13 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 )
 
-// RowDots agrees with gonum's Gemm of the shifted rows on blocks that meet
-// every edge of the tiling: blocks starting and ending inside a tile and a
-// group, rows of b not a multiple of 12, an inner dimension of several
-// chunks, strided operands, one operand packed as both; entries outside
-// the block (past b's rows, within ldc) are left as they were.
-func TestRowDots(t *testing.T) {
+// RowDotTiles' tiles agree with gonum's Gemm of the shifted rows on
+// blocks that meet every edge of the tiling: blocks starting and ending
+// inside a tile and a group, rows of b not a multiple of 12, many columns
+// (more rows of a than one pass over b takes), strided operands, one
+// operand packed as both; every product of the block comes in exactly one
+// tile, and each row's tiles in increasing columns.
+func TestRowDotTiles(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	for _, s := range []struct{ na, nb, d, i0, i1 int }{
 		{1, 1, 1, 0, 1}, {13, 25, 7, 0, 13}, {30, 12, 3, 5, 27}, {30, 37, 300, 3, 4},
@@ -35,41 +36,44 @@ func TestRowDots(t *testing.T) {
 			if got, want := len(a.data), PanelsLen(s.na, s.d); got != want {
 				t.Fatalf("got %d packed values, want PanelsLen %d", got, want)
 			}
-			ldc := s.nb + 2
-			c := make([]float64, max(0, (s.i1-s.i0)*ldc))
-			for i := range c {
-				c[i] = math.NaN() // every entry of the block must be set
-				if i%ldc >= s.nb {
-					c[i] = 7
-				}
-			}
-			RowDots(a, s.i0, s.i1, b, c, ldc)
-			want := shiftedDots(x, y, shift, s.i0, s.i1)
-			for i := range s.i1 - s.i0 {
-				for j := range ldc {
-					got := c[i*ldc+j]
-					if j >= s.nb {
-						if got != 7 {
-							t.Fatalf("c[%d][%d] past b's rows is %g, want 7 left as it was", i, j, got)
-						}
-						continue
-					}
-					if w := want.Data[i*want.Stride+j]; !(math.Abs(got-w) <= 1e-12*(1+math.Abs(w))) {
-						t.Fatalf("c[%d][%d] = %g, want %g", i, j, got, w)
-					}
-				}
-			}
-			self := make([]float64, (s.i1-s.i0)*s.na)
-			RowDots(a, s.i0, s.i1, a, self, s.na)
-			wantSelf := shiftedDots(x, x, shift, s.i0, s.i1)
-			for i := range s.i1 - s.i0 {
-				for j := range s.na {
-					if got, w := self[i*s.na+j], wantSelf.Data[i*wantSelf.Stride+j]; !(math.Abs(got-w) <= 1e-12*(1+math.Abs(w))) {
-						t.Fatalf("a·aᵀ: c[%d][%d] = %g, want %g", i, j, got, w)
-					}
-				}
-			}
+			checkTiles(t, a, b, s.i0, s.i1, shiftedDots(x, y, shift, s.i0, s.i1))
+			checkTiles(t, a, a, s.i0, s.i1, shiftedDots(x, x, shift, s.i0, s.i1))
 		})
+	}
+}
+
+// checkTiles fails t unless RowDotTiles(a, i0, i1, b) hands out want, each
+// product once, each row's tiles in increasing columns.
+func checkTiles(t *testing.T, a, b *Panels, i0, i1 int, want blas64.General) {
+	t.Helper()
+	n := b.rows
+	got := make([]float64, (i1-i0)*n)
+	seen := make([]int, (i1-i0)*n)
+	last := make([]int, i1-i0)
+	for i := range last {
+		last[i] = -1
+	}
+	RowDotTiles(a, i0, i1, b, new(TileScratch), func(r0, j0 int, tile *[TileRows * TileCols]float64) {
+		for i := max(r0, i0); i < min(r0+TileRows, i1); i++ {
+			if j0 <= last[i-i0] {
+				t.Errorf("row %d: tile at column %d after one at %d", i, j0, last[i-i0])
+			}
+			last[i-i0] = j0
+			for j := j0; j < min(j0+TileCols, n); j++ {
+				got[(i-i0)*n+j] = tile[(i-r0)*TileCols+j-j0]
+				seen[(i-i0)*n+j]++
+			}
+		}
+	})
+	for i := range i1 - i0 {
+		for j := range n {
+			if seen[i*n+j] != 1 {
+				t.Fatalf("product %d, %d came in %d tiles, want 1", i0+i, j, seen[i*n+j])
+			}
+			if g, w := got[i*n+j], want.Data[i*want.Stride+j]; !(math.Abs(g-w) <= 1e-12*(1+math.Abs(w))) {
+				t.Fatalf("product %d, %d is %g, want %g", i0+i, j, g, w)
+			}
+		}
 	}
 }
 
@@ -92,29 +96,31 @@ func shiftedDots(x, y blas64.General, shift []float64, i0, i1 int) blas64.Genera
 	return c
 }
 
-// BenchmarkRowDots measures one goroutine's block of 256 rows against all
-// the rows of b (the blocked neighbour search's product), in GFLOP/s of
-// 2·256·N·D, next to gonum's Gemm on the same centred rows.
+// BenchmarkRowDotTiles measures one goroutine's block of 256 rows against
+// all the rows of b (the blocked neighbour search's products), the tiles
+// summed as they come, in GFLOP/s of 2·256·N·D, next to gonum's Gemm on
+// the same rows into a block of products.
 //
-//	go test -run '^$' -bench RowDots ./internal/linalg/
-func BenchmarkRowDots(b *testing.B) {
-	for _, s := range []struct{ n, d int }{{2166, 294}, {20000, 50}, {2000, 1000}} {
+//	go test -run '^$' -bench RowDotTiles ./internal/linalg/
+func BenchmarkRowDotTiles(b *testing.B) {
+	for _, s := range []struct{ n, d int }{{2166, 294}, {20000, 50}, {10000, 10}, {2000, 1000}} {
 		rng := rand.New(rand.NewPCG(uint64(s.n), uint64(s.d)))
 		x := randGeneral(rng, s.n, s.d, s.d)
 		p := NewPanels(x, nil)
-		c := make([]float64, 256*s.n)
 		flops := 2 * 256 * float64(s.n) * float64(s.d)
 		b.Run(fmt.Sprintf("linalg/N=%d/D=%d", s.n, s.d), func(b *testing.B) {
+			sum := 0.0
+			var scratch TileScratch
 			for b.Loop() {
-				RowDots(p, 0, 256, p, c, s.n)
+				RowDotTiles(p, 0, 256, p, &scratch, func(_, _ int, t *[TileRows * TileCols]float64) { sum += t[0] })
 			}
 			b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 		})
 		b.Run(fmt.Sprintf("gonum-gemm/N=%d/D=%d", s.n, s.d), func(b *testing.B) {
 			a := blas64.General{Rows: 256, Cols: s.d, Stride: s.d, Data: x.Data[:256*s.d]}
-			cg := blas64.General{Rows: 256, Cols: s.n, Stride: s.n, Data: c}
+			c := blas64.General{Rows: 256, Cols: s.n, Stride: s.n, Data: make([]float64, 256*s.n)}
 			for b.Loop() {
-				blas64.Gemm(blas.NoTrans, blas.Trans, 1, a, x, 0, cg)
+				blas64.Gemm(blas.NoTrans, blas.Trans, 1, a, x, 0, c)
 			}
 			b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 		})
