@@ -99,7 +99,8 @@ func shiftedDots(x, y blas64.General, shift []float64, i0, i1 int) blas64.Genera
 // BenchmarkRowDotTiles measures one goroutine's block of 256 rows against
 // all the rows of b (the blocked neighbour search's products), the tiles
 // summed as they come, in GFLOP/s of 2·256·N·D, next to gonum's Gemm on
-// the same rows into a block of products.
+// the same rows into a block of products (which shares its work among
+// goroutines on every core).
 //
 //	go test -run '^$' -bench RowDotTiles ./internal/linalg/
 func BenchmarkRowDotTiles(b *testing.B) {
