@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"runtime"
 	"testing"
+
+	"mldr/internal/sparse"
 )
 
 // TestEstimateMemoryTree: on shapes where Search takes the tree, every
@@ -89,21 +91,53 @@ func testEstimateMemory(t *testing.T, tree bool, shapes []searchShape) {
 				query = data(2, tc.q, tc.d, "gaussian")
 			}
 			est := EstimateMemory(tc.r, tc.q, tc.d, tc.k, tc.self)
-			var before, after runtime.MemStats
-			runtime.GC()
-			runtime.ReadMemStats(&before)
-			if _, err := Search(context.Background(), ref, query, tc.k, tc.self, nil); err != nil {
-				t.Fatal(err)
-			}
-			runtime.ReadMemStats(&after)
-			got := int64(after.TotalAlloc - before.TotalAlloc)
-			if got > est {
-				t.Errorf("allocated %d bytes, above the estimate %d", got, est)
-			}
-			if est > 4*got {
-				t.Errorf("estimate %d bytes, more than 4 × the %d allocated", est, got)
-			}
-			t.Logf("estimate %d, allocated %d", est, got)
+			allocWithin(t, est, func() error {
+				_, err := Search(context.Background(), ref, query, tc.k, tc.self, nil)
+				return err
+			})
 		})
 	}
+}
+
+// TestEstimateMemorySparse: the bytes SearchSparse allocates are within
+// EstimateMemory with no feature columns plus the reference rows'
+// transpose (12 bytes an entry, 8 a column, as the sparse estimates of
+// internal/evaluate add), which is within 4 times them.
+func TestEstimateMemorySparse(t *testing.T) {
+	for _, tc := range []searchShape{{3000, 3000, 500, 10, true}, {3000, 400, 500, 10, false}} {
+		t.Run(fmt.Sprintf("R=%d/Q=%d/d=%d/k=%d/self=%v", tc.r, tc.q, tc.d, tc.k, tc.self), func(t *testing.T) {
+			ref := sparse.FromDense(sparseData(1, tc.r, tc.d, 0.05, false))
+			query := ref
+			if !tc.self {
+				query = sparse.FromDense(sparseData(2, tc.q, tc.d, 0.05, false))
+			}
+			est := EstimateMemory(tc.r, tc.q, 0, tc.k, tc.self) + int64(12*ref.NNZ()+8*tc.d+8)
+			allocWithin(t, est, func() error {
+				_, err := SearchSparse(context.Background(), ref, query, tc.k, tc.self, nil)
+				return err
+			})
+		})
+	}
+}
+
+// allocWithin fails t unless the bytes search allocates
+// (runtime.MemStats.TotalAlloc, so the peak too) are within est, and est
+// within 4 times them.
+func allocWithin(t *testing.T, est int64, search func() error) {
+	t.Helper()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	if err := search(); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	got := int64(after.TotalAlloc - before.TotalAlloc)
+	if got > est {
+		t.Errorf("allocated %d bytes, above the estimate %d", got, est)
+	}
+	if est > 4*got {
+		t.Errorf("estimate %d bytes, more than 4 × the %d allocated", est, got)
+	}
+	t.Logf("estimate %d, allocated %d", est, got)
 }
