@@ -291,6 +291,8 @@ type search struct {
 	out        *Neighbours
 }
 
+// candidate is a reference row j and a distance d: its Dist, or, in a
+// blocked search's shortlist before finish, a lower bound of it.
 type candidate struct {
 	d float64
 	j int32
@@ -320,10 +322,12 @@ type bruteWorker struct {
 type shortlist struct {
 	h    []float64   // max-heap of the k smallest upper bounds so far
 	t    float64     // h[0] once it holds k, +Inf before
-	cand []candidate // lower bound (in d) and index of each row whose lower bound was at most t when it came
+	cand []candidate // each row whose lower bound (d) was at most t when it came
 	over bool        // cand overflowed shortCap: the row is searched again alone
 }
 
+// worker gives each worker goroutine a bruteWorker of its own, with room
+// for a block's shortlists.
 func (s *search) worker() func(i0, i1 int) {
 	w := &bruteWorker{s: s, rows: make([]shortlist, s.rows)}
 	for r := range w.rows {

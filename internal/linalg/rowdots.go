@@ -68,7 +68,7 @@ const (
 // 147), so that a chunk of one group of b (at most 24 KB) stays in the L1
 // cache while every tile of up to rowTilesMC rows of a is multiplied with
 // it; those rows' chunks (at most 256 KB) stay in the L2 cache, and their
-// tiles' sums (at most 24 KB) wait for the last chunk. With D = 1 000,
+// tiles' sums (at most 12 KB) wait for the last chunk. With D = 1 000,
 // multiplying each tile with the whole group at once (96 KB, from the L2
 // cache) reached half the speed.
 const (
@@ -88,10 +88,11 @@ type TileScratch [rowTilesMC / TileRows][TileRows * TileCols]float64
 // i0…i1−1 or of columns past b's last row are to be ignored. For each row
 // of a, its tiles come in increasing j0. No block of products is
 // stored: the caller keeps what it needs of each tile. a and b must have
-// the same columns; scratch is the calling goroutine's. Each product is a sum of the D products in some
-// order, with fused multiply-adds where the CPU has them: its error is
-// within the usual bound of a dot product, D·u·Σ|aₜbₜ| (u = 2⁻⁵³), but
-// its last bits are not those of any other summation.
+// the same columns; scratch is the calling goroutine's. Each product is
+// a sum of the D products in some order, with fused multiply-adds where
+// the CPU has them: its error is within the usual bound of a dot
+// product, D·u·Σ|aₜbₜ| (u = 2⁻⁵³), but its last bits are not those of
+// any other summation.
 func RowDotTiles(a *Panels, i0, i1 int, b *Panels, scratch *TileScratch, tile func(r0, j0 int, t *[TileRows * TileCols]float64)) {
 	d, n := a.cols, b.rows
 	if b.cols != d || i0 < 0 || i1 > a.rows || i0 > i1 {
