@@ -3,7 +3,7 @@ package knn
 import "math"
 
 // maxTreeDim is the most columns the tree is ever used for: beyond it the
-// cost model below is an extrapolation (it predicts the tree up to d = 17
+// cost model below is an extrapolation (it predicts the tree up to d = 15
 // for k = 10 at a million rows).
 const maxTreeDim = 24
 
@@ -11,14 +11,17 @@ const maxTreeDim = 24
 // docs/BENCHMARKS.md: brutePair + brutePairCol·d a pair of a query and a
 // reference row (the products of a tile, the pass over it that
 // shortlists) and bruteQuery a query (its shortlist: the heap's pushes,
-// Dist again and the sort). Fitted to BenchmarkSearchPaths' blocked
-// search with every row its own query, k = 10: 2.4 to 3.0 ns a pair at
-// 10 000 rows and d = 2…20, 3.3 to 4.4 at 2 000 rows; 3.8 at 20 000 rows
-// and d = 50 (BenchmarkSearch).
+// Dist again and the sort). They are fitted to the ratio of the two ways'
+// times in the same runs of BenchmarkSearchPaths (every row its own
+// query, k = 10), so that they are in the tree's units (treeUnit): on a
+// quiet host both ran faster than those units say, the blocked search at
+// 1.2 to 1.8 ns a pair at 10 000 rows and d = 2…20, 1.4 to 1.5 at 50 000,
+// 2.1 to 2.9 at 2 000. brutePairCol is the 4×12 kernel's 2·d flops a pair
+// at about 40 GFLOP/s a core.
 const (
-	brutePair    = 2.5
-	brutePairCol = 0.03
-	bruteQuery   = 1500
+	brutePair    = 1.5
+	brutePairCol = 0.025
+	bruteQuery   = 3000
 )
 
 // treeUnit is the unit, in ns, of the tree's costs in useTree: the
@@ -50,12 +53,13 @@ const treeUnit = 10
 // prune better) at r = 2 000, 10 000 and 50 000, d = 1…16, k = 1, 10, 50
 // and 200, when the blocked search took treeUnit a pair. With the
 // blocked search's present cost, for k = 10 the tree is taken up to
-// d = 5 at r = 2 000, 8 at 10 000, 11 at 50 000 and 13 at 200 000. The
+// d = 5 at r = 2 000, 7 at 10 000, 10 at 50 000 and 12 at 200 000. The
 // predicted ratio of the tree's time to the blocked search's against the
-// measured one (BenchmarkSearchPaths, a loaded host): 0.89 and 0.61 at
-// r = 2 000, d = 5; 2.9 and 2.8 at d = 10; 0.26 and 0.28 at r = 10 000,
-// d = 5; 1.9 and 2.1 at d = 10: a wrong choice near a crossover costs
-// little either way. At d ≤ 3 the tree is 4 to 15 times faster.
+// measured one (BenchmarkSearchPaths, load about 2): 0.96 and 0.89–0.93
+// at r = 2 000, d = 5; 3.1 and 2.5–3.0 at d = 10; 0.38 and 0.27–0.31 at
+// r = 10 000, d = 5; 2.7 and 2.3–3.0 at d = 10; 0.95 and 1.18 at
+// r = 50 000, d = 10: a wrong choice near a crossover costs little
+// either way. At d ≤ 3 the tree is 3 to 12 times faster.
 func useTree(r, q, d, k int, built bool) bool {
 	if d < 1 || d > maxTreeDim || q < 1 || r < 2 {
 		return false

@@ -17,7 +17,7 @@ func TestEstimateMemoryTree(t *testing.T) {
 		{2166, 2166, 5, 10, true},
 		{2166, 241, 3, 10, false},
 		{20000, 20000, 2, 10, true},
-		{20000, 3000, 8, 30, false},
+		{20000, 3000, 6, 30, false},
 		{500, 500, 2, 3, true},
 	})
 }
