@@ -281,9 +281,9 @@ func lppMatrices(ctx context.Context, xc *mat.Dense, w *sparseRows, st stage) (a
 	return a, b, nil
 }
 
-// memLPP: the exact neighbour search (knn.EstimateMemory: a centred copy of
-// X and a block of distances per worker, or where D is small a k-d tree,
-// a copy of X and O(N)), the graph (2·N·k edges, kept as
+// memLPP: the exact neighbour search (knn.EstimateMemory: a packed centred
+// copy of X and O(N) per worker, or where D is small a k-d tree, a copy
+// of X and O(N)), the graph (2·N·k edges, kept as
 // sparse rows), Xc (N×D) or on the N×N path the D×N reflectors, the two
 // matrices XcᵀWXc and XcᵀD_WXc (and the unsymmetrised accumulator) of
 // order D (or N), the Cholesky factor, genEig; then the model.

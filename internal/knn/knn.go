@@ -14,9 +14,10 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
+
+	"mldr/internal/linalg"
 )
 
 // Neighbours holds the k nearest reference rows of each query row.
@@ -47,8 +48,8 @@ func Dist(a, b []float64) float64 {
 	return s
 }
 
-// scratch bounds, in float64s, the block of distances one worker holds
-// (8 MiB): rows·len(ref) ≤ scratch.
+// scratch bounds, in float64s, the block of distances one worker of
+// SearchSparse holds (8 MiB): rows·len(ref) ≤ scratch.
 const scratch = 1 << 20
 
 // blockRows is the most query rows one block takes.
@@ -99,13 +100,16 @@ func NewReference(x *mat.Dense) *Reference {
 //     it cannot rule out with Dist itself; a subtree is ruled out only by
 //     a lower bound of Dist that rounding cannot raise (kdTree.boxDist).
 //     Queries run in blocks on every core. Memory O(R·D + Q·k).
-//   - Blocks of query rows compared with all reference rows through one
-//     Gemm on rows centred by the reference means (‖a‖² + ‖b‖² − 2aᵀb,
-//     clamped at 0) by GOMAXPROCS workers that each own their block's
-//     output. The Gemm distances only shortlist: every reference row whose
-//     Gemm distance could, within its rounding error, be among the k
-//     smallest is measured again with Dist on the rows as given, and the k
-//     smallest of those are kept. O(Q·R·D) time, O(Q·k + block·R) memory.
+//   - Blocks of query rows compared with all reference rows through the
+//     products of rows centred by the reference means (‖a‖² + ‖b‖² −
+//     2aᵀb, clamped at 0) by GOMAXPROCS workers that each own their
+//     block's output and compute its products alone, a 4×12 tile at a
+//     time (linalg.RowDotTiles; the rows packed once per search, read by
+//     every block). These distances only shortlist, as the tiles come:
+//     every reference row whose distance could, within its rounding
+//     error, be among the k smallest is measured again with Dist on the
+//     rows as given, and the k smallest of those are kept. O(Q·R·D) time,
+//     O((Q+R)·D + Q·k + R) memory: no block of distances is stored.
 //
 // Either way the result is independent of rounding, blocks and workers;
 // ctx is checked between blocks of queries, and errors are the same.
@@ -122,8 +126,7 @@ func (ref *Reference) Search(ctx context.Context, query *mat.Dense, k int, self 
 // searchBrute is the blocked search by distance products that
 // Reference.Search describes.
 func searchBrute(ctx context.Context, ref, query *mat.Dense, k int, self bool, progress func(float64)) (*Neighbours, error) {
-	r, _ := ref.Dims()
-	return searchRows(ctx, ref, query, k, self, progress, max(1, min(blockRows, scratch/max(r, 1))))
+	return searchRows(ctx, ref, query, k, self, progress, blockRows)
 }
 
 // searchRows is searchBrute with rows query rows per block.
@@ -133,23 +136,30 @@ func searchRows(ctx context.Context, ref, query *mat.Dense, k int, self bool, pr
 	if err := checkSearch(r, d, dq, k, self); err != nil {
 		return nil, err
 	}
+	// The reference rows' norms are checked before anything is packed.
 	mean := columnMeans(ref)
-	rr := ref.RawMatrix()
-	refc, refNorm, err := centre(ref, mean)
+	refNorm, err := centredNorms(ref, mean)
 	if err != nil {
 		return nil, err
 	}
-	qc, qNorm := refc, refNorm
+	qNorm := refNorm
 	if !self {
-		if qc, qNorm, err = centre(query, mean); err != nil {
+		if qNorm, err = centredNorms(query, mean); err != nil {
 			return nil, err
 		}
 	}
+	// The reference rows are packed once, for every block and worker;
+	// with self they are the queries' packing too.
+	refP := linalg.NewPanels(ref.RawMatrix(), mean)
+	qP := refP
+	if !self {
+		qP = linalg.NewPanels(query.RawMatrix(), mean)
+	}
 	s := &search{
-		ref: rr, query: query.RawMatrix(), refc: refc.RawMatrix(), qc: qc.RawMatrix(),
+		ref: ref.RawMatrix(), query: query.RawMatrix(), refP: refP, qP: qP,
 		refNorm: refNorm, qNorm: qNorm, self: self, rows: rows, k: k,
-		// The Gemm distance, the centring and Dist each err by at most
-		// about (D+3)·u·(‖a‖² + ‖b‖²) (u = 2⁻⁵³): twice that is safe.
+		// The product's distance, the centring and Dist each err by at
+		// most about (D+3)·u·(‖a‖² + ‖b‖²) (u = 2⁻⁵³): twice that is safe.
 		tol: 8 * float64(d+4) * 0x1p-53,
 		out: &Neighbours{Queries: q, K: k, Index: make([]int32, q*k), Dist: make([]float64, q*k)},
 	}
@@ -230,21 +240,20 @@ func columnMeans(x *mat.Dense) []float64 {
 	return mean
 }
 
-// centre returns x minus mean and the squared norms of its rows, or
-// tooLarge's error.
-func centre(x *mat.Dense, mean []float64) (*mat.Dense, []float64, error) {
+// centredNorms returns the squared norms of x's rows minus mean, or
+// tooLarge's error for the first row it refuses.
+func centredNorms(x *mat.Dense, mean []float64) ([]float64, error) {
 	n, d := x.Dims()
-	c := mat.NewDense(n, d, nil)
-	raw, cr := x.RawMatrix(), c.RawMatrix()
+	raw := x.RawMatrix()
 	norm := make([]float64, n)
 	for i := range n {
-		v := centreRow(cr.Data[i*cr.Stride:i*cr.Stride+d], raw.Data[i*raw.Stride:i*raw.Stride+d], mean)
+		v := centreRow(nil, raw.Data[i*raw.Stride:i*raw.Stride+d], mean)
 		if err := tooLarge(i, v); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		norm[i] = v
 	}
-	return c, norm, nil
+	return norm, nil
 }
 
 // centreRow writes src − mean into dst (nil: nowhere) and returns its
@@ -272,63 +281,191 @@ func tooLarge(i int, v float64) error {
 }
 
 type search struct {
-	ref, query, refc, qc blas64.General
-	refNorm, qNorm       []float64
-	self                 bool
-	rows, k              int
-	tol                  float64
-	out                  *Neighbours
+	ref, query blas64.General // the rows as given, for Dist
+	refP, qP   *linalg.Panels // the rows minus the reference means, packed
+	refNorm    []float64      // squared norms of the centred rows
+	qNorm      []float64
+	self       bool
+	rows, k    int
+	tol        float64
+	out        *Neighbours
 }
 
+// candidate is a reference row j and a distance d: its Dist, or, in a
+// blocked search's shortlist before finish, a lower bound of it.
 type candidate struct {
 	d float64
 	j int32
 }
 
-// worker holds a block of distances (rows·R), a heap and a shortlist.
-func (s *search) worker() func(i0, i1 int) {
-	g := make([]float64, s.rows*s.refc.Rows)
-	heap := make([]float64, 0, s.k)
-	var cand []candidate
-	return func(i0, i1 int) { cand = s.block(i0, i1, s.k, g, heap, cand) }
+// shortCap is the most reference rows one query row's shortlist holds
+// while its block's products come in: some times the k of the result
+// (a shortlist in random order takes about k·ln(R/k) rows, most of
+// which later distances rule out).
+func shortCap(k int) int { return 4*k + 64 }
+
+// bruteWorker is one worker's state for the blocked search: for each row
+// of its block, the heap of its k smallest upper bounds so far and its
+// shortlist; and, for a row whose shortlist overflows (many rows at its
+// k-th distance), one row of products and a shortlist as long as needed.
+type bruteWorker struct {
+	s      *search
+	i0, i1 int
+	rows   []shortlist
+	tile   func(r0, j0 int, t *[linalg.TileRows * linalg.TileCols]float64)
+	sums   linalg.TileScratch
+	prods  []float64   // one query row's products with every reference row
+	cand   []candidate // the shortlist of an overflowed row, then the result's
 }
 
-// block finds the neighbours of query rows i0…i1−1.
-func (s *search) block(i0, i1, k int, g, heap []float64, cand []candidate) []candidate {
-	n, d := s.refc.Rows, s.refc.Cols
-	m := i1 - i0
-	a := blas64.General{Rows: m, Cols: d, Stride: s.qc.Stride, Data: s.qc.Data[i0*s.qc.Stride:]}
-	c := blas64.General{Rows: m, Cols: n, Stride: n, Data: g[:m*n]}
-	blas64.Gemm(blas.NoTrans, blas.Trans, 1, a, s.refc, 0, c)
-	for r := range m {
-		i := i0 + r
-		row := c.Data[r*n : (r+1)*n]
+// shortlist is one query row's part of a bruteWorker.
+type shortlist struct {
+	h    []float64   // max-heap of the k smallest upper bounds so far
+	t    float64     // h[0] once it holds k, +Inf before
+	cand []candidate // each row whose lower bound (d) was at most t when it came
+	over bool        // cand overflowed shortCap: the row is searched again alone
+}
+
+// worker gives each worker goroutine a bruteWorker of its own, with room
+// for a block's shortlists.
+func (s *search) worker() func(i0, i1 int) {
+	w := &bruteWorker{s: s, rows: make([]shortlist, s.rows)}
+	for r := range w.rows {
+		w.rows[r].h = make([]float64, 0, s.k)
+		w.rows[r].cand = make([]candidate, 0, shortCap(s.k))
+	}
+	w.tile = w.addTile
+	return w.block
+}
+
+// block finds the neighbours of query rows i0…i1−1. The products of the
+// block come a tile at a time (linalg.RowDotTiles) and are never stored:
+// each gives, for its query row, a distance dj and its rounding error e;
+// dj + e enters the row's heap of the k smallest upper bounds (their
+// largest t), and the reference row is shortlisted if dj − e ≤ t. As t
+// only falls, the rows whose lower bound is at most the final t are
+// all shortlisted; only they are measured again with Dist, the k smallest
+// of those kept.
+func (w *bruteWorker) block(i0, i1 int) {
+	s := w.s
+	w.i0, w.i1 = i0, i1
+	for r := range i1 - i0 {
+		st := &w.rows[r]
+		st.h, st.t, st.cand, st.over = st.h[:0], math.Inf(1), st.cand[:0], false
+	}
+	linalg.RowDotTiles(s.qP, i0, i1, s.refP, &w.sums, w.tile)
+	for i := i0; i < i1; i++ {
+		st := &w.rows[i-i0]
+		if st.over {
+			w.searchAlone(i)
+			continue
+		}
+		st.cand = keepBelow(st.cand, st.t)
+		s.finish(i, st.cand)
+	}
+}
+
+// addTile takes the products of query rows r0… and reference rows j0…
+// (the tile RowDotTiles hands out) into the rows' heaps and shortlists.
+func (w *bruteWorker) addTile(r0, j0 int, t *[linalg.TileRows * linalg.TileCols]float64) {
+	s := w.s
+	cols := min(linalg.TileCols, s.ref.Rows-j0)
+	norms := s.refNorm[j0 : j0+cols]
+	for i := max(r0, w.i0); i < min(r0+linalg.TileRows, w.i1); i++ {
+		st := &w.rows[i-w.i0]
+		if st.over {
+			continue
+		}
 		ni := s.qNorm[i]
-		h := heap[:0]
-		for j, v := range row {
-			dj := max(ni+s.refNorm[j]-2*v, 0)
-			row[j] = dj
-			if !s.self || j != i {
-				h = push(h, dj+s.tol*(ni+s.refNorm[j]), k)
+		for c, v := range t[(i-r0)*linalg.TileCols : (i-r0)*linalg.TileCols+cols] {
+			nj := norms[c]
+			dj := max(ni+nj-2*v, 0)
+			e := s.tol * (ni + nj)
+			if dj-e > st.t || s.self && j0+c == i {
+				continue // most rows, once the heap holds k
 			}
-		}
-		t := h[0]
-		xi := s.query.Data[i*s.query.Stride : i*s.query.Stride+d]
-		cand = cand[:0]
-		for j, dj := range row {
-			if (!s.self || j != i) && dj-s.tol*(ni+s.refNorm[j]) <= t {
-				cand = append(cand, candidate{d: Dist(xi, s.ref.Data[j*s.ref.Stride:j*s.ref.Stride+d]), j: int32(j)})
+			if len(st.cand) == cap(st.cand) {
+				st.cand = keepBelow(st.cand, st.t)
+				if len(st.cand) > cap(st.cand)/2 {
+					st.over = true
+					break
+				}
 			}
-		}
-		slices.SortFunc(cand, func(p, q candidate) int {
-			return cmp.Or(cmp.Compare(p.d, q.d), cmp.Compare(p.j, q.j))
-		})
-		for t, cd := range cand[:k] {
-			s.out.Index[i*k+t] = cd.j
-			s.out.Dist[i*k+t] = cd.d
+			st.cand = append(st.cand, candidate{d: dj - e, j: int32(j0 + c)})
+			if u := dj + e; len(st.h) < s.k || u < st.h[0] {
+				st.h = push(st.h, u, s.k)
+				if len(st.h) == s.k {
+					st.t = st.h[0]
+				}
+			}
 		}
 	}
-	return cand
+}
+
+// keepBelow keeps the candidates whose lower bound (in d) is at most t.
+func keepBelow(cand []candidate, t float64) []candidate {
+	kept := cand[:0]
+	for _, c := range cand {
+		if c.d <= t {
+			kept = append(kept, c)
+		}
+	}
+	return kept
+}
+
+// searchAlone finds query row i's neighbours from its products with every
+// reference row, held at once: the k-th smallest upper bound t first,
+// then every row whose lower bound is at most t. It is for the rows
+// whose shortlist overflowed while the products came in tiles.
+func (w *bruteWorker) searchAlone(i int) {
+	s := w.s
+	n := s.ref.Rows
+	if w.prods == nil {
+		w.prods = make([]float64, n)
+	}
+	row := w.prods
+	linalg.RowDotTiles(s.qP, i, i+1, s.refP, &w.sums, func(r0, j0 int, t *[linalg.TileRows * linalg.TileCols]float64) {
+		copy(row[j0:min(j0+linalg.TileCols, n)], t[(i-r0)*linalg.TileCols:])
+	})
+	ni := s.qNorm[i]
+	h := w.rows[i-w.i0].h[:0]
+	for j, v := range row {
+		nj := s.refNorm[j]
+		dj := max(ni+nj-2*v, 0)
+		e := s.tol * (ni + nj)
+		row[j] = dj - e
+		if u := dj + e; (!s.self || j != i) && (len(h) < s.k || u < h[0]) {
+			h = push(h, u, s.k)
+		}
+	}
+	if s.self {
+		row[i] = math.Inf(1)
+	}
+	w.cand = w.cand[:0]
+	for j, lo := range row {
+		if lo <= h[0] {
+			w.cand = append(w.cand, candidate{d: lo, j: int32(j)})
+		}
+	}
+	s.finish(i, w.cand)
+}
+
+// finish measures query row i's shortlist again with Dist and writes the
+// k smallest, ties by lower index, to the result.
+func (s *search) finish(i int, cand []candidate) {
+	d, k := s.ref.Cols, s.k
+	xi := s.query.Data[i*s.query.Stride : i*s.query.Stride+d]
+	for c := range cand {
+		j := int(cand[c].j)
+		cand[c].d = Dist(xi, s.ref.Data[j*s.ref.Stride:j*s.ref.Stride+d])
+	}
+	slices.SortFunc(cand, func(p, q candidate) int {
+		return cmp.Or(cmp.Compare(p.d, q.d), cmp.Compare(p.j, q.j))
+	})
+	for t, cd := range cand[:k] {
+		s.out.Index[i*k+t] = cd.j
+		s.out.Dist[i*k+t] = cd.d
+	}
 }
 
 // push keeps the k smallest values in a max-heap.

@@ -160,7 +160,7 @@ func TestUseTree(t *testing.T) {
 	}{
 		{"ML-kNN's fit on scene, d = 5", 2166, 2166, 5, 10, false, true},
 		{"ML-kNN's prediction on scene, tree built", 2166, 241, 5, 10, true, true},
-		{"one row", 2, 1, 1, 1, false, false},
+		{"two rows, one query: a leaf, below the blocked search's cost of a query", 2, 1, 1, 1, false, true},
 		{"a few queries do not pay the build", 200000, 10, 2, 10, false, false},
 		{"a few queries with the tree built", 200000, 10, 2, 10, true, true},
 		{"d = 20 at 50 000 rows", 50000, 50000, 20, 10, false, false},
