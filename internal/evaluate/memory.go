@@ -82,7 +82,7 @@ func EstimateMemory(s analysis.Shape, testRows int, spec Spec) (int64, error) {
 	case nnz > 0 && o.Classifier == ClassifierSVM: // on the sparse rows
 		peak = 8 * classifierMem(o.Classifier, k, s.Classes, ntr, nte, d, q, ones)
 	case nnz > 0:
-		peak = 8 * sparseSearchMem(k, s.Classes, ntr, nte, d, q, ones, min(nnz, ntr*d))
+		peak = 8 * sparseSearchMem(o.Classifier, k, s.Classes, ntr, nte, d, q, ones, min(nnz, ntr*d))
 	default:
 		peak = 8 * classifierMem(o.Classifier, k, s.Classes, ntr, nte, d, q, ones)
 	}
@@ -148,7 +148,8 @@ func EstimateMemory(s analysis.Shape, testRows int, spec Spec) (int64, error) {
 // classifierMem is the classifier's peak, in float64s, on f features:
 // ML-kNN's two neighbour searches (training rows among themselves, then
 // the test rows), the label indices of the training rows (4 bytes each of
-// their ones, 24 a row) and its outputs; ridge's centred copies, its f×f (or, with
+// their ones, 24 a row) and its outputs; the k-NN votes' one search (the
+// test rows), the same label indices and their outputs; ridge's centred copies, its f×f (or, with
 // fewer training rows than features, ntr×ntr) system, a Cholesky copy and
 // factor, the weights and the outputs; for multi-dimensional data the
 // k-NN vote, or one ridge per class variable; the svm's (svmMem).
@@ -167,6 +168,10 @@ func classifierMem(classifier string, k int, classes []int, ntr, nte, f, q, ones
 		}
 		m := min(f, ntr)
 		return ntr*f + 2*ntr*c + 3*m*m + 3*f*c + ntr*c + nte*f + 3*nte*max(c, q) + metrics + 2*ntr*c
+	}
+	if classifier == ClassifierKNN {
+		search := float64(knn.EstimateMemory(int(ntr), int(nte), int(f), k, false)) / 8
+		return search + 3*ntr + ones/2 + 2*nte*q + metrics
 	}
 	search := float64(max(knn.EstimateMemory(int(ntr), int(ntr), int(f), k, true),
 		knn.EstimateMemory(int(ntr), int(nte), int(f), k, false))) / 8
@@ -193,13 +198,13 @@ func svmMem(classes []int, ntr, nte, f, q float64) float64 {
 	return problems*ntr + groups*(ntr/2+ntr) + problems*(f+1) + ntr + nte + running*1.5*ntr + 2*nte*q
 }
 
-// sparseSearchMem is classifierMem for ML-kNN or the k-NN vote on sparse
+// sparseSearchMem is classifierMem for ML-kNN or the k-NN votes on sparse
 // features, refNNZ of them in the training rows: knn.SearchSparse holds
 // no copy of the features but the reference rows' transpose (12 bytes an
 // entry, 8 a column), their norms and the queries', and each worker's
 // block of distances, as knn.EstimateMemory with no feature columns.
-func sparseSearchMem(k int, classes []int, ntr, nte, f, q, ones, refNNZ float64) float64 {
-	dense := classifierMem(ClassifierMLkNN, k, classes, ntr, nte, 0, q, ones)
+func sparseSearchMem(classifier string, k int, classes []int, ntr, nte, f, q, ones, refNNZ float64) float64 {
+	dense := classifierMem(classifier, k, classes, ntr, nte, 0, q, ones)
 	return dense + 1.5*refNNZ + f + 1
 }
 

@@ -46,6 +46,7 @@ func TestEstimateMemorySparse(t *testing.T) {
 		{Spec{Methods: []MethodRun{{ID: "cplst"}}, Grid: Grid{Dims: []int{2, 4}}, Options: Options{Classifier: ClassifierRidge}}, false},
 		{Spec{Methods: []MethodRun{{ID: "pca", Params: analysis.Params{D: 4}}}, Options: Options{Classifier: ClassifierRidge}}, false},
 		{Spec{Methods: []MethodRun{{ID: "pca", Params: analysis.Params{D: 4}}}, Options: Options{Classifier: ClassifierSVM}}, true},
+		{Spec{Methods: []MethodRun{{ID: "pca", Params: analysis.Params{D: 4}}}, Options: Options{Classifier: ClassifierKNN}}, true},
 	}
 	for _, sh := range []struct {
 		n, d, q int

@@ -3,12 +3,10 @@ package evaluate
 import (
 	"cmp"
 	"context"
-	"fmt"
 
 	"gonum.org/v1/gonum/mat"
 
 	"mldr/internal/knn"
-	"mldr/internal/sparse"
 )
 
 // The classifiers of multi-dimensional data: one per class variable (binary
@@ -21,29 +19,13 @@ type KNNVote struct{ K int }
 
 // Predict fits and predicts at once (k-NN keeps the training rows).
 func (c KNNVote) Predict(ctx context.Context, xTrain, yTrain, x *mat.Dense, classes []int) (*mat.Dense, error) {
-	k := c.K
-	if k == 0 {
-		k = DefaultK
-	}
-	n, _ := yTrain.Dims()
-	if k > n {
-		return nil, fmt.Errorf("k-NN with k = %d needs at least %d training rows; it has %d", k, k, n)
-	}
-	nn, err := knn.Search(ctx, xTrain, x, k, false, nil)
-	if err != nil {
-		return nil, err
-	}
-	return vote(nn, yTrain, classes), nil
+	return c.predict(ctx, xTrain, yTrain, x, classes)
 }
 
-// predictSparse is Predict on sparse features (knn.SearchSparse: the same
+// predict is Predict on dense or sparse features (nearest: the same
 // neighbours).
-func (c KNNVote) predictSparse(ctx context.Context, xTrain *sparse.CSR, yTrain *mat.Dense, x *sparse.CSR, classes []int) (*mat.Dense, error) {
-	k := cmp.Or(c.K, DefaultK)
-	if n, _ := yTrain.Dims(); k > n {
-		return nil, fmt.Errorf("k-NN with k = %d needs at least %d training rows; it has %d", k, k, n)
-	}
-	nn, err := knn.SearchSparse(ctx, xTrain, x, k, false, nil)
+func (c KNNVote) predict(ctx context.Context, xTrain mat.Matrix, yTrain *mat.Dense, x mat.Matrix, classes []int) (*mat.Dense, error) {
+	nn, err := nearest(ctx, cmp.Or(c.K, DefaultK), xTrain, yTrain, x)
 	if err != nil {
 		return nil, err
 	}

@@ -18,18 +18,20 @@ import (
 	"mldr/internal/preprocess"
 )
 
-// Classifiers, by their API names. On multi-dimensional data "mlknn" is the
-// k-NN vote, "ridge" one-vs-rest ridge and "svm" LIBLINEAR's one-vs-rest
-// SVM, one per class variable.
+// Classifiers, by their API names. "knn" is the multi-label k-NN vote
+// (KNN). On multi-dimensional data "mlknn" and "knn" are both the k-NN
+// vote of each class variable (KNNVote), "ridge" one-vs-rest ridge and
+// "svm" LIBLINEAR's one-vs-rest SVM, one per class variable.
 const (
 	ClassifierMLkNN = "mlknn"
+	ClassifierKNN   = "knn"
 	ClassifierRidge = "ridge"
 	ClassifierSVM   = "svm"
 	ClassifierNone  = "none"
 )
 
 // Classifiers lists the classifiers a run accepts, "none" last.
-var Classifiers = []string{ClassifierMLkNN, ClassifierRidge, ClassifierSVM, ClassifierNone}
+var Classifiers = []string{ClassifierMLkNN, ClassifierKNN, ClassifierRidge, ClassifierSVM, ClassifierNone}
 
 // Ori is the method name of the baseline without reduction.
 const Ori = "ori"
@@ -162,9 +164,9 @@ type Propensity struct {
 // test rows are projected with the training means and directions.
 //
 // After a feature-space method the classifier of Options runs on the
-// projected rows: ML-kNN or ridge binary relevance (multi-label), the k-NN
-// vote or one-vs-rest ridge per class variable (multi-dimensional; after lda
-// each variable uses its own block). A label-space method is followed by
+// projected rows: ML-kNN, the k-NN vote (KNN) or ridge binary relevance
+// (multi-label), the k-NN vote or one-vs-rest ridge per class variable
+// (multi-dimensional; after lda each variable uses its own block). A label-space method is followed by
 // its regressor from the features to the codes — ridge with a bias column on
 // X as given, λ = the method's lambda on every weight (the CPLST authors'
 // code), or for kcplst the kernel ridge of its fit — and round-based
@@ -879,6 +881,9 @@ func (r *runner) classify(ctx context.Context, xtr, xte *mat.Dense, train, test 
 			pred, scores := m.Predict(xte)
 			return r.multiLabel(train, test, pred, scores), pred, nil
 		}
+		if o.Classifier == ClassifierKNN {
+			return r.classifyKNN(ctx, xtr, xte, train, test)
+		}
 		m, err := MLkNN{K: o.K, S: o.S}.Fit(ctx, xtr, train.Y)
 		if err != nil {
 			return nil, nil, err
@@ -896,7 +901,7 @@ func (r *runner) classify(ctx context.Context, xtr, xte *mat.Dense, train, test 
 		case ClassifierSVM:
 			return r.predictClassesSVM(ctx, xtr, ytr, xte, classes)
 		}
-		return KNNVote{K: o.K}.Predict(ctx, xtr, ytr, xte, classes)
+		return KNNVote{K: o.K}.Predict(ctx, xtr, ytr, xte, classes) // mlknn and knn
 	}
 	if len(blocks) == 0 {
 		pred, err := predict(xtr, train.Y, xte, train.Classes)
@@ -927,6 +932,17 @@ func (r *runner) predictClassesSVM(ctx context.Context, xtr mat.Matrix, ytr *mat
 	}
 	r.countSVM(fits)
 	return pred, nil
+}
+
+// classifyKNN runs the multi-label k-NN vote on features xtr → xte (both
+// dense or both sparse) and scores it against the test labels, as
+// classify does: its counts are the ranking scores.
+func (r *runner) classifyKNN(ctx context.Context, xtr, xte mat.Matrix, train, test analysis.Input) (map[string]float64, *mat.Dense, error) {
+	pred, scores, err := KNN{K: r.spec.Options.K}.predict(ctx, xtr, train.Y, xte)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r.multiLabel(train, test, pred, scores), pred, nil
 }
 
 // classifySVM runs the svm on features xtr → xte (dense or sparse) and
@@ -1138,7 +1154,7 @@ func (r *runner) denseFeatures(in analysis.Input, why string) *mat.Dense {
 }
 
 // classifyOri runs the classifier of Options on the original features:
-// on sparse features, ML-kNN and the k-NN vote search the neighbours on
+// on sparse features, ML-kNN and the k-NN votes search the neighbours on
 // the sparse rows (knn.SearchSparse: the same neighbours as on the dense
 // rows), the svm fits on the sparse rows (the same sums: the same
 // weights); ridge makes them dense.
@@ -1151,11 +1167,14 @@ func (r *runner) classifyOri(ctx context.Context, train, test analysis.Input) (m
 		return r.classifySVM(ctx, train.Sparse, test.Sparse, train, test)
 	}
 	if train.MultiDim() {
-		pred, err := KNNVote{K: o.K}.predictSparse(ctx, train.Sparse, train.Y, test.Sparse, train.Classes)
+		pred, err := KNNVote{K: o.K}.predict(ctx, train.Sparse, train.Y, test.Sparse, train.Classes)
 		if err != nil {
 			return nil, nil, err
 		}
 		return MultiDimMetrics(test.Y, pred), pred, nil
+	}
+	if o.Classifier == ClassifierKNN {
+		return r.classifyKNN(ctx, train.Sparse, test.Sparse, train, test)
 	}
 	m, err := MLkNN{K: o.K, S: o.S}.fitSparse(ctx, train.Sparse, train.Y)
 	if err != nil {

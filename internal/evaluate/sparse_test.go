@@ -32,6 +32,7 @@ func TestRunSparseMatchesDense(t *testing.T) {
 		{"medical/medical.csv", ClassifierMLkNN, []string{"pca", "mddmp", "cplst", "mvmd"}},
 		{"enron/enron.csv", ClassifierMLkNN, []string{"pca", "mddmp", "cplst", "mvmd"}},
 		{"medical/medical.csv", ClassifierRidge, []string{"mddmp"}},
+		{"medical/medical.csv", ClassifierKNN, []string{"pca"}},
 		{"edm/edm.csv", ClassifierMLkNN, []string{"sdem"}},
 		{"edm/edm.csv", ClassifierSVM, []string{"sdem", "lda"}},
 		{"emotions/emotions.csv", ClassifierSVM, []string{"mddmp"}},

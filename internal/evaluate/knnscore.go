@@ -1,0 +1,84 @@
+package evaluate
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+
+	"mldr/internal/knn"
+	"mldr/internal/sparse"
+)
+
+// KNN is the multi-label k-NN vote ("knn"), the scorer of SLEEC (Bhatia,
+// Jain, Kar, Varma and Jain, "Sparse Local Embeddings for Extreme
+// Multi-label Classification", NIPS 2015) and its successors in extreme
+// classification: a test row's score of label l is the number of its k
+// nearest training rows (Euclidean, ties in distance by lower row index,
+// as knn.Search) that have l — the sum of the neighbours' label vectors,
+// unweighted: every neighbour counts 1 whatever its distance. The
+// predicted labels are those more than half of the k neighbours have
+// (score > k/2); a row where no label reaches that predicts none. Zero K
+// means DefaultK, ML-kNN's.
+type KNN struct{ K int }
+
+// Predict scores each row of x (m×D) by its k nearest rows of xTrain (n×D,
+// labels yTrain n×q, a label present where non-zero): scores (m×q) holds
+// the counts, in 0…k, and pred (m×q) 1 where 2·score > k, else 0. It
+// fails when k exceeds the n training rows, and with knn.Search's errors
+// (a value too large for the distances, a cancelled ctx).
+func (c KNN) Predict(ctx context.Context, xTrain, yTrain, x *mat.Dense) (pred, scores *mat.Dense, err error) {
+	return c.predict(ctx, xTrain, yTrain, x)
+}
+
+// predict is Predict on dense or sparse features (nearest).
+func (c KNN) predict(ctx context.Context, xTrain mat.Matrix, yTrain *mat.Dense, x mat.Matrix) (pred, scores *mat.Dense, err error) {
+	k := cmp.Or(c.K, DefaultK)
+	nn, err := nearest(ctx, k, xTrain, yTrain, x)
+	if err != nil {
+		return nil, nil, err
+	}
+	pred, scores = voteScores(nn, labelOnes(yTrain), yTrain)
+	return pred, scores, nil
+}
+
+// nearest finds the k nearest training rows of each row of x, for the
+// k-NN votes (KNN, KNNVote): knn.Search on dense rows, knn.SearchSparse
+// (the same neighbours) on sparse ones. xTrain and x are both *mat.Dense
+// or both *sparse.CSR. It fails when k exceeds the training rows (the
+// rows of yTrain).
+func nearest(ctx context.Context, k int, xTrain mat.Matrix, yTrain *mat.Dense, x mat.Matrix) (*knn.Neighbours, error) {
+	if n, _ := yTrain.Dims(); k > n {
+		return nil, fmt.Errorf("k-NN with k = %d needs at least %d training rows; it has %d", k, k, n)
+	}
+	if xs, ok := xTrain.(*sparse.CSR); ok {
+		return knn.SearchSparse(ctx, xs, x.(*sparse.CSR), k, false, nil)
+	}
+	return knn.Search(ctx, xTrain.(*mat.Dense), x.(*mat.Dense), k, false, nil)
+}
+
+// voteScores counts, for each query row of nn, the neighbours that have
+// each label (ones are the training rows' labels, labelOnes of yTrain),
+// and predicts the labels more than half of them have.
+func voteScores(nn *knn.Neighbours, ones [][]int32, yTrain *mat.Dense) (pred, scores *mat.Dense) {
+	_, q := yTrain.Dims()
+	m := nn.Queries
+	pred, scores = mat.NewDense(m, q, nil), mat.NewDense(m, q, nil)
+	for i := range m {
+		idx, _ := nn.Row(i)
+		s := scores.RawRowView(i)
+		for _, j := range idx {
+			for _, l := range ones[j] {
+				s[l]++
+			}
+		}
+		p := pred.RawRowView(i)
+		for l, v := range s {
+			if 2*v > float64(nn.K) {
+				p[l] = 1
+			}
+		}
+	}
+	return pred, scores
+}
