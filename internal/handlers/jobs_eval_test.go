@@ -52,6 +52,12 @@ func TestJobsAPIRefusesEvaluationParams(t *testing.T) {
 			"evaluate.k is 540, but ML-kNN needs fewer neighbours than training rows and the training part of the smallest of the 10 folds has 540 rows: k may be at most 539"},
 		{"k-NN k on multi-dimensional data", `{"dataset":"` + md + `","method":"pca","params":{"d":2},"evaluate":{"k":321}}`, 422, "evaluate.k",
 			"evaluate.k is 321, but k-NN needs at least k training rows and the training part of the holdout has 320 rows: k may be at most 320"},
+		{"knn k on a holdout", `{"dataset":"` + ml + `","method":"pca","params":{"d":2},"evaluate":{"classifier":"knn","k":481}}`, 422, "evaluate.k",
+			"evaluate.k is 481, but k-NN needs at least k training rows and the training part of the holdout has 480 rows: k may be at most 480"},
+		{"unknown classifier", `{"dataset":"` + ml + `","method":"pca","params":{"d":2},"evaluate":{"classifier":"kNN"}}`, 400, "evaluate.classifier",
+			`classifier must be one of mlknn, knn, ridge, svm, none, not "kNN"`},
+		{"c of knn", `{"dataset":"` + ml + `","method":"pca","params":{"d":2},"evaluate":{"classifier":"knn","c":1}}`, 400, "evaluate.c",
+			"c is the svm's (LIBLINEAR's -c); the classifier knn takes none: leave it out, or choose the classifier svm"},
 		{"ML-kNN k on predefined folds", `{"dataset":"` + small + `","method":"pca","params":{"d":2},"split":{"kind":"predefined"},"evaluate":{"k":4}}`, 422, "evaluate.k",
 			"evaluate.k is 4, but ML-kNN needs fewer neighbours than training rows and the training part of predefined fold 2 has 4 rows: k may be at most 3"},
 		{"lpp k on predefined folds", `{"dataset":"` + small + `","method":"lpp","params":{"d":1,"k":4},"split":{"kind":"predefined"},"evaluate":{"k":1}}`, 422, "params.k",
@@ -65,6 +71,7 @@ func TestJobsAPIRefusesEvaluationParams(t *testing.T) {
 		{"ps_b on multi-dimensional data", `{"dataset":"` + md + `","method":"pca","params":{"d":2},"evaluate":{"ps_b":2.6}}`, 422, "evaluate.ps_b",
 			"ps_b weighs the labels of the propensity-scored metrics (psprecision_at_k, psndcg_at_k), which multi-dimensional data does not report: leave it out"},
 		{"k at its largest", `{"dataset":"` + small + `","method":"pca","params":{"d":1},"split":{"kind":"predefined"},"evaluate":{"k":3}}`, 202, "", ""},
+		{"knn k at its largest", `{"dataset":"` + small + `","method":"pca","params":{"d":1},"split":{"kind":"predefined"},"evaluate":{"classifier":"knn","k":4}}`, 202, "", ""},
 		{"dims some method can give", `{"dataset":"` + ml + `","methods":["pca","plst"],"evaluate":{"dims":[2,24]}}`, 202, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

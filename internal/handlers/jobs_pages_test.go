@@ -289,6 +289,36 @@ func TestAnalyzeFormSVM(t *testing.T) {
 	}
 }
 
+// TestAnalyzeFormKNN: the form offers the k-NN vote knn; submitted, it
+// sends knn with the form's k and no c or eps, the job runs, and its page
+// says what ran (k, without ML-kNN's s or ridge's λ).
+func TestAnalyzeFormKNN(t *testing.T) {
+	s := newJobServer(t, 1, 10, nil)
+	id := s.demo("multilabel")
+	form := s.page("/datasets/" + id + "/analyze").Find(`form[data-testid="analyze-form"]`)
+	if form.Find(`#classifier option[value="knn"]`).Length() != 1 {
+		t.Error("the form does not offer the classifier knn")
+	}
+	f := analysisForm("pca")
+	f.Set("classifier", "knn")
+	f.Set("eval_k", "7")
+	job := s.startAnalysis(id, f)
+	_, body := s.do("GET", "/api/jobs/"+job, "", nil)
+	var j struct {
+		Request jobs.Request `json:"request"`
+	}
+	if err := json.Unmarshal(body, &j); err != nil || j.Request.Evaluate == nil {
+		t.Fatalf("job %s: %v %s", job, err, body)
+	}
+	if e := j.Request.Evaluate; e.Classifier != "knn" || e.K != 7 || e.C != 0 || e.Eps != 0 {
+		t.Errorf("knn job's evaluation %+v, want knn with k = 7, no c or eps", e)
+	}
+	s.waitJob(job, jobs.Succeeded)
+	if got := s.page("/jobs/" + job).Text(); !strings.Contains(got, "knn, the k-NN vote (k = 7)") {
+		t.Errorf("the job's page does not give the k-NN vote's settings")
+	}
+}
+
 // TestAnalyzeFormSeedDim: on multi-dimensional data the form proposes
 // seed 003's d′ = ΣK_j − q with its reason, chosen by default; submitted,
 // it sends neither d nor thr, and sdem and pca keep d′ (multi-label data

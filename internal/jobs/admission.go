@@ -647,13 +647,15 @@ func describe(id string, p analysis.Params, s analysis.Shape, fit int64) string 
 	return best.what
 }
 
+// classifierName names classifier c in a sentence, as the data know it:
+// on multi-dimensional data mlknn and knn are both the k-NN vote.
 func classifierName(c string, multiDim bool) string {
 	switch {
 	case c == evaluate.ClassifierRidge:
 		return "ridge"
 	case c == evaluate.ClassifierSVM:
 		return "the linear SVM"
-	case multiDim:
+	case multiDim || c == evaluate.ClassifierKNN:
 		return "the k-NN vote"
 	}
 	return "ML-kNN"

@@ -550,12 +550,12 @@ func (r *Request) checkEvaluation(ds DatasetLookup, train store.DatasetRecord, i
 		return err
 	}
 	multiDim := train.Summary.Kind == dataset.MultiDim
-	if e.Classifier == evaluate.ClassifierMLkNN {
-		if most := rows - 1; !multiDim && e.K > most {
+	if e.Classifier == evaluate.ClassifierMLkNN || e.Classifier == evaluate.ClassifierKNN {
+		if most := rows - 1; !multiDim && e.Classifier == evaluate.ClassifierMLkNN && e.K > most {
 			return reqErr(http.StatusUnprocessableEntity, "evaluate.k", "evaluate.k is %d, but ML-kNN needs fewer neighbours than training rows "+
 				"and %s has %d rows: k may be at most %d", e.K, part, rows, most)
 		}
-		if multiDim && e.K > rows {
+		if e.K > rows { // the k-NN votes: multi-label knn, and either classifier on multi-dimensional data
 			return reqErr(http.StatusUnprocessableEntity, "evaluate.k", "evaluate.k is %d, but k-NN needs at least k training rows "+
 				"and %s has %d rows: k may be at most %d", e.K, part, rows, rows)
 		}
@@ -603,7 +603,7 @@ func (r *Request) validateStudy(ds DatasetLookup, lim Limits) error {
 	case n > MaxStudyDatasets:
 		return reqErr(http.StatusBadRequest, "datasets", "a study may cover at most %d data sets, not %d", MaxStudyDatasets, n)
 	case r.Evaluate == nil || r.Evaluate.Classifier == evaluate.ClassifierNone:
-		return reqErr(http.StatusBadRequest, "evaluate", "a study compares methods by their evaluation: give evaluate with a classifier (mlknn, ridge or svm)")
+		return reqErr(http.StatusBadRequest, "evaluate", "a study compares methods by their evaluation: give evaluate with a classifier (mlknn, knn, ridge or svm)")
 	}
 	var kind dataset.Kind
 	var first string

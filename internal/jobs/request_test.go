@@ -77,6 +77,10 @@ func TestValidate(t *testing.T) {
 		{"eps of ridge", Request{Dataset: "ml", Method: "pca", Evaluate: &Evaluate{Classifier: "ridge", Eps: 0.1}}, 400, "evaluate.eps"},
 		{"negative c", Request{Dataset: "ml", Method: "pca", Evaluate: &Evaluate{Classifier: "svm", C: -1}}, 400, "evaluate.c"},
 		{"negative eps", Request{Dataset: "ml", Method: "pca", Evaluate: &Evaluate{Classifier: "svm", Eps: -1e-3}}, 400, "evaluate.eps"},
+		{"c of knn", Request{Dataset: "ml", Method: "pca", Evaluate: &Evaluate{Classifier: "knn", C: 1}}, 400, "evaluate.c"},
+		{"negative k of knn", Request{Dataset: "ml", Method: "pca", Evaluate: &Evaluate{Classifier: "knn", K: -1}}, 400, "evaluate"},
+		{"knn k above the training rows", Request{Dataset: "ml", Method: "pca", Evaluate: &Evaluate{Classifier: "knn", K: 81}}, 422, "evaluate.k"},
+		{"knn k above the training rows of multi-dimensional data", Request{Dataset: "md", Methods: []string{"sdem"}, Evaluate: &Evaluate{Classifier: "knn", K: 121}}, 422, "evaluate.k"},
 		{"negative ps_a", Request{Dataset: "ml", Method: "pca", Evaluate: &Evaluate{PsA: -0.55}}, 400, "evaluate.ps_a"},
 		{"NaN ps_b", Request{Dataset: "ml", Method: "pca", Evaluate: &Evaluate{PsB: math.NaN()}}, 400, "evaluate.ps_b"},
 		{"ps_b on multi-dimensional data", Request{Dataset: "md", Methods: []string{"sdem"}, Split: &Split{Kind: SplitPredefined},
@@ -118,6 +122,10 @@ func TestValidate(t *testing.T) {
 		{Dataset: "ml", TestDataset: "ml2", Method: "cplst", Evaluate: &Evaluate{Dims: []int{1, 2}}},
 		{Dataset: "ml", Method: "mds", Params: analysis.Params{D: 2}},
 		{Dataset: "ml", Method: "pca", Evaluate: &Evaluate{Classifier: "ridge", PsA: 0.5, PsB: 0.4}},
+		// knn needs at most as many neighbours as training rows (80 of
+		// the holdout's), one more than ML-kNN, whose rows leave themselves out.
+		{Dataset: "ml", Method: "pca", Evaluate: &Evaluate{Classifier: "knn", K: 80}},
+		{Dataset: "md", Methods: []string{"sdem", "lda"}, Evaluate: &Evaluate{Classifier: "knn", K: 120}},
 	} {
 		ok.Normalize()
 		if err := ok.Validate(ds, Limits{MaxCells: 1 << 30, MaxPairwiseRows: 50}); err != nil {
