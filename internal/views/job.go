@@ -131,9 +131,12 @@ func (b *Builder) JobHeader(j jobs.Job) templates.JobHeader {
 		add("test set", b.datasetName(req.TestDataset))
 	}
 	if e := req.Evaluate; e != nil {
-		if e.Classifier == evaluate.ClassifierSVM {
+		switch e.Classifier {
+		case evaluate.ClassifierSVM:
 			add("classifier", fmt.Sprintf("svm, LIBLINEAR -s 3 -B 1 (c = %g, eps = %g)", e.C, e.Eps))
-		} else {
+		case evaluate.ClassifierKNN: // s and λ are not its
+			add("classifier", fmt.Sprintf("knn, the k-NN vote (k = %d)", e.K))
+		default:
 			add("classifier", fmt.Sprintf("%s (k = %d, s = %g, λ = %g)", e.Classifier, e.K, e.S, e.Lambda))
 		}
 		if e.PsA != 0 || e.PsB != 0 { // given: the defaults go without saying
