@@ -359,9 +359,9 @@ func modelBytes(m analysis.Method, p analysis.Params, s analysis.Shape) int64 {
 }
 
 // writeBytes bounds what writing m's result files holds besides the model
-// (writeMethod): the projection P (rows × d) copied, its rows copied twice
-// (projection.json, model.json) and encoded twice as indented JSON, the
-// projected rows of every row of the data (all × d; label-space methods
+// (writeMethod): the projection P (rows × d) copied and one row of it
+// encoded at a time into projection.json and model.json (writeJSONMatrix),
+// the projected rows of every row of the data (all × d; label-space methods
 // code the labels first, mds spreads its rows), the names, means and
 // eigenvalues in both JSON files. projection.csv, projection.npy and the
 // projected rows (FileProjectedRows) are streamed.
@@ -375,7 +375,7 @@ func writeBytes(m analysis.Method, p analysis.Params, s analysis.Shape, all int)
 		rows = 0 // no projection
 	}
 	r, n := int64(rows), int64(all)
-	b := 8*r*d + 2*(8*r*d+24*r) + 2*jsonBytesPerNumber*r*d
+	b := 8*r*d + 2*jsonBytesPerNumber*d
 	b += 8*n*d + 8*n // projected rows, their order
 	switch {
 	case m.Space == analysis.LabelSpace:

@@ -55,7 +55,7 @@ func TestEstimateParts(t *testing.T) {
 	data := int64(8*(d+q)*n + 2*nameBytes*(d+q) + 24*n + 8*n) // X and Y, names, the rows' parts and numbers and the fit rows
 	// pca keeps at most N−1 = 5 directions of D: Basis D×5, projected rows N×5, means and eigenvalues.
 	model := int64(8 * (d*5 + n*5 + 2*(d+q)))
-	write := int64(8*d*5 + 2*(8*d*5+24*d) + 2*jsonBytesPerNumber*d*5 + 8*n*5 + 8*n + 2*(jsonBytesPerNumber+nameBytes)*(d+q+5))
+	write := int64(8*d*5 + 2*jsonBytesPerNumber*5 + 8*n*5 + 8*n + 2*(jsonBytesPerNumber+nameBytes)*(d+q+5))
 	if e.Overhead != JobOverhead || e.Data != data {
 		t.Errorf("got overhead %d, data %d; want %d, %d", e.Overhead, e.Data, JobOverhead, data)
 	}

@@ -364,7 +364,7 @@ func (x *Executor) writeMethod(staged *store.StagedResults, method string, job J
 		if err := staged.WriteFile(dir(FileProjectionNPY), func(w io.Writer) error { return export.WriteNPY(w, proj) }); err != nil {
 			return err
 		}
-		if err := writeJSON(staged, dir(FileProjectionJSON), projectionFile{Rows: rowNames, Columns: export.ComponentNames(m.Dim), Matrix: export.Rows(proj)}); err != nil {
+		if err := writeJSONMatrix(staged, dir(FileProjectionJSON), projectionFile{Rows: rowNames, Columns: export.ComponentNames(m.Dim)}, "matrix", proj); err != nil {
 			return err
 		}
 	}
@@ -375,7 +375,11 @@ func (x *Executor) writeMethod(staged *store.StagedResults, method string, job J
 	if err := staged.WriteFile(dir(FileProjectedRows), func(w io.Writer) error { return writeProjectedRows(w, p, projected, m.Dim) }); err != nil {
 		return err
 	}
-	return writeJSON(staged, dir(FileModel), x.manifest(job, m, p, rowNames, proj))
+	mf := x.manifest(job, m, p, rowNames)
+	if proj == nil {
+		return writeJSON(staged, dir(FileModel), mf)
+	}
+	return writeJSONMatrix(staged, dir(FileModel), mf, "projection", proj)
 }
 
 // projectedRows are the reduced rows of every row of the data: features
@@ -520,7 +524,9 @@ type ManifestDataset struct {
 	Rows   int    `json:"rows"`
 }
 
-func (x *Executor) manifest(job Job, m *analysis.Model, p *plan, rowNames []string, proj *mat.Dense) Manifest {
+// manifest is model.json without its projection, which writeMethod
+// streams into it (writeJSONMatrix).
+func (x *Executor) manifest(job Job, m *analysis.Model, p *plan, rowNames []string) Manifest {
 	desc, _ := analysis.Lookup(m.Method)
 	req := job.Request
 	mf := Manifest{
@@ -530,9 +536,6 @@ func (x *Executor) manifest(job Job, m *analysis.Model, p *plan, rowNames []stri
 		Version: x.version, Job: job.ID, CreatedAt: job.CreatedAt,
 		Rows: rowNames, Features: p.train.Features.Strings(), Labels: p.train.Labels.Strings(), Means: m.Means,
 		LabelCoding: m.LabelCoding, Eigenvalues: m.Eigenvalues, Order: m.Order, Total: m.Total, RankAtLeast: m.RankAtLeast, Blocks: m.Blocks, Notes: m.Notes, Preprocess: p.scaler,
-	}
-	if proj != nil {
-		mf.Projection = export.Rows(proj)
 	}
 	if req.TestDataset != "" {
 		rec, err := x.store.Dataset(req.TestDataset)

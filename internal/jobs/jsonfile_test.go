@@ -3,11 +3,17 @@ package jobs
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"mldr/internal/export"
 )
 
 // writeIndented's output decodes to the same value; without arrays of
@@ -155,5 +161,70 @@ func BenchmarkWriteJSON(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestWriteJSONMatrixIsWriteJSON: streaming the matrix a row at a time
+// (streamMatrix) writes writeJSON's bytes for the same value with the
+// matrix in place: projection.json and model.json-like values, names
+// holding quotes, brackets and the key itself, a matrix of 0, 1 and many
+// rows (more than one flush of the indenter), and a null key that also
+// appears inside a string.
+func TestWriteJSONMatrixIsWriteJSON(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 9))
+	for _, rows := range []int{0, 1, 2, 3000} {
+		m := mat.NewDense(max(rows, 1), 4, nil)
+		for i := range m.RawMatrix().Data {
+			m.RawMatrix().Data[i] = rng.NormFloat64() * math.Pow(10, float64(rng.IntN(40)-20))
+		}
+		var mm mat.Matrix = m
+		if rows == 0 {
+			mm = &mat.Dense{}
+		}
+		names := make([]string, rows)
+		for i := range names {
+			names[i] = []string{`a"b`, "[c]", `"matrix":null`, "{d}", `e\`}[i%5]
+		}
+		for _, key := range []string{"matrix", "projection"} {
+			t.Run(fmt.Sprintf("%s/rows=%d", key, rows), func(t *testing.T) {
+				type file struct {
+					Rows   []string    `json:"rows"`
+					Matrix [][]float64 `json:"matrix"`
+					Note   string      `json:"note"`
+				}
+				type model struct {
+					Method     string      `json:"method"`
+					Rows       []string    `json:"rows"`
+					Projection [][]float64 `json:"projection"`
+					Means      []float64   `json:"means"`
+				}
+				var without, with any
+				if key == "matrix" {
+					without, with = file{Rows: names, Note: `"matrix":null`}, file{Rows: names, Matrix: export.Rows(mm), Note: `"matrix":null`}
+				} else {
+					without, with = model{Method: "pca", Rows: names, Means: []float64{1, 2}}, model{Method: "pca", Rows: names, Projection: export.Rows(mm), Means: []float64{1, 2}}
+				}
+				want, err := json.Marshal(with)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var wantBuf, got bytes.Buffer
+				if err := writeIndented(&wantBuf, want); err != nil {
+					t.Fatal(err)
+				}
+				src, err := json.Marshal(without)
+				if err != nil {
+					t.Fatal(err)
+				}
+				field := []byte(`"` + key + `":null`)
+				at := bytes.LastIndex(src, field) + len(field) - len("null")
+				if err := streamMatrix(&got, src, at, mm); err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(got.Bytes(), wantBuf.Bytes()) {
+					t.Errorf("streamed %d bytes differ from writeJSON's %d", got.Len(), wantBuf.Len())
+				}
+			})
+		}
 	}
 }
