@@ -54,6 +54,22 @@ func solveRidge(x, t *mat.Dense, lambda float64) (*mat.Dense, error) {
 }
 
 func solveRidgePrimal(x, t *mat.Dense, lambda float64) (*mat.Dense, error) {
+	ch, err := ridgeCholesky(x, lambda)
+	if err != nil {
+		return nil, err
+	}
+	var xt, w mat.Dense
+	xt.Mul(x.T(), t)
+	if err := ch.SolveTo(&w, &xt); err != nil {
+		return nil, fmt.Errorf("solving the ridge system: %w", err)
+	}
+	return &w, nil
+}
+
+// ridgeCholesky factorises the primal ridge system XᵀX + λI (x is n×d):
+// solveRidgePrimal's and, at the largest d, ridgePath's, whose weights are
+// the same to the bit because both factorise it alike.
+func ridgeCholesky(x *mat.Dense, lambda float64) (*mat.Cholesky, error) {
 	_, d := x.Dims()
 	a := mat.NewSymDense(d, nil)
 	a.SymOuterK(1, x.T())
@@ -64,12 +80,7 @@ func solveRidgePrimal(x, t *mat.Dense, lambda float64) (*mat.Dense, error) {
 	if !ch.Factorize(a) {
 		return nil, fmt.Errorf("the ridge system is not positive definite; use a larger lambda")
 	}
-	var xt, w mat.Dense
-	xt.Mul(x.T(), t)
-	if err := ch.SolveTo(&w, &xt); err != nil {
-		return nil, fmt.Errorf("solving the ridge system: %w", err)
-	}
-	return &w, nil
+	return &ch, nil
 }
 
 // solveRidgeDual is W = Xᵀ(XXᵀ + λI)⁻¹T. XXᵀ is the Gram of Xᵀ's rows,

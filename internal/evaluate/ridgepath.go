@@ -34,14 +34,9 @@ func newRidgePath(x, t *mat.Dense, lambda float64) (*ridgePath, error) {
 	}
 	xm, tm := colMeans(x), colMeans(t)
 	xc, tc := centred(x, xm), centred(t, tm)
-	a := mat.NewSymDense(d, nil)
-	a.SymOuterK(1, xc.T())
-	for i := range d {
-		a.SetSym(i, i, a.At(i, i)+lambda)
-	}
-	var ch mat.Cholesky
-	if !ch.Factorize(a) {
-		return nil, fmt.Errorf("the ridge system is not positive definite; use a larger lambda")
+	ch, err := ridgeCholesky(xc, lambda)
+	if err != nil {
+		return nil, err
 	}
 	var u mat.TriDense
 	ch.UTo(&u)
