@@ -53,7 +53,7 @@ func uploadCSV(minBytes int) []byte {
 //
 // The file comes from memory here, so there is no receiving for the early
 // reading to run beside, and the two are about equal (150 and 154–171 MB/s
-// on the 2-core machine of session 23). Over HTTP, where the receiving
+// on a 2-core AMD EPYC). Over HTTP, where the receiving
 // (network, multipart, hashing) costs as much as the parsing, reading as
 // it arrives took a 221 MB upload from 2.48 to 1.84 s (curl, the options
 // after or before the file, medians of 6).
