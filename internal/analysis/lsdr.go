@@ -153,6 +153,14 @@ func fitPLST(ctx context.Context, in Input, p Params, st stage) (*Model, error) 
 	}
 	ones := binaryRows(in.Y)
 	m01 := labelMeans01(ones)
+	if k, ok := labelFree(in, ones, p); ok {
+		st.sub(0.05, 0.9, opPhase).at(0)
+		e, err := labelGramTop(ctx, ones, m01, k)
+		if err != nil {
+			return nil, err
+		}
+		return finishLabelModel(ctx, st.sub(0.9, 1, "codes"), "plst", p, e, "rank of ZᵀZ", newLabelSide(ones, m01))
+	}
 	ztz := mat.NewSymDense(ones.cols, nil)
 	ztz.ScaleSym(4, centredLabelGram(ones, m01))
 	if err := st.sub(0.4, 0.9, "eigen-decomposition").checkpoint(ctx, 0); err != nil {
@@ -565,14 +573,20 @@ func labelModelMem(l *memoryLedger, id string, p Params, s Shape) {
 	l.hold(float64(s.N)*m + m)
 }
 
-// memPLST: the ones of Y, ZᵀZ (q×q, formed through two q×q buffers) and its
-// decomposition, the codes.
+// memPLST: the ones of Y, then on the operator route (labelFreeRule) the
+// iteration's basis and blocks, or else ZᵀZ (q×q, formed through two q×q
+// buffers) and its decomposition; the codes.
 func memPLST(p Params, s Shape) float64 {
 	l := newLedger()
 	q := float64(s.Q)
 	l.labelRows(float64(s.N), labelOnes(s))
-	l.hold(3*q*q + q)
-	l.eig(q)
+	if k, ok := labelFreeRule(s.N, s.Q, labelOnes(s), p, false); ok {
+		l.hold(q)
+		l.topOp(float64(s.N), q, float64(k))
+	} else {
+		l.hold(3*q*q + q)
+		l.eig(q)
+	}
 	labelModelMem(l, "plst", p, s)
 	return l.peak
 }

@@ -126,9 +126,16 @@ func (l *memoryLedger) memFree(n, d, k, labels float64) {
 		l.burst(l.workers*(n+min(d*labels, (1<<21)/8)) + n + 1)
 		l.drop(d)
 	}
-	// Both shapes SymEigTopOp may try, the first's buffers garbage while
-	// the second's are live: its block of 8 with 12 a cycle, SymEigTop's
-	// b = k + max(8, k/4) with 4.
+	l.topOp(n, d, k)
+}
+
+// topOp follows linalg.SymEigTopOp for k pairs of an operator of order d
+// whose products hold two n×b blocks: both shapes it may try, the first's
+// buffers garbage while the second's are live (its block of 8 with 12 a
+// cycle, SymEigTop's b = k + max(8, k/4) with 4), the Ritz vectors at a
+// restart with per-worker sums of the products ((workers − 1)·d·b), and
+// the vectors (d·k).
+func (l *memoryLedger) topOp(n, d, k float64) {
 	b1, b2 := 8.0, k+max(8, math.Floor(k/4))
 	m1 := min(d, k+b1/2+12*b1)
 	m2 := min(d, k+math.Floor(b2/2)+4*b2)

@@ -169,18 +169,7 @@ func TestEstimateMemoryFree(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var fitErr error
-			var phases []string
-			peak, _ := measurePeak(func() {
-				_, fitErr = Fit(context.Background(), tc.id, in, tc.p, func(_ float64, ph string) {
-					if len(phases) == 0 || phases[len(phases)-1] != ph {
-						phases = append(phases, ph)
-					}
-				})
-			})
-			if fitErr != nil {
-				t.Fatal(fitErr)
-			}
+			peak, phases := fitPeak(t, tc.id, in, tc.p)
 			if !slices.Contains(phases, opPhase) {
 				t.Fatalf("phases %q, want %q among them", phases, opPhase)
 			}
@@ -196,4 +185,22 @@ func TestEstimateMemoryFree(t *testing.T) {
 			t.Logf("estimate %d, peak %d, D×D %d", est, peak, 8*c.d*c.d)
 		})
 	}
+}
+
+// fitPeak fits method id and returns its measured peak (measurePeak) and
+// the phases it reported, each once in order.
+func fitPeak(t *testing.T, id string, in Input, p Params) (peak int64, phases []string) {
+	t.Helper()
+	var fitErr error
+	peak, _ = measurePeak(func() {
+		_, fitErr = Fit(context.Background(), id, in, p, func(_ float64, ph string) {
+			if len(phases) == 0 || phases[len(phases)-1] != ph {
+				phases = append(phases, ph)
+			}
+		})
+	})
+	if fitErr != nil {
+		t.Fatal(fitErr)
+	}
+	return peak, phases
 }

@@ -1,0 +1,148 @@
+package analysis
+
+import (
+	"context"
+
+	"gonum.org/v1/gonum/blas/blas64"
+
+	"mldr/internal/linalg"
+)
+
+// The label Gram as an operator. plst decomposes ZᵀZ = 4·YcᵀYc (q×q). Y is
+// 0/1 and mostly zero on data with many labels (EURLex-4K's shape: 3 993
+// labels, 5.3 a row), so a product with a block V of b vectors costs
+// O((nnz(Y) + N + q)·b) from the ones of Y,
+//
+//	U = Yc·V = Y·V − 1·(m01ᵀV)          (N×b),
+//	ZᵀZ·V = 4·(YᵀU − m01·(1ᵀU))          (q×b),
+//
+// against 2q² a vector for the formed matrix (32 M multiply-adds at
+// q = 3 993, some 150 times more), and the q×q matrix (128 MB there) is
+// never held. The trace for Total and Energy is exact from the label
+// frequencies: tr(YcᵀYc) = Σ_j N·m_j(1 − m_j).
+//
+// labelFree chooses the route where the operator is cheaper than the
+// formed matrix would be to apply and the iteration can run: k known (d or
+// MaxDim; not thr, which needs every eigenvalue), 2k < q and
+// linalg.TopIterates(q, k). Below q = 200 (every golden data set but
+// delicious-shaped ones) the direct route runs as before.
+
+// labelFree reports whether plst's fit on ones takes the operator route,
+// and the k pairs it computes; in.route forces it either way.
+func labelFree(in Input, ones *sparseRows, p Params) (k int, ok bool) {
+	if in.route == routeGram {
+		return 0, false
+	}
+	return labelFreeRule(ones.rows, ones.cols, float64(len(ones.idx)), p, in.route == routeFree)
+}
+
+// labelFreeRule is labelFree's rule on a shape: n rows, q labels, ones of
+// them set; forced skips the cost condition.
+func labelFreeRule(n, q int, ones float64, p Params, forced bool) (k int, ok bool) {
+	w := needOf(p)
+	k = min(w.k, q)
+	if w.all || w.thr > 0 || k < 1 || topMinSaving*k >= q || !linalg.TopIterates(q, k) {
+		return 0, false
+	}
+	return k, forced || labelOpFlops(n, q, ones) < 2*float64(q)*float64(q)/opGemmSpeed
+}
+
+// labelOpCost is the flops of one product of the label-Gram operator with
+// a vector.
+func labelOpCost(ones *sparseRows) float64 {
+	return labelOpFlops(ones.rows, ones.cols, float64(len(ones.idx)))
+}
+
+// labelOpFlops is labelOpCost on a shape.
+func labelOpFlops(n, q int, ones float64) float64 {
+	return 4*ones + 4*float64(n) + 4*float64(q)
+}
+
+// labelGramOp is ZᵀZ = 4·YcᵀYc as a linalg.SymOp over the ones of Y and
+// its 0/1 column means m01.
+func labelGramOp(ones *sparseRows, m01 []float64) linalg.SymOp {
+	n, q := ones.rows, ones.cols
+	var u []float64
+	return linalg.SymOp{N: q, Cost: labelOpCost(ones), Apply: func(ctx context.Context, v, av blas64.General) error {
+		b := v.Cols
+		if len(u) < n*b {
+			u = make([]float64, n*b)
+		}
+		// m01ᵀV, then U = Y·V − 1·(m01ᵀV).
+		mv := make([]float64, b)
+		for j, m := range m01 {
+			if m != 0 {
+				for t, x := range v.Data[j*v.Stride : j*v.Stride+b] {
+					mv[t] += m * x
+				}
+			}
+		}
+		su := make([]float64, b) // 1ᵀU
+		for i := range n {
+			row := u[i*b : (i+1)*b]
+			for t := range row {
+				row[t] = -mv[t]
+			}
+			idx, _ := ones.row(i)
+			for _, j := range idx {
+				for t, x := range v.Data[int(j)*v.Stride : int(j)*v.Stride+b] {
+					row[t] += x
+				}
+			}
+			for t, x := range row {
+				su[t] += x
+			}
+			if i%4096 == 4095 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+		}
+		// AV = 4·(YᵀU − m01·(1ᵀU)).
+		for j := range q {
+			row := av.Data[j*av.Stride : j*av.Stride+b]
+			for t := range row {
+				row[t] = -m01[j] * su[t]
+			}
+		}
+		for i := range n {
+			row := u[i*b : (i+1)*b]
+			idx, _ := ones.row(i)
+			for _, j := range idx {
+				dst := av.Data[int(j)*av.Stride : int(j)*av.Stride+b]
+				for t, x := range row {
+					dst[t] += x
+				}
+			}
+		}
+		for j := range q {
+			row := av.Data[j*av.Stride : j*av.Stride+b]
+			for t := range row {
+				row[t] *= 4
+			}
+		}
+		return ctx.Err()
+	}}
+}
+
+// labelGramTrace is tr(ZᵀZ) = 4·Σ_j N·m_j(1 − m_j) for 0/1 labels with
+// column means m01.
+func labelGramTrace(n int, m01 []float64) float64 {
+	t := 0.0
+	for _, m := range m01 {
+		t += m * (1 - m)
+	}
+	return 4 * float64(n) * t
+}
+
+// labelGramTop is plst's k leading pairs of ZᵀZ by the operator.
+func labelGramTop(ctx context.Context, ones *sparseRows, m01 []float64, k int) (eigenResult, error) {
+	vals, v, err := linalg.SymEigTopOp(ctx, labelGramOp(ones, m01), k)
+	if err != nil {
+		if ctx.Err() != nil {
+			return eigenResult{}, ctx.Err()
+		}
+		return eigenResult{}, invalid("", "the eigen-decomposition failed: %v", err)
+	}
+	return eigenResult{values: vals, vectors: v, order: ones.cols, total: labelGramTrace(ones.rows, m01)}, nil
+}
