@@ -117,9 +117,15 @@ func EstimateMemory(s analysis.Shape, testRows int, spec Spec) (int64, error) {
 		}
 		dims += max(1, float64(grid))
 		var after float64
-		if m.Space == analysis.LabelSpace {
+		switch {
+		case m.Space == analysis.LabelSpace && m.ID != "kcplst" && nnz > 0 && sparseRidgeWins(train.N, s.D, train.NNZ):
+			// The regressor on the sparse rows (fitRidgeBiasSparse): no
+			// dense copy; XᵀX's column index (12 bytes an entry) beside
+			// the system.
+			after = 1.5*float64(train.NNZ) + labelSpaceMem(m.ID, ntr, nte, d, q, top) - (ntr+nte)*(d+1)
+		case m.Space == analysis.LabelSpace:
 			after = dense + labelSpaceMem(m.ID, ntr, nte, d, q, top)
-		} else {
+		default:
 			// Transform of both parts (P's copy, the projections), the
 			// columns cut for each d, the classifier on them.
 			after = d*top + 2*(ntr+nte)*top + classifierMem(o.Classifier, k, s.Classes, ntr, nte, top, q, ones)

@@ -975,12 +975,22 @@ func (r *runner) labelSpace(ctx context.Context, model *analysis.Model, pts []po
 		return err
 	}
 	var pred *mat.Dense // predicted codes of the test rows, for the largest M
-	xtr, xte := r.denseFeatures(train, model.Method+"'s regressor from the features"), r.denseFeatures(test, "")
-	if model.Method == "kcplst" {
+	switch {
+	case model.Method != "kcplst" && train.Sparse != nil && sparseRidgeWins(train.Sparse.R, train.Sparse.C, int64(train.Sparse.NNZ())):
+		reg, err := fitRidgeBiasSparse(ctx, train.Sparse, codes, *model.Params.Lambda)
+		if err != nil {
+			return err
+		}
+		if pred, err = reg.predictSparse(ctx, test.Sparse); err != nil {
+			return err
+		}
+	case model.Method == "kcplst":
+		xtr, xte := r.denseFeatures(train, model.Method+"'s regressor from the features"), r.denseFeatures(test, "")
 		if pred, err = full.KernelCodes(ctx, xtr, xte); err != nil {
 			return err
 		}
-	} else {
+	default:
+		xtr, xte := r.denseFeatures(train, model.Method+"'s regressor from the features"), r.denseFeatures(test, "")
 		reg, err := fitRidgeBias(xtr, codes, *model.Params.Lambda)
 		if err != nil {
 			return err

@@ -78,22 +78,7 @@ func TestRunSparseMatchesDense(t *testing.T) {
 			if err != nil {
 				t.Fatalf("sparse: %v", err)
 			}
-			if len(got.Rows) != len(want.Rows) {
-				t.Fatalf("%d rows, want %d", len(got.Rows), len(want.Rows))
-			}
-			for i, w := range want.Rows {
-				g := got.Rows[i]
-				if g.Method != w.Method || g.D != w.D {
-					t.Fatalf("row %d is %s at d = %d, want %s at d = %d", i, g.Method, g.D, w.Method, w.D)
-				}
-				keys := slices.Sorted(maps.Keys(w.Metrics))
-				for _, k := range keys {
-					gv, wv := g.Metrics[k], w.Metrics[k]
-					if !(gv == wv || math.Abs(gv-wv) <= 1e-9*max(1, math.Abs(wv)) || (math.IsNaN(gv) && math.IsNaN(wv))) {
-						t.Errorf("%s at d = %d (fold %v): %s = %v, want %v", w.Method, w.D, w.Fold, k, gv, wv)
-					}
-				}
-			}
+			requireSameMetrics(t, got, want)
 			if tc.classifier == ClassifierRidge && !slices.ContainsFunc(got.Notes, func(s string) bool { return strings.Contains(s, "made dense") }) {
 				t.Errorf("notes %q, want one saying the ridge baseline made the features dense", got.Notes)
 			}
@@ -108,5 +93,26 @@ func TestRunSparsePreprocessRefused(t *testing.T) {
 	_, err := Run(t.Context(), in, []Split{h}, Spec{Methods: []MethodRun{{ID: "pca"}}, Options: Options{Preprocess: "standardize"}}, nil)
 	if err == nil || !strings.Contains(err.Error(), "sparse data are evaluated with preprocess none") {
 		t.Fatalf("got %v, want the refusal of preprocess on sparse features", err)
+	}
+}
+
+// requireSameMetrics requires got to have want's rows, method and d for method
+// and d, and every metric equal to 1e-9 (relative above 1; NaN for NaN).
+func requireSameMetrics(t *testing.T, got, want *Result) {
+	t.Helper()
+	if len(got.Rows) != len(want.Rows) {
+		t.Fatalf("%d rows, want %d", len(got.Rows), len(want.Rows))
+	}
+	for i, w := range want.Rows {
+		g := got.Rows[i]
+		if g.Method != w.Method || g.D != w.D {
+			t.Fatalf("row %d is %s at d = %d, want %s at d = %d", i, g.Method, g.D, w.Method, w.D)
+		}
+		for _, k := range slices.Sorted(maps.Keys(w.Metrics)) {
+			gv, wv := g.Metrics[k], w.Metrics[k]
+			if !(gv == wv || math.Abs(gv-wv) <= 1e-9*max(1, math.Abs(wv)) || (math.IsNaN(gv) && math.IsNaN(wv))) {
+				t.Errorf("%s at d = %d (fold %v): %s = %v, want %v", w.Method, w.D, w.Fold, k, gv, wv)
+			}
+		}
 	}
 }

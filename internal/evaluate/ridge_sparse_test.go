@@ -1,0 +1,125 @@
+package evaluate
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"mldr/internal/analysis"
+	"mldr/internal/sparse"
+)
+
+// sparseLabelled is n rows of d features, about density of them non-zero
+// (positive, tf-idf-like), and q 0/1 labels, each row's 1–3 labels
+// following its largest features, so that a regression from the features
+// has something to predict.
+func sparseLabelled(seed uint64, n, d, q int, density float64) analysis.Input {
+	rng := rand.New(rand.NewPCG(seed, 5))
+	x := mat.NewDense(n, d, nil)
+	y := mat.NewDense(n, q, nil)
+	for i := range n {
+		best, at := 0.0, 0
+		for j := range d {
+			if rng.Float64() < density {
+				v := 0.1 + rng.ExpFloat64()
+				x.Set(i, j, v)
+				if v > best {
+					best, at = v, j
+				}
+			}
+		}
+		y.Set(i, at%q, 1)
+		for range rng.IntN(3) {
+			y.Set(i, rng.IntN(q), 1)
+		}
+	}
+	return analysis.Input{X: x, Y: y}
+}
+
+// fitRidgeBiasSparse solves the system fitRidgeBias solves, from the
+// sparse rows: the same weights to 1e-10 relative to the largest, the same
+// predictions; and sparseRidgeWins takes it on the primal path below a
+// density of 1/4, not where the rows are few or dense.
+func TestRidgeBiasSparseMatchesDense(t *testing.T) {
+	in := sparseLabelled(1, 900, 250, 40, 0.04)
+	xs := sparse.FromDense(in.X)
+	codes := mat.NewDense(900, 7, nil)
+	for i := range 900 {
+		for j := range 7 {
+			codes.Set(i, j, math.Sin(float64(i*7+j)))
+		}
+	}
+	want, err := fitRidgeBias(in.X, codes, 0.1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := fitRidgeBiasSparse(t.Context(), xs, codes, 0.1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scale := mat.Norm(want.w, math.Inf(1))
+	var diff mat.Dense
+	diff.Sub(got.w, want.w)
+	if e := mat.Norm(&diff, math.Inf(1)); e > 1e-10*scale {
+		t.Errorf("weights differ by %.3g (row sums), want ≤ 1e-10 × %.3g", e, scale)
+	}
+	test := sparseLabelled(2, 300, 250, 40, 0.04)
+	pw := want.predict(test.X)
+	pg, err := got.predictSparse(t.Context(), sparse.FromDense(test.X))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pdiff mat.Dense
+	pdiff.Sub(pg, pw)
+	if e := mat.Norm(&pdiff, math.Inf(1)); e > 1e-10*mat.Norm(pw, math.Inf(1)) {
+		t.Errorf("predictions differ by %.3g", e)
+	}
+	for _, tc := range []struct {
+		name string
+		x    *sparse.CSR
+		want bool
+	}{
+		{"900 × 250 at 4 %", xs, true},
+		{"200 × 250 (dual path)", sparse.FromDense(mat.DenseCopyOf(in.X.Slice(0, 200, 0, 250))), false},
+		{"900 × 250 at 60 %", sparse.FromDense(sparseLabelled(3, 900, 250, 40, 0.6).X), false},
+	} {
+		if got := sparseRidgeWins(tc.x.R, tc.x.C, int64(tc.x.NNZ())); got != tc.want {
+			t.Errorf("sparseRidgeWins(%s) = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// The label-space methods' evaluation on sparse features, where the
+// regressor takes the sparse route (asserted), gives the dense route's
+// metrics: Hamming loss and every other metric to 1e-9.
+func TestRunLabelSpaceSparseRidge(t *testing.T) {
+	dense := sparseLabelled(4, 1200, 300, 60, 0.03)
+	sp := dense
+	sp.X, sp.Sparse = nil, sparse.FromDense(dense.X)
+	splits, err := KFold(1200, 3, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr := sp.Sparse.SelectRows(splits[0].Train); !sparseRidgeWins(tr.R, tr.C, int64(tr.NNZ())) {
+		t.Fatal("sparseRidgeWins is false on the training part; the test would compare the dense route with itself")
+	}
+	spec := Spec{Grid: Grid{Dims: []int{5, 20}}, Options: Options{Classifier: ClassifierKNN},
+		Methods: []MethodRun{{ID: "plst"}, {ID: "cplst"}}}
+	want, err := Run(t.Context(), dense, splits, spec, nil)
+	if err != nil {
+		t.Fatalf("dense: %v", err)
+	}
+	got, err := Run(t.Context(), sp, splits, spec, nil)
+	if err != nil {
+		t.Fatalf("sparse: %v", err)
+	}
+	requireSameMetrics(t, got, want)
+	for _, n := range got.Notes {
+		if strings.Contains(n, "regressor from the features") {
+			t.Errorf("note %q: the sparse route makes nothing dense", n)
+		}
+	}
+}
