@@ -156,3 +156,57 @@ func TestEstimateMemoryLabelOperator(t *testing.T) {
 	}
 	t.Logf("estimate %d, peak %d, q×q %d", est, peak, 8*q*q)
 }
+
+// TestCPLSTKrylovMatchesDirect fits cplst with its q×q matrix decomposed
+// by formedTop (linalg.SymEigTopOp's small blocks) and, forced, by
+// symEigFor, on power-law labels with 60 Gaussian features, and requires
+// the same leading eigenvalues (1e-10 relative), subspaces and codes
+// (1e-8), total and energy; the phases say which route each took.
+func TestCPLSTKrylovMatchesDirect(t *testing.T) {
+	in := powerLawLabels(9, 2500, 400, 4, 1.1)
+	rng := rand.New(rand.NewPCG(9, 1))
+	in.X = mat.NewDense(2500, 60, nil)
+	for i := range 2500 {
+		for j := range 60 {
+			in.X.Set(i, j, rng.NormFloat64()+in.Y.At(i, j%7))
+		}
+	}
+	for _, p := range []Params{{D: 20}, {D: 5, MaxDim: 30}} {
+		t.Run(fmt.Sprintf("d=%d MaxDim=%d", p.D, p.MaxDim), func(t *testing.T) {
+			fit := func(route routeChoice) (*Model, []string) {
+				in := in
+				in.route = route
+				var phases []string
+				m, err := Fit(t.Context(), "cplst", in, p, func(_ float64, phase string) {
+					if len(phases) == 0 || phases[len(phases)-1] != phase {
+						phases = append(phases, phase)
+					}
+				})
+				if err != nil {
+					t.Fatalf("Fit(cplst, route %d): %v", route, err)
+				}
+				return m, phases
+			}
+			want, direct := fit(routeGram)
+			got, krylov := fit(routeAuto)
+			if !slices.Contains(krylov, krylovPhase) || slices.Contains(direct, krylovPhase) {
+				t.Fatalf("phases: automatic %q, forced %q; want %q in the first only", krylov, direct, krylovPhase)
+			}
+			if math.Abs(got.Total-want.Total) > 1e-12*want.Total || math.Abs(got.Energy-want.Energy) > 1e-10 || got.Dim != want.Dim {
+				t.Errorf("total %v, energy %v, d %d; want %v, %v, %d", got.Total, got.Energy, got.Dim, want.Total, want.Energy, want.Dim)
+			}
+			k := max(p.D, p.MaxDim)
+			for i := range k {
+				if g, w := got.Eigenvalues[i], want.Eigenvalues[i]; math.Abs(g-w) > 1e-10*math.Abs(w) {
+					t.Errorf("eigenvalue %d: got %.17g, want %.17g", i+1, g, w)
+				}
+			}
+			if s := opSin(got.Basis, want.Basis, k); s > 1e-8 {
+				t.Errorf("span of the %d directions: sin θ = %.3g, want ≤ 1e-8", k, s)
+			}
+			if s := opSin(got.Projected, want.Projected, got.Dim); s > 1e-8 {
+				t.Errorf("span of the codes: sin θ = %.3g, want ≤ 1e-8", s)
+			}
+		})
+	}
+}

@@ -280,12 +280,17 @@ func fitCPLST(ctx context.Context, in Input, p Params, st stage) (*Model, error)
 	if err != nil {
 		return nil, err
 	}
-	if err := st.sub(0.85, 0.95, "eigen-decomposition").checkpoint(ctx, 0); err != nil {
-		return nil, err
-	}
-	e, err := symEigFor(ctx, h.zhz, p, true)
+	e, ok, err := formedTop(ctx, in, h.zhz, p, st.sub(0.85, 0.95, krylovPhase))
 	if err != nil {
 		return nil, err
+	}
+	if !ok {
+		if err := st.sub(0.85, 0.95, "eigen-decomposition").checkpoint(ctx, 0); err != nil {
+			return nil, err
+		}
+		if e, err = symEigFor(ctx, h.zhz, p, true); err != nil {
+			return nil, err
+		}
 	}
 	return finishLabelModel(ctx, st.sub(0.95, 1, "codes"), "cplst", p, e, "rank of ZᵀĤZ", h.labels)
 }
