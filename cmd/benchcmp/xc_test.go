@@ -30,7 +30,7 @@ func TestBenchXC(t *testing.T) {
 	}
 	cfg := config{reps: 1, cacheDir: filepath.Join(dir, "cache"), seed: 1, scale: 0.02, xcSet: "delicious", webapp: bin}
 	var cases []benchCase
-	for _, m := range []string{"pca", "nosuch", "mddmp", "plst", "cplst"} {
+	for _, m := range []string{"pca", "nosuch", "mddmp", "plst", "cplst", xcEvalWork} {
 		cases = append(cases, benchCase{work: m, size: dataSize{name: xcSize}, kind: kindXC})
 	}
 	var log bytes.Buffer
@@ -63,12 +63,15 @@ func TestBenchXC(t *testing.T) {
 			t.Errorf("%s: got %v, times %v, peak %d KiB, phases %v; want a time, a peak and a fit phase",
 				r.work, r.goSide.err, r.goSide.res.Times, r.goSide.peakKiB, r.phases)
 		}
+		if ev := phaseSeconds(r.phases, "evaluate"); (r.work == xcEvalWork) == math.IsNaN(ev) {
+			t.Errorf("%s: evaluate phase %v s; want one only in the %s job", r.work, ev, xcEvalWork)
+		}
 	}
 	var b strings.Builder
 	if err := writeReport(&b, header{seed: 1, xc: &up}, rows); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"| delicious ×0.02: 258 + 64 × 500 × 983 |", "| plst | 100 |", "| nosuch | 100 | — | — | — | — | refused (400): "} {
+	for _, want := range []string{"| delicious ×0.02: 258 + 64 × 500 × 983 |", "| plst | 100 |", "| all+eval | 100 |", "| nosuch | 100 | — | — | — | — | refused (400): "} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("the report lacks %q:\n%s", want, b.String())
 		}
