@@ -94,7 +94,12 @@ func EstimateMemory(s analysis.Shape, testRows int, spec Spec) (int64, error) {
 		}
 		p := run.Params
 		if len(spec.Grid.Dims) > 0 || len(spec.Grid.Percent) > 0 {
-			p.D, p.Thr = 0, 0
+			// As runner.method fits it: the directions up to the grid's
+			// largest d only (every pair for a percentage of a rank not
+			// known yet), which decides the fit's route and memory (a
+			// 5 000-feature pca at d = 100 holds its 100 pairs, not the
+			// whole D×D decomposition).
+			p.D, p.Thr, p.MaxDim = 0, 0, spec.Grid.maxDim(s.D, 0)
 		}
 		fit, err := analysis.EstimateMemory(run.ID, p, train)
 		if err != nil {

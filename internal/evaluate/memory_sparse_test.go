@@ -99,3 +99,28 @@ func TestEstimateMemorySparse(t *testing.T) {
 		}
 	}
 }
+
+// EstimateMemory counts a fit on a grid as Run makes it, computing the
+// directions up to the grid's largest d only: a 1 500-feature pca whose
+// grid stops at d = 10 is estimated near the same pca fitted at d = 10
+// with no grid (the grid's metric rows aside), not as the whole
+// decomposition, which is what a
+// fit with no d and no grid computes (its default thr needs every
+// eigenvalue) and what the grid's fit was counted as before.
+func TestEstimateMemoryGridMaxDim(t *testing.T) {
+	s := analysis.Shape{N: 20000, D: 5000, Q: 10, NNZ: 2_000_000}
+	est := func(spec Spec) int64 {
+		spec.Options = Options{Classifier: ClassifierKNN}
+		b, err := EstimateMemory(s, 4000, spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	grid := est(Spec{Methods: []MethodRun{{ID: "pca"}}, Grid: Grid{Dims: []int{10}}})
+	own := est(Spec{Methods: []MethodRun{{ID: "pca", Params: analysis.Params{D: 10}}}})
+	whole := est(Spec{Methods: []MethodRun{{ID: "pca"}}})
+	if grid >= (own+whole)/2 {
+		t.Errorf("estimate with the grid d = 10: %d bytes; at d = 10 with no grid: %d; the whole decomposition: %d; want the first nearer the second", grid, own, whole)
+	}
+}
