@@ -121,6 +121,16 @@ func TestBoundedViewsManyLabels(t *testing.T) {
 			t.Errorf("heatmap: got %d rows, want 50", got)
 		}
 		checkFigure(t, s, doc.Find("figure#labels"), "label frequency")
+		// Every label at once: rows against rank on log axes, one point
+		// a label that some row holds (with 60 rows at 3 %, some 84 % of
+		// them), most frequent first: the every-97th labels' 60 % of 60.
+		rank := checkFigure(t, s, doc.Find("figure#rank"), "rank and frequency")
+		series := rank["series"].([]any)[0].(map[string]any)
+		ys := series["y"].([]any)
+		if len(ys) < q/2 || len(ys) > q || ys[0].(float64) < 30 || !slices.IsSortedFunc(ys, func(a, b any) int { return cmp.Compare(b.(float64), a.(float64)) }) ||
+			rank["xlog"] != true || rank["ylog"] != true {
+			t.Errorf("rank figure: %d points from %v (want most of %d, descending from about 36), xlog %v, ylog %v", len(ys), ys[0], q, rank["xlog"], rank["ylog"])
+		}
 	})
 
 	t.Run("plots", func(t *testing.T) {

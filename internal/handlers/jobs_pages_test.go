@@ -102,6 +102,9 @@ func TestDatasetPageFigures(t *testing.T) {
 	if c := table.Find("tbody tr").First().Find("td").First().Text(); c != "1.00" {
 		t.Errorf("NMI diagonal cell %q", c)
 	}
+	if doc.Find("figure#rank").Length() != 0 {
+		t.Error("a data set of 6 labels shows the rank–frequency plot; want it only beyond the 50 the bars show")
+	}
 	if href, _ := doc.Find(`a[data-testid="new-analysis"]`).Attr("href"); href != "/datasets/"+id+"/analyze" {
 		t.Errorf("New analysis link %q", href)
 	}
@@ -111,11 +114,12 @@ func TestDatasetPageFigures(t *testing.T) {
 	if doc.Find("figure#nmi").Length() != 0 || doc.Find(`[data-testid="class-table"]`).Length() != 3 {
 		t.Error("a multi-dimensional data set shows an NMI heatmap or lacks its class tables")
 	}
-	resp, _ := s.do("GET", "/api/datasets/"+md+"/plots/nmi.svg", "", nil)
-	if resp.StatusCode != http.StatusNotFound {
-		t.Errorf("NMI plot of multi-dimensional data: %d", resp.StatusCode)
+	for _, name := range []string{"nmi", "rank"} {
+		if resp, _ := s.do("GET", "/api/datasets/"+md+"/plots/"+name+".svg", "", nil); resp.StatusCode != http.StatusNotFound {
+			t.Errorf("%s plot of multi-dimensional data: %d, want 404", name, resp.StatusCode)
+		}
 	}
-	for path, want := range map[string]int{"/plots/labels.gif": 404, "/plots/other.svg": 404, "/plots/labels.svg": 200} {
+	for path, want := range map[string]int{"/plots/labels.gif": 404, "/plots/other.svg": 404, "/plots/labels.svg": 200, "/plots/rank.png": 200} {
 		if resp, _ := s.do("GET", "/api/datasets/"+id+path, "", nil); resp.StatusCode != want {
 			t.Errorf("%s: %d, want %d", path, resp.StatusCode, want)
 		}

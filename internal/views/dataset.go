@@ -75,6 +75,11 @@ func (b *Builder) Dataset(rec store.DatasetRecord, o DatasetOptions) (templates.
 	if v.Problem == "" && s.LabelCount > 0 && s.Kind == dataset.MultiLabel {
 		f, alt, err := b.DatasetFigure(rec, "labels", c)
 		v.Frequency = figure("labels", "/api/datasets/"+rec.ID+"/plots/labels", f, alt, err)
+		if s.LabelCount > MaxShownLabels {
+			// Every label's frequency at once, where the bars show a part.
+			f, alt, err := b.DatasetFigure(rec, "rank", c)
+			v.Rank = figure("rank", "/api/datasets/"+rec.ID+"/plots/rank", f, alt, err)
+		}
 		n, err := b.labelNMI(rec, c)
 		f = nil
 		alt = ""

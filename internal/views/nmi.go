@@ -16,8 +16,9 @@ import (
 )
 
 // DatasetFigure makes a data set's plot name of the chosen labels c:
-// "labels" (frequencies) or "nmi" (the label NMI heatmap, multi-label
-// data), and its text alternative. Another name is *NotFound; a data set
+// "labels" (frequencies), "nmi" (the label NMI heatmap, multi-label
+// data) or "rank" (every label's rows against its rank on log axes,
+// multi-label data; c does not apply), and its text alternative. Another name is *NotFound; a data set
 // without labels, *Undrawable.
 func (b *Builder) DatasetFigure(rec store.DatasetRecord, name string, c LabelChoice) (*plots.Figure, string, error) {
 	s := rec.Summary
@@ -45,6 +46,22 @@ func (b *Builder) DatasetFigure(rec store.DatasetRecord, name string, c LabelCho
 			alt = fmt.Sprintf("Bar chart of the share of rows with each of %d of the %d labels (%s); the most frequent shown is %s (%.0f%%).",
 				len(names), c.Total, c.which(s.Kind), top.Name, 100*top.Frequency)
 		}
+		return f, alt, err
+	case "rank":
+		if s.LabelCount == 0 || s.Kind != dataset.MultiLabel {
+			return nil, "", notFound("the rank–frequency plot is drawn for multi-label data")
+		}
+		det, err := b.store.Details(rec)
+		if err != nil {
+			return nil, "", err
+		}
+		counts := make([]int, s.LabelCount)
+		for j := range counts {
+			counts[j] = det.Count(j)
+		}
+		f, err := plots.RankFrequency(counts)
+		alt := fmt.Sprintf("Line on logarithmic axes of how many rows hold each of the %d labels against its rank by that number, "+
+			"from %d rows for the most frequent down to the rarest.", s.LabelCount, slices.Max(counts))
 		return f, alt, err
 	case "nmi":
 		n, err := b.labelNMI(rec, c)

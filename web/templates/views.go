@@ -116,6 +116,9 @@ type DatasetView struct {
 	ClassTables []ClassTable
 	// Figures: the label frequencies and (multi-label data) the label NMI.
 	Frequency, NMI *FigureView
+	// Rank is every label's rows against its rank on log axes, when there
+	// are more labels than the frequency bars show (nil otherwise).
+	Rank *FigureView
 	// NMITable is the NMI matrix as text (nil when there are many labels).
 	NMITable *NMITable
 	// Folds is the number of predefined folds (0: none).
