@@ -78,8 +78,8 @@ func (h *handler) apiJobPlot(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		opts := views.MetricOptions(res.Metrics)
-		if q.Metric == "" && len(opts) > 0 {
-			q.Metric = opts[0].Value
+		if q.Metric == "" {
+			q.Metric = views.DefaultMetric(res, opts)
 		}
 		if err := views.CheckMetric(opts, q.Metric); err != nil {
 			h.fail(w, r, err)

@@ -38,6 +38,32 @@ func MetricOptions(mf *jobs.MetricsFile) []templates.Option {
 	return o
 }
 
+// manyLabels is the number of labels from which a job's pages open on
+// precision at 1 (DefaultMetric).
+const manyLabels = 100
+
+// DefaultMetric is the metric a job's page and its curves show when none
+// is asked for: precision at 1 on data with manyLabels labels or more,
+// when the run reported it (with thousands of labels, Hamming loss tells
+// methods apart only in its fourth decimal, and the extreme
+// classification literature reports P@k), else the first of opts, the
+// run's metrics in the pages' order; "" when opts is empty.
+func DefaultMetric(res *jobs.Results, opts []templates.Option) string {
+	if len(opts) == 0 {
+		return ""
+	}
+	labels := 0
+	for _, m := range res.Methods {
+		if m.Manifest != nil {
+			labels = max(labels, len(m.Manifest.Labels))
+		}
+	}
+	if labels >= manyLabels && slices.ContainsFunc(opts, func(o templates.Option) bool { return o.Value == evaluate.PrecisionAt1 }) {
+		return evaluate.PrecisionAt1
+	}
+	return opts[0].Value
+}
+
 // CheckMetric refuses a metric that is not among a job's, opts (from
 // MetricOptions), naming the ones it has: *BadOption of "metric".
 func CheckMetric(opts []templates.Option, metric string) error {

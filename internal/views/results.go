@@ -65,8 +65,8 @@ func (b *Builder) Results(id string, o ResultsOptions) (*templates.ResultsView, 
 	base := "/api/jobs/" + id + "/plots/"
 	if res.Metrics != nil {
 		v.MetricOptions = MetricOptions(res.Metrics)
-		if q.Metric == "" && len(v.MetricOptions) > 0 {
-			q.Metric = v.MetricOptions[0].Value
+		if q.Metric == "" {
+			q.Metric = DefaultMetric(res, v.MetricOptions)
 		}
 		if err := CheckMetric(v.MetricOptions, q.Metric); err != nil && len(v.MetricOptions) > 0 {
 			return nil, err
