@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"runtime"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -277,6 +278,12 @@ func lowRankEig(ctx context.Context, f *mat.Dense, p Params) (eigenResult, error
 	e, ok, err := lowRankTop(ctx, f, p)
 	if err != nil || ok {
 		return e, err
+	}
+	if tried := needOf(p); !tried.all && tried.thr == 0 {
+		// The Gram route ran and refused: its r×r matrices are garbage.
+		// Collected now, they do not sit under the SVD's workspace, and
+		// memoryLedger.lowRank counts the larger of the two, not both.
+		runtime.GC()
 	}
 	return lowRankSVD(f)
 }

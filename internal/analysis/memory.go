@@ -228,8 +228,8 @@ func (l *memoryLedger) chol(n float64) {
 // lowRank follows lowRankEig of a d×r matrix: the d×d product and its
 // decomposition when r > d; else the route through the r×r Gram
 // (lowRankTop: G, linalg.Gram's accumulators, the decomposition, U and the
-// residuals, taken at their largest, every pair), whose garbage may still
-// be there when it refuses and gonum's thin SVD runs (its copy, U and
+// residuals, taken at their largest, every pair), which lowRankEig
+// collects when it refuses, before gonum's thin SVD runs (its copy, U and
 // workspace: measured at under 4·d·r); and the U it returns.
 func (l *memoryLedger) lowRank(d, r float64) {
 	if r > d {
@@ -239,6 +239,7 @@ func (l *memoryLedger) lowRank(d, r float64) {
 	}
 	r8 := math.Ceil(r/8) * 8
 	l.burst(r*r + l.gang(d, 128)*(r8*r8+128*r8) + 7*r*r + 64*r + 2*d*r)
+	l.garbage = 0 // runtime.GC before the SVD
 	l.burst(4*d*r + 6*r*r + 64*(d+r))
 	l.hold(d*r + r)
 }
