@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"slices"
 	"strings"
 	"sync"
@@ -329,6 +330,46 @@ func TestRunFails(t *testing.T) {
 	waitRiver(t, e, id(1), "completed")
 	if n := len(calls); n != 1 {
 		t.Errorf("executor called %d times, want 1", n)
+	}
+}
+
+// A run that cannot reach the database (here its executor's error wraps
+// store.ErrUnavailable, as a data set's record read on a connection an
+// outage broke does) is not the job's failure: the job runs again and
+// succeeds. One that never can fails after jobs.MaxAttempts runs, with the
+// error.
+func TestRunRequeuedWhenDatabaseUnreachable(t *testing.T) {
+	e := newEnv(t)
+	lost := fmt.Errorf("data set d: %w", &net.OpError{Op: "read", Net: "tcp", Err: net.ErrClosed})
+	var mu sync.Mutex
+	calls := map[string]int{}
+	q := e.queue(t, func(ctx context.Context, j jobs.Job, report jobs.Report) ([]string, error) {
+		mu.Lock()
+		calls[j.ID]++
+		n := calls[j.ID]
+		mu.Unlock()
+		if j.ID == id(2) || n == 1 {
+			return nil, lost
+		}
+		return nil, nil
+	}, nil)
+	for _, n := range []int{1, 2} {
+		if _, err := q.Submit(id(n), req("d")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j := waitJob(t, q, id(1), "succeeded", func(j jobs.Job) bool { return j.Status.Terminal() })
+	if j.Status != jobs.Succeeded || j.Attempts != 2 {
+		t.Errorf("job 1: got %s after %d runs (%q), want succeeded at the second run", j.Status, j.Attempts, j.Error)
+	}
+	j = waitJob(t, q, id(2), "failed", func(j jobs.Job) bool { return j.Status.Terminal() })
+	if j.Status != jobs.Failed || j.Attempts != jobs.MaxAttempts || j.Error != lost.Error() {
+		t.Errorf("job 2: got %s after %d runs (%q), want failed after %d with %q", j.Status, j.Attempts, j.Error, jobs.MaxAttempts, lost.Error())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if calls[id(1)] != 2 || calls[id(2)] != jobs.MaxAttempts {
+		t.Errorf("executor called %v, want 2 for job 1 and %d for job 2", calls, jobs.MaxAttempts)
 	}
 }
 

@@ -237,7 +237,8 @@ func (q *Queue) flush(id string, r *run) {
 
 // finish writes a run's outcome: succeeded (its sealed results moved
 // into place in the same transaction), canceled by a user, failed, or
-// (interrupted by a shutdown) queued again, when finish returns
+// (interrupted by a shutdown, or unable to reach the database) queued
+// again, when finish returns
 // errRequeued for River to run it again. A run whose job was taken back
 // writes nothing and discards its results. While the database cannot be
 // reached, finish tries again until it is back or the queue stops.
@@ -266,6 +267,14 @@ func (q *Queue) finish(ctx context.Context, id string, r *run, notes []string, r
 			j.Status, j.Error = jobs.Failed, fmt.Sprintf("the job ran longer than -rescue-after (%s) allows: give every process a longer -rescue-after to run it", q.cfg.RescueAfter)
 		case ctx.Err() != nil:
 			j.Status, j.Progress, j.Phase, j.StartedAt = jobs.Queued, 0, "queued again after a shutdown", nil
+			requeue = true
+		case errors.Is(pgmeta.Classify(runErr), store.ErrUnavailable) && j.Attempts < jobs.MaxAttempts:
+			// The run could not reach the database (reading a data set's
+			// record, say, on a connection an outage had broken): the job
+			// is not at fault, and the database answers again, since this
+			// outcome is being written. It runs again, up to
+			// jobs.MaxAttempts runs in all.
+			j.Status, j.Progress, j.Phase, j.StartedAt = jobs.Queued, 0, "queued again: the database could not be reached", nil
 			requeue = true
 		default:
 			j.Status, j.Error = jobs.Failed, runErr.Error()
