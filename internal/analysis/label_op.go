@@ -23,10 +23,9 @@ import (
 // frequencies: tr(YcᵀYc) = Σ_j N·m_j(1 − m_j).
 //
 // labelFree chooses the route where the operator is cheaper than the
-// formed matrix would be to apply and the iteration can run: k known (d or
-// MaxDim; not thr, which needs every eigenvalue), 2k < q and
-// linalg.TopIterates(q, k). Below q = 200 (every golden data set but
-// delicious-shaped ones) the direct route runs as before.
+// formed matrix would be to apply and the iteration can run
+// (iteratedTop: k known, well below q, and q ≥ 200). Below 200 labels,
+// every golden data set, the formed matrix is decomposed directly.
 
 // labelFree reports whether plst's fit on ones takes the operator route,
 // and the k pairs it computes; in.route forces it either way.
@@ -40,9 +39,7 @@ func labelFree(in Input, ones *sparseRows, p Params) (k int, ok bool) {
 // labelFreeRule is labelFree's rule on a shape: n rows, q labels, ones of
 // them set; forced skips the cost condition.
 func labelFreeRule(n, q int, ones float64, p Params, forced bool) (k int, ok bool) {
-	w := needOf(p)
-	k = min(w.k, q)
-	if w.all || w.thr > 0 || k < 1 || topMinSaving*k >= q || !linalg.TopIterates(q, k) {
+	if k, ok = iteratedTop(p, q); !ok {
 		return 0, false
 	}
 	return k, forced || labelOpFlops(n, q, ones) < 2*float64(q)*float64(q)/opGemmSpeed
@@ -166,9 +163,8 @@ const krylovPhase = "eigen-decomposition (block Krylov)"
 // stays the same symmetric matrix.
 func formedTop(ctx context.Context, in Input, a *mat.SymDense, p Params, st stage) (eigenResult, bool, error) {
 	n := a.SymmetricDim()
-	w := needOf(p)
-	k := min(w.k, n)
-	if in.route == routeGram || w.all || w.thr > 0 || k < 1 || topMinSaving*k >= n || !linalg.TopIterates(n, k) {
+	k, ok := iteratedTop(p, n)
+	if in.route == routeGram || !ok {
 		return eigenResult{}, false, nil
 	}
 	st.at(0)

@@ -59,22 +59,8 @@ func TestLabelOperatorMatchesGram(t *testing.T) {
 	} {
 		in := powerLawLabels(uint64(tc.q), tc.n, tc.q, 4, 1.1)
 		t.Run(fmt.Sprintf("N=%d q=%d d=%d MaxDim=%d", tc.n, tc.q, tc.p.D, tc.p.MaxDim), func(t *testing.T) {
-			fit := func(route routeChoice) (*Model, []string) {
-				in := in
-				in.route = route
-				var phases []string
-				m, err := Fit(t.Context(), "plst", in, tc.p, func(_ float64, phase string) {
-					if len(phases) == 0 || phases[len(phases)-1] != phase {
-						phases = append(phases, phase)
-					}
-				})
-				if err != nil {
-					t.Fatalf("Fit(plst, route %d): %v", route, err)
-				}
-				return m, phases
-			}
-			want, gramPhases := fit(routeGram)
-			got, freePhases := fit(routeFree)
+			want, gramPhases := fitRoute(t, "plst", in, routeGram, tc.p)
+			got, freePhases := fitRoute(t, "plst", in, routeFree, tc.p)
 			if !slices.Contains(freePhases, opPhase) || slices.Contains(gramPhases, opPhase) {
 				t.Fatalf("phases: operator %q, formed %q; want %q in the first only", freePhases, gramPhases, opPhase)
 			}
@@ -89,17 +75,7 @@ func TestLabelOperatorMatchesGram(t *testing.T) {
 			if len(got.Eigenvalues) != k {
 				t.Fatalf("got %d eigenvalues, want the %d leading", len(got.Eigenvalues), k)
 			}
-			for i := range k {
-				if g, w := got.Eigenvalues[i], want.Eigenvalues[i]; math.Abs(g-w) > 1e-10*math.Abs(w) {
-					t.Errorf("eigenvalue %d: got %.17g, want %.17g", i+1, g, w)
-				}
-			}
-			if s := opSin(got.Basis, want.Basis, k); s > 1e-8 {
-				t.Errorf("span of the %d directions: sin θ = %.3g, want ≤ 1e-8", k, s)
-			}
-			if s := opSin(got.Projected, want.Projected, got.Dim); s > 1e-8 {
-				t.Errorf("span of the codes: sin θ = %.3g, want ≤ 1e-8", s)
-			}
+			requireSameLeading(t, got, want, k)
 			if _, ok := labelFree(in, binaryRows(in.Y), tc.p); !ok {
 				t.Errorf("the automatic choice takes the formed matrix; want the operator at q = %d, d = %d", tc.q, tc.p.D)
 			}
@@ -141,16 +117,7 @@ func TestEstimateMemoryLabelOperator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	peak, phases := fitPeak(t, "plst", in, p)
-	if !slices.Contains(phases, opPhase) {
-		t.Fatalf("phases %q, want %q among them", phases, opPhase)
-	}
-	if peak > est {
-		t.Errorf("measured peak %d bytes, above the estimate %d", peak, est)
-	}
-	if est > estimateSlack*peak+estimateFloor {
-		t.Errorf("estimate %d bytes, more than %d × the measured peak %d + %d", est, estimateSlack, peak, estimateFloor)
-	}
+	peak := fitPeakOnRoute(t, "plst", in, p, est)
 	if qq := int64(3 * 8 * q * q); est >= qq {
 		t.Errorf("estimate %d bytes, want less than the formed route's three q×q matrices, %d", est, qq)
 	}
@@ -173,40 +140,33 @@ func TestCPLSTKrylovMatchesDirect(t *testing.T) {
 	}
 	for _, p := range []Params{{D: 20}, {D: 5, MaxDim: 30}} {
 		t.Run(fmt.Sprintf("d=%d MaxDim=%d", p.D, p.MaxDim), func(t *testing.T) {
-			fit := func(route routeChoice) (*Model, []string) {
-				in := in
-				in.route = route
-				var phases []string
-				m, err := Fit(t.Context(), "cplst", in, p, func(_ float64, phase string) {
-					if len(phases) == 0 || phases[len(phases)-1] != phase {
-						phases = append(phases, phase)
-					}
-				})
-				if err != nil {
-					t.Fatalf("Fit(cplst, route %d): %v", route, err)
-				}
-				return m, phases
-			}
-			want, direct := fit(routeGram)
-			got, krylov := fit(routeAuto)
+			want, direct := fitRoute(t, "cplst", in, routeGram, p)
+			got, krylov := fitRoute(t, "cplst", in, routeAuto, p)
 			if !slices.Contains(krylov, krylovPhase) || slices.Contains(direct, krylovPhase) {
 				t.Fatalf("phases: automatic %q, forced %q; want %q in the first only", krylov, direct, krylovPhase)
 			}
 			if math.Abs(got.Total-want.Total) > 1e-12*want.Total || math.Abs(got.Energy-want.Energy) > 1e-10 || got.Dim != want.Dim {
 				t.Errorf("total %v, energy %v, d %d; want %v, %v, %d", got.Total, got.Energy, got.Dim, want.Total, want.Energy, want.Dim)
 			}
-			k := max(p.D, p.MaxDim)
-			for i := range k {
-				if g, w := got.Eigenvalues[i], want.Eigenvalues[i]; math.Abs(g-w) > 1e-10*math.Abs(w) {
-					t.Errorf("eigenvalue %d: got %.17g, want %.17g", i+1, g, w)
-				}
-			}
-			if s := opSin(got.Basis, want.Basis, k); s > 1e-8 {
-				t.Errorf("span of the %d directions: sin θ = %.3g, want ≤ 1e-8", k, s)
-			}
-			if s := opSin(got.Projected, want.Projected, got.Dim); s > 1e-8 {
-				t.Errorf("span of the codes: sin θ = %.3g, want ≤ 1e-8", s)
-			}
+			requireSameLeading(t, got, want, max(p.D, p.MaxDim))
 		})
+	}
+}
+
+// requireSameLeading holds got to want's k leading eigenvalues (1e-10
+// relative), the span of their directions and of the codes (1e-8 in
+// sin θ).
+func requireSameLeading(t *testing.T, got, want *Model, k int) {
+	t.Helper()
+	for i := range k {
+		if g, w := got.Eigenvalues[i], want.Eigenvalues[i]; math.Abs(g-w) > 1e-10*math.Abs(w) {
+			t.Errorf("eigenvalue %d: got %.17g, want %.17g", i+1, g, w)
+		}
+	}
+	if s := opSin(got.Basis, want.Basis, k); s > 1e-8 {
+		t.Errorf("span of the %d directions: sin θ = %.3g, want ≤ 1e-8", k, s)
+	}
+	if s := opSin(got.Projected, want.Projected, got.Dim); s > 1e-8 {
+		t.Errorf("span of the codes: sin θ = %.3g, want ≤ 1e-8", s)
 	}
 }

@@ -89,9 +89,7 @@ func matrixFree(in Input, p Params) (k int, ok bool) {
 // freeRule is matrixFree's rule on a shape: n rows, d features, nnz
 // entries (on the D×D path); forced skips the memory and cost conditions.
 func freeRule(n, d int, nnz int64, p Params, forced bool) (k int, ok bool) {
-	w := needOf(p)
-	k = min(w.k, d)
-	if w.all || w.thr > 0 || k < 1 || topMinSaving*k >= d || !linalg.TopIterates(d, k) {
+	if k, ok = iteratedTop(p, d); !ok {
 		return 0, false
 	}
 	if forced {
@@ -106,6 +104,21 @@ func freeRule(n, d int, nnz int64, p Params, forced bool) (k int, ok bool) {
 	opCost := vectors * 4 * nz
 	gramCost := nz*(perRow+1)/2 + vectors*2*df*df/opGemmSpeed
 	return k, opCost <= opSlack*gramCost
+}
+
+// iteratedTop is the k leading pairs p asks of a matrix of order n, and
+// whether the block Krylov iteration computes them without the matrix's
+// whole decomposition: k known (d or MaxDim; not thr, which needs every
+// eigenvalue, nor every pair), topMinSaving·k < n and
+// linalg.TopIterates(n, k). The routes that apply an operator need it:
+// otherwise the solver would form the matrix anyway.
+func iteratedTop(p Params, n int) (k int, ok bool) {
+	w := needOf(p)
+	k = min(w.k, n)
+	if w.all || w.thr > 0 || k < 1 || topMinSaving*k >= n || !linalg.TopIterates(n, k) {
+		return 0, false
+	}
+	return k, true
 }
 
 // memFree follows fitMatrixFree on the ledger: the means and the

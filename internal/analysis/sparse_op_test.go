@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"os"
@@ -61,22 +60,8 @@ func TestMatrixFreeMatchesGram(t *testing.T) {
 			{"mvmd", Params{D: 10, Beta: Float(0)}},
 		} {
 			t.Run(fmt.Sprintf("%s/%s/d=%d", file, tc.method, tc.p.D), func(t *testing.T) {
-				fit := func(route routeChoice) (*Model, []string) {
-					in := in
-					in.route = route
-					var phases []string
-					m, err := Fit(t.Context(), tc.method, in, tc.p, func(_ float64, phase string) {
-						if len(phases) == 0 || phases[len(phases)-1] != phase {
-							phases = append(phases, phase)
-						}
-					})
-					if err != nil {
-						t.Fatalf("Fit(%s, route %d): %v", tc.method, route, err)
-					}
-					return m, phases
-				}
-				want, gramPhases := fit(routeGram)
-				got, freePhases := fit(routeFree)
+				want, gramPhases := fitRoute(t, tc.method, in, routeGram, tc.p)
+				got, freePhases := fitRoute(t, tc.method, in, routeFree, tc.p)
 				if !slices.Contains(freePhases, opPhase) {
 					t.Fatalf("forced matrix-free fit reported phases %q, want %q among them", freePhases, opPhase)
 				}
@@ -169,16 +154,7 @@ func TestEstimateMemoryFree(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			peak, phases := fitPeak(t, tc.id, in, tc.p)
-			if !slices.Contains(phases, opPhase) {
-				t.Fatalf("phases %q, want %q among them", phases, opPhase)
-			}
-			if peak > est {
-				t.Errorf("measured peak %d bytes, above the estimate %d", peak, est)
-			}
-			if est > estimateSlack*peak+estimateFloor {
-				t.Errorf("estimate %d bytes, more than %d × the measured peak %d + %d", est, estimateSlack, peak, estimateFloor)
-			}
+			peak := fitPeakOnRoute(t, tc.id, in, tc.p, est)
 			if dd := int64(8 * c.d * c.d); est >= dd {
 				t.Errorf("estimate %d bytes, want less than the D×D matrix's %d", est, dd)
 			}
@@ -187,20 +163,39 @@ func TestEstimateMemoryFree(t *testing.T) {
 	}
 }
 
-// fitPeak fits method id and returns its measured peak (measurePeak) and
-// the phases it reported, each once in order.
-func fitPeak(t *testing.T, id string, in Input, p Params) (peak int64, phases []string) {
+// fitRoute fits method id on in with its route forced (routeAuto: as
+// Fit chooses) and returns the model and the phases it reported, each
+// once in order.
+func fitRoute(t *testing.T, id string, in Input, route routeChoice, p Params) (*Model, []string) {
 	t.Helper()
-	var fitErr error
-	peak, _ = measurePeak(func() {
-		_, fitErr = Fit(context.Background(), id, in, p, func(_ float64, ph string) {
-			if len(phases) == 0 || phases[len(phases)-1] != ph {
-				phases = append(phases, ph)
-			}
-		})
+	in.route = route
+	var phases []string
+	m, err := Fit(t.Context(), id, in, p, func(_ float64, phase string) {
+		if len(phases) == 0 || phases[len(phases)-1] != phase {
+			phases = append(phases, phase)
+		}
 	})
-	if fitErr != nil {
-		t.Fatal(fitErr)
+	if err != nil {
+		t.Fatalf("Fit(%s, route %d): %v", id, route, err)
 	}
-	return peak, phases
+	return m, phases
+}
+
+// fitPeakOnRoute fits method id, requires it to take the matrix-free
+// route (by its phases) and its measured peak to lie within est:
+// peak ≤ est ≤ estimateSlack × peak + estimateFloor. It returns the peak.
+func fitPeakOnRoute(t *testing.T, id string, in Input, p Params, est int64) int64 {
+	t.Helper()
+	var phases []string
+	peak, _ := measurePeak(func() { _, phases = fitRoute(t, id, in, routeAuto, p) })
+	if !slices.Contains(phases, opPhase) {
+		t.Fatalf("phases %q, want %q among them", phases, opPhase)
+	}
+	if peak > est {
+		t.Errorf("measured peak %d bytes, above the estimate %d", peak, est)
+	}
+	if est > estimateSlack*peak+estimateFloor {
+		t.Errorf("estimate %d bytes, more than %d × the measured peak %d + %d", est, estimateSlack, peak, estimateFloor)
+	}
+	return peak
 }

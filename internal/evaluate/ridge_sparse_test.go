@@ -108,15 +108,7 @@ func TestRunLabelSpaceSparseRidge(t *testing.T) {
 	}
 	spec := Spec{Grid: Grid{Dims: []int{5, 20}}, Options: Options{Classifier: ClassifierKNN},
 		Methods: []MethodRun{{ID: "plst"}, {ID: "cplst"}}}
-	want, err := Run(t.Context(), dense, splits, spec, nil)
-	if err != nil {
-		t.Fatalf("dense: %v", err)
-	}
-	got, err := Run(t.Context(), sp, splits, spec, nil)
-	if err != nil {
-		t.Fatalf("sparse: %v", err)
-	}
-	requireSameMetrics(t, got, want)
+	got := runSparseAsDense(t, dense, sp, splits, spec)
 	for _, n := range got.Notes {
 		if strings.Contains(n, "regressor from the features") {
 			t.Errorf("note %q: the sparse route makes nothing dense", n)

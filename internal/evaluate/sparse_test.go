@@ -70,15 +70,7 @@ func TestRunSparseMatchesDense(t *testing.T) {
 			for _, id := range tc.methods {
 				spec.Methods = append(spec.Methods, MethodRun{ID: id})
 			}
-			want, err := Run(t.Context(), dense, splits, spec, nil)
-			if err != nil {
-				t.Fatalf("dense: %v", err)
-			}
-			got, err := Run(t.Context(), sp, splits, spec, nil)
-			if err != nil {
-				t.Fatalf("sparse: %v", err)
-			}
-			requireSameMetrics(t, got, want)
+			got := runSparseAsDense(t, dense, sp, splits, spec)
 			if tc.classifier == ClassifierRidge && !slices.ContainsFunc(got.Notes, func(s string) bool { return strings.Contains(s, "made dense") }) {
 				t.Errorf("notes %q, want one saying the ridge baseline made the features dense", got.Notes)
 			}
@@ -115,4 +107,21 @@ func requireSameMetrics(t *testing.T, got, want *Result) {
 			}
 		}
 	}
+}
+
+// runSparseAsDense runs spec on the dense input and on the same features
+// in CSR form (sp), requires the same metrics (requireSameMetrics), and
+// returns the sparse run's result.
+func runSparseAsDense(t *testing.T, dense, sp analysis.Input, splits []Split, spec Spec) *Result {
+	t.Helper()
+	want, err := Run(t.Context(), dense, splits, spec, nil)
+	if err != nil {
+		t.Fatalf("dense: %v", err)
+	}
+	got, err := Run(t.Context(), sp, splits, spec, nil)
+	if err != nil {
+		t.Fatalf("sparse: %v", err)
+	}
+	requireSameMetrics(t, got, want)
+	return got
 }
