@@ -76,7 +76,7 @@ func TestEstimateMemoryCrossProduct(t *testing.T) {
 		t.Run(id, func(t *testing.T) {
 			m, _ := Lookup(id)
 			in, _ := memInput(m, c, 3)
-			if !crossAsProduct(binaryRows(in.Y)) {
+			if !crossAsProduct(in.ones()) {
 				t.Fatal("the labels of the case are not formed as a product")
 			}
 			est, peak, _, ok := checkEstimate(t, c, 3)

@@ -25,8 +25,15 @@ type Input struct {
 	Sparse *sparse.CSR
 	// Y is the N×q label matrix: 0/1 for multi-label data, or, for
 	// multi-dimensional data, each class variable's category index
-	// 0…K_j−1.
+	// 0…K_j−1. It is nil when Labels holds them.
 	Y *mat.Dense
+	// Labels is the N×q 0/1 label matrix of multi-label data in CSR form
+	// (its stored values all 1), for label spaces too wide to hold dense
+	// (13 330 labels on a million rows would take 100 GiB); nil when Y
+	// holds them. Exactly one of Y and Labels is set. Every method reads
+	// the labels through their ones (labelRows), so both give the same
+	// fit.
+	Labels *sparse.CSR
 	// Classes holds K_j, the number of categories of each class variable,
 	// for multi-dimensional data; it is nil for multi-label data.
 	Classes []int
@@ -229,14 +236,20 @@ func (in *Input) validate() error {
 // validateRows is validate with at least minRows rows (a shard may hold
 // one), returning the column means of dense features that it found.
 func (in Input) validateRows(minRows int) (*knownMeans, error) {
-	if (in.X == nil) == (in.Sparse == nil) || in.Y == nil {
-		if in.X != nil {
+	if (in.X == nil) == (in.Sparse == nil) || (in.Y == nil) == (in.Labels == nil) {
+		switch {
+		case in.X != nil && in.Sparse != nil:
 			return nil, invalid("", "the features are given both dense and sparse; give one")
+		case in.Y != nil && in.Labels != nil:
+			return nil, invalid("", "the labels are given both dense and sparse; give one")
 		}
 		return nil, invalid("", "features or labels are missing")
 	}
+	if in.Labels != nil && in.Classes != nil {
+		return nil, invalid("", "class variables cannot be given as sparse labels; give them dense")
+	}
 	n, d := in.dims()
-	ny, q := in.Y.Dims()
+	ny, q := in.LabelDims()
 	switch {
 	case n != ny:
 		return nil, invalid("", "the features have %d rows but the labels %d", n, ny)
@@ -266,6 +279,9 @@ func (in Input) validateRows(minRows int) (*knownMeans, error) {
 	}
 	if err := in.checkScale(maxAbs); err != nil {
 		return nil, err
+	}
+	if in.Labels != nil {
+		return means, checkSparseLabels(in.Labels)
 	}
 	yr := in.Y.RawMatrix()
 	for i := range n {
@@ -304,6 +320,55 @@ func (s *sparseRows) endRow() { s.ptr = append(s.ptr, len(s.idx)) }
 
 func newSparse(rows, cols int) *sparseRows {
 	return &sparseRows{rows: rows, cols: cols, ptr: make([]int, 1, rows+1)}
+}
+
+// checkSparseLabels checks a CSR label matrix: well formed, every stored
+// value 1.
+func checkSparseLabels(y *sparse.CSR) error {
+	if err := y.Check(); err != nil {
+		return invalid("", "the sparse labels are malformed: %v", err)
+	}
+	for i := range y.R {
+		ind, val := y.Row(i)
+		for k, v := range val {
+			if v != 1 {
+				return invalid("", "label %d of row %d is %v; multi-label data hold 0 or 1, and sparse labels store only their ones", ind[k]+1, i+1, v)
+			}
+		}
+	}
+	return nil
+}
+
+// LabelDims is N and q, from Y or Labels.
+func (in Input) LabelDims() (n, q int) {
+	if in.Labels != nil {
+		return in.Labels.Dims()
+	}
+	return in.Y.Dims()
+}
+
+// LabelMatrix is the label matrix, Y or Labels, as a mat.Matrix (a
+// label-space model's Transform takes either).
+func (in Input) LabelMatrix() mat.Matrix {
+	if in.Labels != nil {
+		return in.Labels
+	}
+	return in.Y
+}
+
+// csrRows holds the ones of a CSR 0/1 matrix.
+func csrRows(y *sparse.CSR) *sparseRows {
+	s := newSparse(y.R, y.C)
+	s.idx = make([]int32, 0, y.NNZ())
+	s.val = make([]float64, 0, y.NNZ())
+	for i := range y.R {
+		ind, _ := y.Row(i)
+		for _, j := range ind {
+			s.add(int(j), 1)
+		}
+		s.endRow()
+	}
+	return s
 }
 
 // binaryRows holds the ones of a 0/1 matrix.
@@ -345,6 +410,14 @@ func oneHotRows(y *mat.Dense, classes []int) *sparseRows {
 func (in Input) labelRows() *sparseRows {
 	if in.MultiDim() {
 		return oneHotRows(in.Y, in.Classes)
+	}
+	return in.ones()
+}
+
+// ones holds the ones of the multi-label matrix, from Y or Labels.
+func (in Input) ones() *sparseRows {
+	if in.Labels != nil {
+		return csrRows(in.Labels)
 	}
 	return binaryRows(in.Y)
 }

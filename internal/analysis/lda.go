@@ -40,9 +40,9 @@ func fitLDA(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 		// its ones are read: class 1's column of XcᵀZ is XcᵀY_j and
 		// class 0's is −XcᵀY_j (the columns of Xc sum to 0), so Z's N·q
 		// entries are never formed.
-		_, q := in.Y.Dims()
+		_, q := in.LabelDims()
 		classes = slices.Repeat([]int{2}, q)
-		z = binaryRows(in.Y)
+		z = in.ones()
 	} else {
 		z = oneHotRows(in.Y, classes)
 	}
@@ -189,7 +189,7 @@ func fitLDA(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 // ≤ q − 1 and comes from a D×q matrix. The N×N path is lda's. The
 // directions are unit-length or B-orthonormal as normalize says (lda's).
 func fitMLDA(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
-	y := binaryRows(in.Y)
+	y := in.ones()
 	q := y.cols
 	// The label co-occurrence counts, then in place their cosines C.
 	corr := make([]float64, q*q)

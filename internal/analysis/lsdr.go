@@ -151,7 +151,7 @@ func fitPLST(ctx context.Context, in Input, p Params, st stage) (*Model, error) 
 	if err := st.checkpoint(ctx, 0); err != nil {
 		return nil, err
 	}
-	ones := binaryRows(in.Y)
+	ones := in.ones()
 	m01 := labelMeans01(ones)
 	if k, ok := labelFree(in, ones, p); ok {
 		st.sub(0.05, 0.9, opPhase).at(0)
@@ -198,7 +198,7 @@ type ridgeHat struct {
 // N×N path (rowspace.go), O(D·N² + N³ + N²q), the exact equivalent of the
 // push-through identity (XᵀX + λI)⁻¹Xᵀ = Xᵀ(XXᵀ + λI)⁻¹.
 func computeRidgeHat(ctx context.Context, in Input, lambda float64, st stage) (*ridgeHat, error) {
-	ones := binaryRows(in.Y)
+	ones := in.ones()
 	spec := statsSpec{gram: true, labels: ones, labelGram: true}
 	var s *stats
 	var err error
@@ -402,7 +402,7 @@ func fitKCPLST(ctx context.Context, in Input, p Params, st stage) (*Model, error
 	if err != nil {
 		return nil, err
 	}
-	ones := binaryRows(in.Y)
+	ones := in.ones()
 	labels := newLabelSide(ones, labelMeans01(ones))
 	z := labels.dense()
 	w := mat.DenseCopyOf(z)

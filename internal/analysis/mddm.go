@@ -39,7 +39,7 @@ func fitMDDMp(ctx context.Context, in Input, p Params, st stage) (*Model, error)
 	if p.Gamma != nil && kernel != KernelRBF {
 		return nil, invalid(ParamGamma, "gamma is the width of the rbf label kernel; the %s kernel takes none", kernel)
 	}
-	y := binaryRows(in.Y)
+	y := in.ones()
 	var labels *sparseRows
 	var rbf *labelsetKernel
 	switch kernel {
@@ -51,7 +51,7 @@ func fitMDDMp(ctx context.Context, in Input, p Params, st stage) (*Model, error)
 		}
 		labels = quadraticRows(y)
 	case KernelRBF:
-		_, q := in.Y.Dims()
+		_, q := in.LabelDims()
 		gamma, err := positive(ParamGamma, p.Gamma, 1/float64(q))
 		if err != nil {
 			return nil, err
@@ -203,7 +203,7 @@ func fitMDDMf(ctx context.Context, in Input, p Params, st stage) (*Model, error)
 		return nil, err
 	}
 	p.Beta = Float(beta)
-	s, err := featureStats(ctx, in, statsSpec{gram: beta > 0, labels: binaryRows(in.Y)}, useRowSpace(in), st.sub(0, 0.7, "XᵀX and XᵀHY"))
+	s, err := featureStats(ctx, in, statsSpec{gram: beta > 0, labels: in.ones()}, useRowSpace(in), st.sub(0, 0.7, "XᵀX and XᵀHY"))
 	if err != nil {
 		return nil, err
 	}

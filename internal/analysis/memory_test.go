@@ -126,7 +126,7 @@ func memInput(m Method, c memCase, seed uint64) (Input, Shape) {
 	}
 	s := Shape{N: c.n, D: c.d, Q: c.q, Classes: in.Classes}
 	if !in.MultiDim() {
-		y := binaryRows(in.Y)
+		y := in.ones()
 		s.LabelOnes = len(y.idx)
 		sets := map[string]bool{}
 		for i := range y.rows {

@@ -35,7 +35,7 @@ func fitMLSI(ctx context.Context, in Input, p Params, st stage) (*Model, error) 
 		return nil, err
 	}
 	p.Beta, p.Ridge = Float(beta), Float(eps)
-	s, err := featureStats(ctx, in, statsSpec{gram: true, labels: binaryRows(in.Y)}, useRowSpace(in), st.sub(0, 0.6, "XᵀX and XᵀHY"))
+	s, err := featureStats(ctx, in, statsSpec{gram: true, labels: in.ones()}, useRowSpace(in), st.sub(0, 0.6, "XᵀX and XᵀHY"))
 	if err != nil {
 		return nil, err
 	}

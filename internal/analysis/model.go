@@ -171,6 +171,17 @@ func (m *Model) Transform(x mat.Matrix) (*mat.Dense, error) {
 		return nil, invalid("", "the rows to project have %d columns; the model was fitted on %d", c, want)
 	}
 	if m.Space == LabelSpace {
+		if sx, ok := x.(*sparse.CSR); ok && m.LabelCoding == "pm1" {
+			// (2Y − 1 − 1μᵀ)·P = Y·2P − 1·((1 + μ)ᵀP): the ±1 codes of
+			// sparse labels are dense, so they are never formed.
+			shift := make([]float64, len(m.Means))
+			for j, v := range m.Means {
+				shift[j] = (1 + v) / 2
+			}
+			var p2 mat.Dense
+			p2.Scale(2, m.P())
+			return Project(sx, shift, &p2), nil
+		}
 		return Project(codeLabels(x, m.LabelCoding), m.Means, m.P()), nil
 	}
 	return Project(x, m.Means, m.P()), nil

@@ -25,7 +25,7 @@ func fitMVMD(ctx context.Context, in Input, p Params, st stage) (*Model, error) 
 	}
 	p.Beta = Float(beta)
 	if k, ok := matrixFree(in, p); ok && beta < 1 {
-		e, mean, ok, err := fitMatrixFree(ctx, in, k, binaryRows(in.Y), 1-beta, 4*beta, st.sub(0, 0.95, "XᵀX and XᵀHY"))
+		e, mean, ok, err := fitMatrixFree(ctx, in, k, in.ones(), 1-beta, 4*beta, st.sub(0, 0.95, "XᵀX and XᵀHY"))
 		if err != nil {
 			return nil, err
 		}
@@ -34,7 +34,7 @@ func fitMVMD(ctx context.Context, in Input, p Params, st stage) (*Model, error) 
 		}
 	}
 	// β = 1 needs only the D×q matrix: the N×N path would cost more.
-	s, err := featureStats(ctx, in, statsSpec{gram: beta < 1, labels: binaryRows(in.Y)}, beta < 1 && useRowSpace(in), st.sub(0, 0.7, "XᵀX and XᵀHY"))
+	s, err := featureStats(ctx, in, statsSpec{gram: beta < 1, labels: in.ones()}, beta < 1 && useRowSpace(in), st.sub(0, 0.7, "XᵀX and XᵀHY"))
 	if err != nil {
 		return nil, err
 	}

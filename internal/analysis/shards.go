@@ -400,7 +400,7 @@ func ShardStats(ctx context.Context, id string, p Params, shard Input, progress 
 		return nil, err
 	}
 	n, d := shard.dims()
-	_, q := shard.Y.Dims()
+	_, q := shard.LabelDims()
 	s := h.got
 	part := &Partial{n: n, mean: s.mean, meanLo: h.meanLo, gram: s.gram, labelMean: s.labelMean, cross: s.cross, labelGram: s.labelGram,
 		spec: partialSpec{Method: id, Features: d, Labels: q, Classes: slices.Clone(shard.Classes),
@@ -425,7 +425,7 @@ func runHook(ctx context.Context, m Method, p Params, in Input, probe bool, st s
 		// plst reads the labels alone, not through featureStats: its
 		// statistics are the label means and LcᵀLc of Y (with XcᵀY,
 		// which the pass forms with them).
-		_, err = h.stats(ctx, in, statsSpec{labels: binaryRows(in.Y), labelGram: true}, st)
+		_, err = h.stats(ctx, in, statsSpec{labels: in.ones(), labelGram: true}, st)
 	} else {
 		_, err = m.fit(ctx, in, p, st)
 	}
@@ -584,7 +584,7 @@ func plstFromPartial(ctx context.Context, in Input, p Params, st stage) (*Model,
 		return nil, err
 	}
 	p.Lambda = Float(lambda)
-	ones := binaryRows(in.Y)
+	ones := in.ones()
 	s, err := statsOf(ctx, in, statsSpec{labels: ones, labelGram: true}, st)
 	if err != nil {
 		return nil, err
@@ -644,10 +644,10 @@ func ProjectShard(ctx context.Context, m *Model, shard Input) (*mat.Dense, error
 		return nil, err
 	}
 	if m.Space == LabelSpace {
-		if shard.Y == nil {
+		if shard.Y == nil && shard.Labels == nil {
 			return nil, invalid("", "%s projects the labels, and the shard has none", m.Method)
 		}
-		return m.Transform(shard.Y)
+		return m.Transform(shard.LabelMatrix())
 	}
 	if (shard.X == nil) == (shard.Sparse == nil) {
 		return nil, invalid("", "give the shard's features dense or sparse, one of the two")

@@ -49,7 +49,7 @@ func wideSparseInput(n, d, q int, density float64) Input {
 // benchmark; the eigen-solving part is measured apart).
 func BenchmarkSparseStats(b *testing.B) {
 	in := wideSparseInput(20000, 5000, 400, 0.02)
-	labels := binaryRows(in.Y)
+	labels := in.ones()
 	for _, tc := range []struct {
 		method string
 		spec   statsSpec

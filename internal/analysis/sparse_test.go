@@ -57,8 +57,9 @@ const (
 // bag-of-words data; medical has fewer rows than features, so it takes
 // the N×N path, enron the D×D one) and on edm (multi-dimensional, for the
 // methods that need class variables), from the dense X and from the same
-// X in CSR form, and requires the same eigenvalues, subspaces and
-// projections.
+// X in CSR form, and on the multi-label sets also with the labels in CSR
+// form (Input.Labels), and requires the same eigenvalues, subspaces and
+// projections (label codes too, for the label-space methods).
 func TestSparseMatchesDense(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fits every method twice on three data sets")
@@ -100,6 +101,29 @@ func TestSparseMatchesDense(t *testing.T) {
 						t.Fatalf("sparse fit: %v", err)
 					}
 					compareModels(t, got, want, dense.X)
+					if !dense.MultiDim() {
+						// The labels in CSR form (Input.Labels) give the same fit.
+						sl := sp
+						sl.Y, sl.Labels = nil, sparse.FromDense(dense.Y)
+						gotL, err := analysis.Fit(t.Context(), m.ID, sl, p, nil)
+						if err != nil {
+							t.Fatalf("fit with sparse labels: %v", err)
+						}
+						compareModels(t, gotL, want, dense.X)
+						if gotL.Basis != nil && m.Space == analysis.LabelSpace {
+							zs, err := gotL.Transform(sl.Labels)
+							if err != nil {
+								t.Fatal(err)
+							}
+							zd, err := want.Transform(dense.Y)
+							if err != nil {
+								t.Fatal(err)
+							}
+							if diff := maxDiff(zs, zd); diff > 1e-8*max(1, maxAbs(zd)) {
+								t.Errorf("Transform of sparse labels differs from dense ones by %.2g", diff)
+							}
+						}
+					}
 					if m.ID == "lpp" || m.ID == "kcplst" {
 						if !slices.ContainsFunc(got.Notes, func(s string) bool { return strings.Contains(s, "made dense") }) {
 							t.Errorf("notes %q, want one saying the features were made dense", got.Notes)

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"mldr/internal/sparse"
 )
 
 func TestValidation(t *testing.T) {
@@ -16,6 +18,16 @@ func TestValidation(t *testing.T) {
 	nan := tuMultiLabel(41, 60, 6, 4)
 	nan.X.Set(5, 2, math.NaN())
 	one := tuMultiLabel(41, 1, 6, 4)
+	// Labels in CSR form: both forms given, a stored 2, class variables.
+	both := tuMultiLabel(41, 60, 6, 4)
+	both.Labels = sparse.FromDense(both.Y)
+	two := tuMultiLabel(41, 60, 6, 4)
+	two.Y.Set(7, 1, 2)
+	two.Labels, two.Y = sparse.FromDense(two.Y), nil
+	mdSparse := tuMultiDim(41, 60, 6, []int{3, 2})
+	mdSparse.Labels, mdSparse.Y = sparse.FromDense(mdSparse.Y), nil
+	short := tuMultiLabel(41, 60, 6, 4)
+	short.Labels, short.Y = sparse.FromDense(short.Y).RowRange(0, 59), nil
 	tests := []struct {
 		name   string
 		method string
@@ -48,6 +60,10 @@ func TestValidation(t *testing.T) {
 		{"mvmd on multi-dimensional data", "mvmd", md, Params{}, Unservable, "method", 0, "needs multi-label"},
 		{"one row", "pca", one, Params{}, Unservable, "", 0, "at least 2 rows"},
 		{"NaN in the features", "pca", nan, Params{}, Invalid, "", 0, "finite"},
+		{"labels dense and sparse", "pca", both, Params{}, Invalid, "", 0, "labels are given both dense and sparse"},
+		{"a sparse label of 2", "mddmp", two, Params{}, Invalid, "", 0, "label 2 of row 8 is 2"},
+		{"sparse class variables", "sdem", mdSparse, Params{}, Invalid, "", 0, "class variables cannot be given as sparse labels"},
+		{"sparse labels of fewer rows", "plst", short, Params{}, Invalid, "", 0, "the features have 60 rows but the labels 59"},
 		{"lpp k above its cap", "lpp", ml, Params{K: 500}, Invalid, ParamK, 0, "at most 200"},
 		{"lda d above classes − 1", "lda", md, Params{D: 3}, Unservable, ParamD, 2, "number of classes − 1"},
 		{"unknown normalize", "mlsi", ml, Params{Normalize: "l2"}, Invalid, ParamNormalize, 0, `normalize must be unit (unit-length directions) or b (B-orthonormal directions, PᵀBP = I), not "l2"`},

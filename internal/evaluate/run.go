@@ -186,6 +186,12 @@ func Run(ctx context.Context, data analysis.Input, splits []Split, spec Spec, pr
 	if !preprocess.Valid(spec.Options.Preprocess) {
 		return nil, fmt.Errorf("evaluate: preprocess must be none, standardize or minmax, not %q", spec.Options.Preprocess)
 	}
+	if data.Labels != nil {
+		// The classifiers and the metrics read the labels dense (N·q·8
+		// bytes, which EstimateMemory counts); the methods' fits take
+		// them either way.
+		data.Y, data.Labels = data.Labels.Dense(), nil
+	}
 	r, err := newRunner(data, splits, spec, progress)
 	if err != nil {
 		return nil, err

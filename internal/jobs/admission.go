@@ -109,6 +109,27 @@ type jobShape struct {
 	sparse                    bool
 	trainSparse, testSparse   bool
 	trainNNZ, testNNZ, fitNNZ int64
+	// trainLabelsSparse and testLabelsSparse say that each set holds its
+	// labels sparse (Summary.LabelStorage) and how many ones they have is
+	// known; the job then holds them sparse (a stack of both only when
+	// both are), and the evaluation makes a dense copy of every row's.
+	trainLabelsSparse, testLabelsSparse bool
+	trainOnes, testOnes                 int
+}
+
+// labelsSparse reports whether the job holds the labels of every row
+// sparse (stackInputs).
+func (s jobShape) labelsSparse() bool {
+	return s.trainLabelsSparse && (s.test == 0 || s.testLabelsSparse)
+}
+
+// labelBytes is what the labels of r rows with ones ones hold: CSR when
+// held sparse, else r × q float64s.
+func (s jobShape) labelBytes(sparseRows bool, r, ones int) int64 {
+	if sparseRows {
+		return sparse.SparseBytes(r, int64(ones))
+	}
+	return 8 * int64(r) * int64(s.q)
 }
 
 // nnz is the non-zero cells of every row, with sparse features.
@@ -206,6 +227,12 @@ func shapeOfJob(req Request, train, test store.DatasetRecord) jobShape {
 		sh.testPart = 0
 	}
 	sh.fitSets = min(labelSets(train), sh.fit) // the fit rows are the training set's
+	sh.trainOnes, sh.trainLabelsSparse = labelOnes(train), train.Summary.LabelStorage == dataset.StorageSparse
+	sh.trainLabelsSparse = sh.trainLabelsSparse && sh.trainOnes > 0
+	if sh.test > 0 {
+		sh.testOnes, sh.testLabelsSparse = labelOnes(test), test.Summary.LabelStorage == dataset.StorageSparse
+		sh.testLabelsSparse = sh.testLabelsSparse && sh.testOnes > 0
+	}
 	sh.trainSparse = train.Summary.Storage == dataset.StorageSparse
 	sh.testSparse = sh.test > 0 && test.Summary.Storage == dataset.StorageSparse
 	if sh.sparse = sh.trainSparse || sh.testSparse; sh.sparse {
@@ -235,6 +262,7 @@ func (s jobShape) withRows(n int) jobShape {
 	s.test, s.fit, s.testPart = scale(s.test), scale(s.fit), scale(s.testPart)
 	scale64 := func(v int64) int64 { return v * int64(n) / int64(max(s.train, 1)) }
 	s.trainNNZ, s.testNNZ, s.fitNNZ = scale64(s.trainNNZ), scale64(s.testNNZ), scale64(s.fitNNZ)
+	s.trainOnes, s.testOnes = scale(s.trainOnes), scale(s.testOnes)
 	s.train = n
 	s.sets, s.fitSets = min(s.sets, s.all()), min(s.fitSets, s.fit)
 	return s
@@ -245,6 +273,8 @@ func (s jobShape) withRows(n int) jobShape {
 func (s jobShape) withLabels(q int) jobShape {
 	s.ones = int(int64(s.ones) * int64(q) / int64(max(s.q, 1)))
 	s.fitOnes = int(int64(s.fitOnes) * int64(q) / int64(max(s.q, 1)))
+	s.trainOnes = int(int64(s.trainOnes) * int64(q) / int64(max(s.q, 1)))
+	s.testOnes = int(int64(s.testOnes) * int64(q) / int64(max(s.q, 1)))
 	s.q = q
 	return s
 }
@@ -267,11 +297,12 @@ func estimateShape(req Request, sh jobShape, est estimators) (Estimate, error) {
 	all, dq := int64(sh.all()), int64(sh.d+sh.q)
 	q := int64(sh.q)
 	e := Estimate{Overhead: JobOverhead}
-	// X and Y as loaded: X dense or sparse as each data set is stored.
-	e.Data = sh.featureBytes(sh.trainSparse, sh.train, sh.trainNNZ) + sh.featureBytes(sh.testSparse, sh.test, sh.testNNZ) + 8*q*all
+	// X and Y as loaded: each dense or sparse as each data set stores it.
+	e.Data = sh.featureBytes(sh.trainSparse, sh.train, sh.trainNNZ) + sh.featureBytes(sh.testSparse, sh.test, sh.testNNZ) +
+		sh.labelBytes(sh.trainLabelsSparse, sh.train, sh.trainOnes) + sh.labelBytes(sh.testLabelsSparse, sh.test, sh.testOnes)
 	records := int64(1)
 	if sh.test > 0 {
-		e.Data += sh.featureBytes(sh.sparse, sh.all(), sh.nnz()) + 8*q*all // the stacked copy
+		e.Data += sh.featureBytes(sh.sparse, sh.all(), sh.nnz()) + sh.labelBytes(sh.labelsSparse(), sh.all(), sh.trainOnes+sh.testOnes) // the stacked copy
 		if sh.sparse && !sh.testSparse {
 			e.Data += sh.featureBytes(true, sh.test, sh.testNNZ) // the dense test set's CSR, stacked
 		} else if sh.sparse && !sh.trainSparse {
@@ -280,7 +311,7 @@ func estimateShape(req Request, sh jobShape, est estimators) (Estimate, error) {
 		records = 2
 	}
 	if sh.fit < sh.train && sh.test == 0 {
-		e.Data += sh.featureBytes(sh.sparse, sh.fit, sh.fitNNZ) + 8*q*int64(sh.fit) // subset: the fit rows of a holdout
+		e.Data += sh.featureBytes(sh.sparse, sh.fit, sh.fitNNZ) + sh.labelBytes(sh.labelsSparse(), sh.fit, sh.trainOnes) // subset: the fit rows of a holdout
 	}
 	e.Data += 2 * nameBytes * dq * records      // names and columns of each data set
 	e.Data += 24*all + 8*all*int64(sh.splits+1) // the parts and numbers of the rows, the fit rows and each split's rows
@@ -313,6 +344,9 @@ func estimateShape(req Request, sh jobShape, est estimators) (Estimate, error) {
 		ev, err := est.eval(sh.allShape(), sh.testPart, evalSpec(req))
 		if err != nil {
 			return e, fmt.Errorf("estimating the memory of the evaluation: %w", err)
+		}
+		if sh.labelsSparse() {
+			ev += 8 * q * all // evaluate.Run's dense copy of the labels
 		}
 		e.Evaluation = ev
 		phase = max(phase, e.Kept+ev)

@@ -242,9 +242,6 @@ func (x *Executor) plan(req Request) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The methods and the evaluation read the labels dense; admission
-	// counted them so (N·q·8 bytes).
-	train = train.WithDenseY()
 	p := &plan{train: train, trainRec: rec, data: inputOf(train)}
 	n := train.Rows()
 	all := func(split string) {
@@ -261,7 +258,6 @@ func (x *Executor) plan(req Request) (*plan, error) {
 		if err != nil {
 			return nil, err
 		}
-		test = test.WithDenseY()
 		testRec, _ := x.store.Dataset(req.TestDataset)
 		p.test = test
 		p.data = stackInputs(p.data, inputOf(test))
@@ -399,7 +395,7 @@ func projectedRows(m *analysis.Model, p *plan) (*mat.Dense, error) {
 			return m.Projected, nil
 		}
 	}
-	var rows mat.Matrix = in.Y
+	rows := in.LabelMatrix()
 	if m.Space != analysis.LabelSpace {
 		rows = featuresOf(in) // sparse rows stay sparse: X·P − 1μᵀP
 	}
@@ -409,7 +405,7 @@ func projectedRows(m *analysis.Model, p *plan) (*mat.Dense, error) {
 // fitsAllRows reports whether the fit rows are every row of in, in order
 // (what subset then hands the fit unchanged).
 func fitsAllRows(fitRows []int, in analysis.Input) bool {
-	if n, _ := in.Y.Dims(); len(fitRows) != n {
+	if n, _ := in.LabelDims(); len(fitRows) != n {
 		return false
 	}
 	for i, r := range fitRows {
@@ -581,10 +577,13 @@ func (m *Manifest) Transform(x *mat.Dense) (*mat.Dense, error) {
 	return analysis.Project(x, m.Means, p), nil
 }
 
-// inputOf is a data set as a method's input: its features as they are
-// held (X, or Sparse for a data set stored sparse; never a dense copy).
+// inputOf is a data set as a method's input: its features and labels as
+// they are held (X, or Sparse for features stored sparse; Y, or Labels
+// for labels stored sparse; never a dense copy). The methods read either
+// form; evaluate.Run makes the labels dense for its classifiers, which
+// admission counts.
 func inputOf(ds *dataset.Dataset) analysis.Input {
-	in := analysis.Input{X: ds.X, Sparse: ds.Sparse, Y: ds.DenseY(), FeatureNames: ds.Features.Strings()}
+	in := analysis.Input{X: ds.X, Sparse: ds.Sparse, Y: ds.Y, Labels: ds.YSparse, FeatureNames: ds.Features.Strings()}
 	if ds.Kind == dataset.MultiDim {
 		for _, c := range ds.Categories {
 			in.Classes = append(in.Classes, len(c))
@@ -597,16 +596,19 @@ func inputOf(ds *dataset.Dataset) analysis.Input {
 // (in order, as the plan's fit rows then are), else a copy; sparse
 // features stay sparse.
 func subset(in analysis.Input, rows []int) analysis.Input {
-	n, _ := in.Y.Dims()
+	n, q := in.LabelDims()
 	if len(rows) == n {
 		return in
 	}
-	_, q := in.Y.Dims()
-	y := mat.NewDense(len(rows), q, nil)
-	for i, r := range rows {
-		y.SetRow(i, in.Y.RawRowView(r))
+	out := analysis.Input{Classes: in.Classes, FeatureNames: in.FeatureNames}
+	if in.Labels != nil {
+		out.Labels = in.Labels.SelectRows(rows)
+	} else {
+		out.Y = mat.NewDense(len(rows), q, nil)
+		for i, r := range rows {
+			out.Y.SetRow(i, in.Y.RawRowView(r))
+		}
 	}
-	out := analysis.Input{Y: y, Classes: in.Classes, FeatureNames: in.FeatureNames}
 	if in.Sparse != nil {
 		out.Sparse = in.Sparse.SelectRows(rows)
 		return out

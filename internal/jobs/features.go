@@ -22,12 +22,17 @@ func featuresOf(in analysis.Input) mat.Matrix {
 // either is sparse the stack is sparse: the dense one is converted with
 // sparse.FromDense (its non-zero cells), so that a sparse training set is
 // never made dense because its test set is stored dense (a small test set
-// of the same features may be). Classes and names are a's.
+// of the same features may be). The labels stack sparse when both sets
+// hold them sparse, else dense. Classes and names are a's.
 func stackInputs(a, b analysis.Input) analysis.Input {
 	out := analysis.Input{Classes: a.Classes, FeatureNames: a.FeatureNames}
-	var ys mat.Dense
-	ys.Stack(a.Y, b.Y)
-	out.Y = &ys
+	if a.Labels != nil && b.Labels != nil {
+		out.Labels = stackCSR(a.Labels, b.Labels)
+	} else {
+		var ys mat.Dense
+		ys.Stack(denseLabels(a), denseLabels(b))
+		out.Y = &ys
+	}
 	if a.Sparse == nil && b.Sparse == nil {
 		var xs mat.Dense
 		xs.Stack(a.X, b.X)
@@ -36,6 +41,14 @@ func stackInputs(a, b analysis.Input) analysis.Input {
 	}
 	out.Sparse = stackCSR(csrOf(a), csrOf(b))
 	return out
+}
+
+// denseLabels is in's labels dense: Y, or a dense copy of Labels.
+func denseLabels(in analysis.Input) *mat.Dense {
+	if in.Labels != nil {
+		return in.Labels.Dense()
+	}
+	return in.Y
 }
 
 // csrOf is in's features in CSR form: Sparse, or X's non-zero cells.

@@ -84,7 +84,7 @@ func (p *plan) preprocessPlan(kind string) error {
 		return fmt.Errorf("preprocessing the features: %w", err)
 	}
 	p.scaler = sc
-	p.fitData = analysis.Input{X: sc.Apply(p.data.X), Y: p.data.Y, Classes: p.data.Classes, FeatureNames: p.data.FeatureNames}
+	p.fitData = analysis.Input{X: sc.Apply(p.data.X), Y: p.data.Y, Labels: p.data.Labels, Classes: p.data.Classes, FeatureNames: p.data.FeatureNames}
 	return nil
 }
 
