@@ -317,12 +317,12 @@ func featureFit(id string, p Params, s Shape, rows bool, spec memSpec, solve fun
 	return l.peak
 }
 
-// shapeFree is matrixFree for a shape: sparse features (NNZ > 0) on the
-// D×D path. It cannot know the cancellation check, which would send a fit
+// shapeFree is matrixFree for a shape: sparse features (NNZ > 0), on
+// either path. It cannot know the cancellation check, which would send a fit
 // back to the Gram route (features whose non-zeros nearly fill the column
 // with a common value: not text or bag-of-words data).
 func shapeFree(p Params, s Shape) (int, bool) {
-	if s.NNZ <= 0 || rowsFor(s) {
+	if s.NNZ <= 0 {
 		return 0, false
 	}
 	return freeRule(s.N, s.D, s.NNZ, p, false)

@@ -3,6 +3,7 @@ package analysis
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -39,17 +40,28 @@ func opData(t *testing.T, file string) Input {
 	return Input{Sparse: ds.Sparse, Y: ds.Y}
 }
 
-// TestMatrixFreeMatchesGram fits pca and mvmd (β = 0.5, and β = 0, which
-// is pca's matrix) on medical and enron by the matrix-free route and by
-// the Gram route (both forced, on the D×D path) and requires the same
+// TestMatrixFreeMatchesGram fits pca, mvmd (β = 0.5, and β = 0, which
+// is pca's matrix) and mddmp (the linear kernel: XcᵀLcLcᵀXc as an
+// operator instead of the low-rank route's XᵀHY) on medical and enron by the matrix-free route and by
+// the Gram route (both forced, on the D×D path), and on medical (978 rows
+// of 1 449 features) by the matrix-free route and by the N×N path (the
+// route it replaces with fewer rows than features), and requires the same
 // eigenvalues (1e-10 relative to the largest, and to their own for the
 // first d), the same subspaces and projected rows (1e-8), the same totals,
 // energies and ranks; the phases reported say which route each fit took,
 // so the comparison cannot pass by comparing a route with itself.
 func TestMatrixFreeMatchesGram(t *testing.T) {
-	for _, file := range []string{"medical/medical.csv", "enron/enron.csv"} {
+	for _, c := range []struct {
+		file  string
+		path  pathChoice // of the fit compared with the matrix-free one
+		route routeChoice
+	}{
+		{"medical/medical.csv", pathFeatures, routeGram},
+		{"enron/enron.csv", pathFeatures, routeGram},
+		{"medical/medical.csv", pathRows, routeAuto},
+	} {
+		file := c.file
 		in := opData(t, file)
-		in.path = pathFeatures
 		for _, tc := range []struct {
 			method string
 			p      Params
@@ -58,10 +70,19 @@ func TestMatrixFreeMatchesGram(t *testing.T) {
 			{"pca", Params{D: 20}},
 			{"mvmd", Params{D: 5, Beta: Float(0.5)}},
 			{"mvmd", Params{D: 10, Beta: Float(0)}},
+			{"mddmp", Params{D: 5}},
+			{"mddmp", Params{D: 20}},
 		} {
-			t.Run(fmt.Sprintf("%s/%s/d=%d", file, tc.method, tc.p.D), func(t *testing.T) {
-				want, gramPhases := fitRoute(t, tc.method, in, routeGram, tc.p)
-				got, freePhases := fitRoute(t, tc.method, in, routeFree, tc.p)
+			t.Run(fmt.Sprintf("%s/%s/d=%d/path=%d", file, tc.method, tc.p.D, c.path), func(t *testing.T) {
+				ref := in
+				ref.path = c.path
+				want, gramPhases := fitRoute(t, tc.method, ref, c.route, tc.p)
+				free := in
+				free.path = pathFeatures
+				if c.path == pathRows {
+					free.path = pathAuto // as a fit with fewer rows than features chooses
+				}
+				got, freePhases := fitRoute(t, tc.method, free, routeFree, tc.p)
 				if !slices.Contains(freePhases, opPhase) {
 					t.Fatalf("forced matrix-free fit reported phases %q, want %q among them", freePhases, opPhase)
 				}
@@ -161,6 +182,64 @@ func TestEstimateMemoryFree(t *testing.T) {
 			t.Logf("estimate %d, peak %d, D×D %d", est, peak, 8*c.d*c.d)
 		})
 	}
+}
+
+// TestMDDMpFreeRoute: mddmp with the linear kernel on 3 000 sparse rows
+// of 60 000 features and 3 000 labels held sparse (Input.Labels), whose
+// XᵀHY would take 1.4 GB, is fitted matrix-free on its own (Fit's choice,
+// by the phases), within its memory estimate, which stays far below that
+// matrix; and its leading pairs are those of the low-rank route (forced)
+// on the same data.
+func TestMDDMpFreeRoute(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits mddmp on 3 000 × 60 000 sparse rows twice")
+	}
+	if RaceEnabled {
+		t.Skip("slow under the race detector; the build without it (.ci/run's openblas pass) runs it")
+	}
+	const n, d, q = 3000, 60000, 3000
+	rng := rand.New(rand.NewPCG(11, 2))
+	xb, yb := sparse.NewBuilder(d, n*20), sparse.NewBuilder(q, n*3)
+	for range n {
+		first := rng.IntN(q)
+		labels := []int{first, rng.IntN(q), rng.IntN(q)}
+		slices.Sort(labels)
+		labels = slices.Compact(labels)
+		for _, l := range labels {
+			yb.Add(l, 1)
+		}
+		yb.EndRow()
+		cols := []int{first * 20}
+		for range 19 {
+			cols = append(cols, rng.IntN(d))
+		}
+		slices.Sort(cols)
+		for _, j := range slices.Compact(cols) {
+			xb.Add(j, 0.5+rng.Float64())
+		}
+		xb.EndRow()
+	}
+	in := Input{Sparse: xb.Build(), Labels: yb.Build()}
+	p := Params{D: 5}
+	s := Shape{N: n, D: d, Q: q, NNZ: int64(in.Sparse.NNZ()), LabelOnes: in.Labels.NNZ()}
+	if _, ok := mddmpFreeRule(n, d, q, s.NNZ, p, false); !ok {
+		t.Fatalf("mddmpFreeRule = false, want the matrix-free route for a %d × %d XᵀHY", d, q)
+	}
+	est, err := EstimateMemory("mddmp", p, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dense := int64(8 * d * q); est >= dense/4 {
+		t.Errorf("estimate %d bytes, want far less than XᵀHY's %d", est, dense)
+	}
+	peak := fitPeakOnRoute(t, "mddmp", in, p, est)
+	got, _ := fitRoute(t, "mddmp", in, routeAuto, p)
+	want, phases := fitRoute(t, "mddmp", in, routeGram, p)
+	if slices.Contains(phases, opPhase) {
+		t.Fatalf("forced low-rank fit reported phases %q", phases)
+	}
+	requireSameLeading(t, got, want, p.D)
+	t.Logf("estimate %d, peak %d, XᵀHY %d", est, peak, 8*d*q)
 }
 
 // fitRoute fits method id on in with its route forced (routeAuto: as

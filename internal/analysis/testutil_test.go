@@ -205,17 +205,24 @@ func tuSameSubspace(t *testing.T, what string, a, b mat.Matrix, k int, tol float
 	}
 }
 
-// tuOrthonormal returns an orthonormal basis of the first k columns (QR).
+// tuOrthonormal returns an orthonormal basis of the first k columns.
 func tuOrthonormal(a mat.Matrix, k int) *mat.Dense {
 	r, _ := a.Dims()
-	sub := mat.DenseCopyOf(a.(interface {
+	q := mat.DenseCopyOf(a.(interface {
 		Slice(i, k, j, l int) mat.Matrix
 	}).Slice(0, r, 0, k))
-	var qr mat.QR
-	qr.Factorize(sub)
-	var q mat.Dense
-	qr.QTo(&q)
-	return mat.DenseCopyOf(q.Slice(0, r, 0, k))
+	// Modified Gram–Schmidt, twice: thin (r×k), where QR's Q would be r×r.
+	for range 2 {
+		for j := range k {
+			cj := q.ColView(j).(*mat.VecDense)
+			for i := range j {
+				ci := q.ColView(i)
+				cj.AddScaledVec(cj, -mat.Dot(ci, cj), ci)
+			}
+			cj.ScaleVec(1/mat.Norm(cj, 2), cj)
+		}
+	}
+	return q
 }
 
 // tuGram is MᵀBM (B nil: MᵀM) for the first k columns, to check
