@@ -300,7 +300,7 @@ func memMDDMp(p Params, s Shape) float64 {
 	if s.NNZ > 0 && (p.LabelKernel == "" || p.LabelKernel == KernelLinear) {
 		if k, ok := mddmpFreeRule(s.N, s.D, s.Q, s.NNZ, p, false); ok {
 			l := newLedger()
-			l.memFree(n, float64(s.D), float64(k), q)
+			l.memFree(n, float64(s.D), float64(k), q, chooseSide(s.N, s.D, s.Q, 0))
 			l.featureModel(n, float64(s.D), min(chosenDim("mddmp", p, s), float64(k)))
 			return nnzPlus(s, nnz, l.peak)
 		}

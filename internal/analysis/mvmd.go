@@ -84,7 +84,7 @@ func memMVMD(p Params, s Shape) float64 {
 	}
 	if k, ok := shapeFree(p, s); ok {
 		l := newLedger()
-		l.memFree(float64(s.N), float64(s.D), float64(k), q)
+		l.memFree(float64(s.N), float64(s.D), float64(k), q, sideFeatures)
 		l.featureModel(float64(s.N), float64(s.D), min(chosenDim("mvmd", p, s), float64(k)))
 		return nnzPlus(s, nnz, l.peak)
 	}

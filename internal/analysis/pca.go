@@ -41,7 +41,7 @@ func fitPCA(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 func memPCA(p Params, s Shape) float64 {
 	if k, ok := shapeFree(p, s); ok {
 		l := newLedger()
-		l.memFree(float64(s.N), float64(s.D), float64(k), 0)
+		l.memFree(float64(s.N), float64(s.D), float64(k), 0, chooseSide(s.N, s.D, 0, 1))
 		l.featureModel(float64(s.N), float64(s.D), min(chosenDim("pca", p, s), float64(k)))
 		return l.peak
 	}

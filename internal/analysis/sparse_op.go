@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
 
 	"mldr/internal/linalg"
 	"mldr/internal/sparse"
@@ -141,7 +142,12 @@ func iteratedTop(p Params, n int) (k int, ok bool) {
 // shapes), the projections (m²), the Ritz vectors at a restart, the
 // operator's two N×b blocks and its per-worker sums ((workers − 1)·D·b)
 // and the vectors (D·k).
-func (l *memoryLedger) memFree(n, d, k, labels float64) {
+//
+// On the rows' side (order N) the products hold a D×b block and the
+// iteration N-long vectors; on the labels' side (order c) they hold N×b
+// and D×b blocks, the labels' CSR copy, and the iteration c-long vectors;
+// on both the lifted directions (D×k) and their N×k images follow.
+func (l *memoryLedger) memFree(n, d, k, labels float64, side freeSide) {
 	l.burst((math.Ceil(n/4096) + 1) * d)
 	l.hold(d)
 	l.burst(3 * d)
@@ -151,7 +157,19 @@ func (l *memoryLedger) memFree(n, d, k, labels float64) {
 		l.burst(l.workers*(n+min(d*labels, (1<<21)/8)) + n + 1)
 		l.drop(d)
 	}
-	l.topOp(n, d, k)
+	switch side {
+	case sideRows:
+		l.topOp(d/2, n, k)
+		l.burst(n * k)
+	case sideLabels:
+		l.hold(1.5*n + 1) // the labels' CSR: a pointer a row, 12 bytes a one (n counts them)
+		l.topOp(n+d/2, labels, k)
+		l.burst(2 * n * k)
+	default:
+		l.topOp(n, d, k)
+		return
+	}
+	l.hold(d * k)
 }
 
 // topOp follows linalg.SymEigTopOp for k pairs of an operator of order d
@@ -179,7 +197,7 @@ type covOp struct {
 	alpha, gamma float64
 }
 
-// linalgOp is o as a linalg.SymOp.
+// linalgOp is o as a linalg.SymOp on the features' side (order D).
 func (o *covOp) linalgOp() linalg.SymOp {
 	n, d := o.x.Dims()
 	cost := 4 * float64(o.x.NNZ())
@@ -196,47 +214,195 @@ func (o *covOp) linalgOp() linalg.SymOp {
 			u, z = make([]float64, n*b), make([]float64, n*b)
 		}
 		ug := blas64.General{Rows: n, Cols: b, Stride: b, Data: u[:n*b]}
-		if err := sparse.Mul(ctx, o.x, v, ug); err != nil {
+		if err := centredMul(ctx, o.x, o.mean, v, ug); err != nil { // U = Xc·V
 			return err
-		}
-		// U −= 1·(μᵀV).
-		mv := make([]float64, b)
-		for j, m := range o.mean {
-			if m != 0 {
-				row := v.Data[j*v.Stride : j*v.Stride+b]
-				for t, x := range row {
-					mv[t] += m * x
-				}
-			}
-		}
-		for i := range n {
-			row := ug.Data[i*b : (i+1)*b]
-			for t := range row {
-				row[t] -= mv[t]
-			}
 		}
 		zg := blas64.General{Rows: n, Cols: b, Stride: b, Data: z[:n*b]}
 		o.combine(ug, zg)
-		if err := sparse.TMulDense(ctx, o.x, zg, av); err != nil {
+		if err := centredTMul(ctx, o.x, o.mean, zg, av); err != nil { // A·V = XcᵀZ
 			return err
-		}
-		// A·V = XᵀZ − μ·(1ᵀZ).
-		sz := make([]float64, b)
-		for i := range n {
-			for t, x := range zg.Data[i*b : (i+1)*b] {
-				sz[t] += x
-			}
-		}
-		for j, m := range o.mean {
-			if m != 0 {
-				row := av.Data[j*av.Stride : j*av.Stride+b]
-				for t := range row {
-					row[t] -= m * sz[t]
-				}
-			}
 		}
 		return ctx.Err()
 	}}
+}
+
+// rowsOp is alpha·XcXcᵀ (order N) as a linalg.SymOp: pca's matrix on
+// the rows' side, whose non-zero eigenvalues are alpha·XcᵀXc's.
+func (o *covOp) rowsOp() linalg.SymOp {
+	n, d := o.x.Dims()
+	var t []float64
+	var mu sync.Mutex
+	return linalg.SymOp{N: n, Cost: 4 * float64(o.x.NNZ()), Apply: func(ctx context.Context, v, av blas64.General) error {
+		mu.Lock()
+		defer mu.Unlock()
+		b := v.Cols
+		if len(t) < d*b {
+			t = make([]float64, d*b)
+		}
+		tg := blas64.General{Rows: d, Cols: b, Stride: b, Data: t[:d*b]}
+		if err := centredTMul(ctx, o.x, o.mean, v, tg); err != nil {
+			return err
+		}
+		if err := centredMul(ctx, o.x, o.mean, tg, av); err != nil {
+			return err
+		}
+		scaleBlock(av, o.alpha)
+		return nil
+	}}
+}
+
+// scaleBlock multiplies the n×b block a by f.
+func scaleBlock(a blas64.General, f float64) {
+	if f == 1 {
+		return
+	}
+	for i := range a.Rows {
+		row := a.Data[i*a.Stride : i*a.Stride+a.Cols]
+		for t := range row {
+			row[t] *= f
+		}
+	}
+}
+
+// labelsOp is gamma·FᵀF = gamma·LcᵀXcXcᵀLc (order c) as a
+// linalg.SymOp: mddmp's matrix FFᵀ (F = XcᵀLc, gamma 1) on the labels'
+// side, the same non-zero eigenvalues; l is the labels in CSR form.
+func (o *covOp) labelsOp(l *sparse.CSR) linalg.SymOp {
+	n, d := o.x.Dims()
+	var w, t, s []float64
+	var mu sync.Mutex
+	return linalg.SymOp{N: l.C, Cost: 4*float64(o.x.NNZ()) + 4*float64(l.NNZ()), Apply: func(ctx context.Context, v, av blas64.General) error {
+		mu.Lock()
+		defer mu.Unlock()
+		b := v.Cols
+		if len(w) < n*b {
+			w, s = make([]float64, n*b), make([]float64, n*b)
+		}
+		if len(t) < d*b {
+			t = make([]float64, d*b)
+		}
+		wg := blas64.General{Rows: n, Cols: b, Stride: b, Data: w[:n*b]}
+		tg := blas64.General{Rows: d, Cols: b, Stride: b, Data: t[:d*b]}
+		sg := blas64.General{Rows: n, Cols: b, Stride: b, Data: s[:n*b]}
+		if err := centredMul(ctx, l, o.labelMean, v, wg); err != nil { // Lc·V
+			return err
+		}
+		if err := centredTMul(ctx, o.x, o.mean, wg, tg); err != nil { // F·V
+			return err
+		}
+		if err := centredMul(ctx, o.x, o.mean, tg, sg); err != nil {
+			return err
+		}
+		if err := centredTMul(ctx, l, o.labelMean, sg, av); err != nil { // FᵀF·V
+			return err
+		}
+		scaleBlock(av, o.gamma)
+		return nil
+	}}
+}
+
+// centredMul sets out = (X − 1·meanᵀ)·v = X·v − 1·(meanᵀv) (N×b).
+func centredMul(ctx context.Context, x *sparse.CSR, mean []float64, v, out blas64.General) error {
+	if err := sparse.Mul(ctx, x, v, out); err != nil {
+		return err
+	}
+	b := v.Cols
+	mv := make([]float64, b)
+	for j, m := range mean {
+		if m != 0 {
+			for t, x := range v.Data[j*v.Stride : j*v.Stride+b] {
+				mv[t] += m * x
+			}
+		}
+	}
+	for i := range out.Rows {
+		row := out.Data[i*out.Stride : i*out.Stride+b]
+		for t := range row {
+			row[t] -= mv[t]
+		}
+	}
+	return nil
+}
+
+// centredTMul sets out = (X − 1·meanᵀ)ᵀ·w = Xᵀw − mean·(1ᵀw) (C×b).
+func centredTMul(ctx context.Context, x *sparse.CSR, mean []float64, w, out blas64.General) error {
+	if err := sparse.TMulDense(ctx, x, w, out); err != nil {
+		return err
+	}
+	b := w.Cols
+	sw := make([]float64, b)
+	for i := range w.Rows {
+		for t, x := range w.Data[i*w.Stride : i*w.Stride+b] {
+			sw[t] += x
+		}
+	}
+	for j, m := range mean {
+		if m != 0 {
+			row := out.Data[j*out.Stride : j*out.Stride+b]
+			for t := range row {
+				row[t] -= m * sw[t]
+			}
+		}
+	}
+	return nil
+}
+
+// freeSide is the order the matrix-free route iterates on. The matrix
+// Xcᵀ·M·Xc (order D) shares its non-zero eigenvalues with XcXcᵀ (order
+// N; pca, M = I) and with FᵀF = LcᵀXcXcᵀLc (order c; mddmp, M = LcLcᵀ),
+// and the iteration's orthogonalisation costs order·m² a restart (m its
+// basis's width, about 2k): on 1 186 rows of 203 882 features
+// (AmazonCat-13K's shape at a thousandth) pca at d = 100 did not finish in
+// 5 minutes on the order D; on the rows' side it takes seconds. The
+// directions are lifted back: Xcᵀu/‖Xcᵀu‖, or Xcᵀ(Lc·u)/‖…‖.
+type freeSide int
+
+const (
+	sideFeatures freeSide = iota
+	sideRows
+	sideLabels
+)
+
+// chooseSide picks the smallest order the matrix can be iterated on: the
+// rows' when there are no labels (pca) and fewer rows than features, the
+// labels' when the features' term is absent (alpha 0: mddmp) and there
+// are fewer label columns than features; else the features'.
+func chooseSide(n, d, c int, alpha float64) freeSide {
+	switch {
+	case c == 0 && n < d:
+		return sideRows
+	case c > 0 && alpha == 0 && c < d:
+		return sideLabels
+	}
+	return sideFeatures
+}
+
+// liftFree turns the eigenvectors u of a side's matrix into directions of
+// the features: Xcᵀu (rows' side) or Xcᵀ(Lc·u) (labels' side), each
+// scaled to unit length, with the sign convention of the other routes.
+func liftFree(ctx context.Context, o *covOp, side freeSide, l *sparse.CSR, u *mat.Dense) (*mat.Dense, error) {
+	n, d := o.x.Dims()
+	_, k := u.Dims()
+	w := u.RawMatrix()
+	if side == sideLabels {
+		lw := mat.NewDense(n, k, nil)
+		if err := centredMul(ctx, l, o.labelMean, w, lw.RawMatrix()); err != nil {
+			return nil, err
+		}
+		w = lw.RawMatrix()
+	}
+	p := mat.NewDense(d, k, nil)
+	if err := centredTMul(ctx, o.x, o.mean, w, p.RawMatrix()); err != nil {
+		return nil, err
+	}
+	for j := range k {
+		c := p.ColView(j).(*mat.VecDense)
+		if nrm := mat.Norm(c, 2); nrm > 0 {
+			c.ScaleVec(1/nrm, c)
+		}
+	}
+	fixSigns(p)
+	return p, nil
 }
 
 // combine sets z = alpha·u + gamma·Lc(Lcᵀu) (n×b, contiguous).
@@ -371,12 +537,31 @@ func fitMatrixFree(ctx context.Context, in Input, k int, labels *sparseRows, alp
 		total += gamma * sq
 	}
 	st.sub(0.05, 1, opPhase).at(0)
-	vals, v, err := linalg.SymEigTopOp(ctx, op.linalgOp(), k)
+	c := 0
+	if op.labels != nil {
+		c = op.labels.cols
+	}
+	side := chooseSide(x.R, x.C, c, alpha)
+	var lcsr *sparse.CSR
+	lop := op.linalgOp()
+	switch side {
+	case sideRows:
+		lop = op.rowsOp()
+	case sideLabels:
+		lcsr = op.labels.csr()
+		lop = op.labelsOp(lcsr)
+	}
+	vals, v, err := linalg.SymEigTopOp(ctx, lop, min(k, lop.N))
 	if err != nil {
 		if ctx.Err() != nil {
 			return eigenResult{}, nil, false, ctx.Err()
 		}
 		return eigenResult{}, nil, false, invalid("", "the eigen-decomposition failed: %v", err)
+	}
+	if side != sideFeatures {
+		if v, err = liftFree(ctx, op, side, lcsr, v); err != nil {
+			return eigenResult{}, nil, false, err
+		}
 	}
 	// The order is that of the problem the path would solve: D, or N
 	// with fewer rows than features (the N×N path's, whose other D − N

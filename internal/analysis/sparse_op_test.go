@@ -139,7 +139,8 @@ func opSin(a, b *mat.Dense, k int) float64 {
 }
 
 // TestEstimateMemoryFree holds EstimateMemory to the measured peak of pca
-// and mvmd on the matrix-free route (asserted taken, by the phase), as
+// and mvmd on the matrix-free route (asserted taken, by the phase; pca also
+// with fewer rows than features, on the rows' side), as
 // TestEstimateMemorySparse does for the Gram route: measured ≤ estimate ≤
 // estimateSlack × measured + estimateFloor; and the estimate is below what
 // the D×D matrix alone would take.
@@ -148,15 +149,17 @@ func TestEstimateMemoryFree(t *testing.T) {
 		t.Skip("measures real fits")
 	}
 	for _, tc := range []struct {
-		id string
-		p  Params
+		id   string
+		p    Params
+		n, d int
 	}{
-		{"pca", Params{D: 2}},
-		{"mvmd", Params{D: 2, Beta: Float(0.5)}},
+		{"pca", Params{D: 2}, 4000, 1200},
+		{"mvmd", Params{D: 2, Beta: Float(0.5)}, 4000, 1200},
+		{"pca", Params{D: 2}, 1000, 4000}, // the rows' side
 	} {
-		t.Run(tc.id, func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/%d×%d", tc.id, tc.n, tc.d), func(t *testing.T) {
 			m, _ := Lookup(tc.id)
-			c := memCase{id: tc.id, p: tc.p, n: 4000, d: 1200, q: 10}
+			c := memCase{id: tc.id, p: tc.p, n: tc.n, d: tc.d, q: 10}
 			in, s := memInput(m, c, 1)
 			raw := in.X.RawMatrix()
 			for i, v := range raw.Data {
