@@ -171,6 +171,31 @@ func dimBound(m Method, p Params, s Shape) int {
 	return min(s.D, rows)
 }
 
+// ModelColumns is the most directions a model of method id fitted on
+// data of shape s with parameters p holds (its Basis's columns): the k
+// pairs a route that iterates for them computes — the matrix-free routes
+// of pca and mddmp, plst's label-Gram operator — when s takes it, else
+// MaxDim (a whole decomposition keeps every direction, for other d from
+// the same fit). It is 0 for an unknown method.
+func ModelColumns(id string, p Params, s Shape) int {
+	most := MaxDim(id, p, s)
+	k, ok := 0, false
+	switch id {
+	case "pca":
+		k, ok = shapeFree(p, s)
+	case "mddmp":
+		if s.NNZ > 0 && (p.LabelKernel == "" || p.LabelKernel == KernelLinear) {
+			k, ok = mddmpFreeRule(s.N, s.D, s.Q, s.NNZ, p, false)
+		}
+	case "plst":
+		k, ok = labelFreeRule(s.N, s.Q, labelOnes(s), p, false)
+	}
+	if ok {
+		return min(k, most)
+	}
+	return most
+}
+
 // MaxDim is the largest d method id can give on data of shape s with
 // parameters p, as far as the shape tells (the rank may be lower). For lda
 // it is per class variable. It is 0 for an unknown method.

@@ -281,3 +281,35 @@ func fitPeakOnRoute(t *testing.T, id string, in Input, p Params, est int64) int6
 	}
 	return peak
 }
+
+// TestModelColumns: ModelColumns bounds the directions a fitted model
+// holds (pca, mddmp, plst and cplst on medical, sparse, at d = 5 and with
+// a threshold), and on AmazonCat-13K's shape at a twentieth the routes
+// that iterate for d = 100 pairs keep 100, not the 59 311 that MaxDim
+// allows (which admission would count as a 48 GB model).
+func TestModelColumns(t *testing.T) {
+	in := opData(t, "medical/medical.csv")
+	n, d := in.dims()
+	_, q := in.LabelDims()
+	s := Shape{N: n, D: d, Q: q, NNZ: int64(in.Sparse.NNZ())}
+	for _, id := range []string{"pca", "mddmp", "plst", "cplst"} {
+		for _, p := range []Params{{D: 5}, {Thr: 0.9}} {
+			m, err := Fit(t.Context(), id, in, p, nil)
+			if err != nil {
+				t.Fatalf("%s %+v: %v", id, p, err)
+			}
+			if _, cols := m.Basis.Dims(); cols > ModelColumns(id, p, s) {
+				t.Errorf("%s %+v: the model holds %d directions, ModelColumns says at most %d", id, p, cols, ModelColumns(id, p, s))
+			}
+		}
+	}
+	amazon := Shape{N: 59312, D: 203882, Q: 13330, NNZ: 4204441, LabelOnes: 296000}
+	for _, id := range []string{"pca", "mddmp", "plst"} {
+		if got := ModelColumns(id, Params{D: 100}, amazon); got != 100 {
+			t.Errorf("%s at d = 100 on %+v: ModelColumns %d, want 100", id, amazon, got)
+		}
+	}
+	if got, want := ModelColumns("cplst", Params{D: 100}, amazon), MaxDim("cplst", Params{D: 100}, amazon); got != want {
+		t.Errorf("cplst: ModelColumns %d, want MaxDim's %d", got, want)
+	}
+}

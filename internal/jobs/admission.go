@@ -329,7 +329,7 @@ func estimateShape(req Request, sh jobShape, est estimators) (Estimate, error) {
 		if err != nil {
 			return e, fmt.Errorf("estimating the memory of %s: %w", id, err)
 		}
-		me := MethodEstimate{ID: id, Fit: fit, Model: modelBytes(m, p, fitShape), Write: writeBytes(m, p, fitShape, sh.all()), Kept: e.Kept}
+		me := MethodEstimate{ID: id, Fit: fit, Model: modelBytes(m, p, fitShape), Write: writeBytes(m, p, fitShape, sh.all(), sh.labelsSparse()), Kept: e.Kept}
 		if len(e.Methods) > 0 {
 			me.Shared = analysis.SharedBytes(fitShape)
 		}
@@ -364,10 +364,10 @@ func evalSpec(req Request) evaluate.Spec {
 }
 
 // dims is the most directions a model of m keeps on shape s (its Basis's
-// columns), and the rows each has: D (feature space), q (label space), or
+// columns, analysis.ModelColumns), and the rows each has: D (feature space), q (label space), or
 // for mds, which keeps an embedding of the rows, N.
 func dims(m analysis.Method, p analysis.Params, s analysis.Shape) (cols, rows int) {
-	cols = analysis.MaxDim(m.ID, p, s)
+	cols = analysis.ModelColumns(m.ID, p, s)
 	if m.ID == "lda" && len(s.Classes) > 1 { // one block per class variable
 		cols *= len(s.Classes)
 	}
@@ -399,7 +399,7 @@ func modelBytes(m analysis.Method, p analysis.Params, s analysis.Shape) int64 {
 // code the labels first, mds spreads its rows), the names, means and
 // eigenvalues in both JSON files. projection.csv, projection.npy and the
 // projected rows (FileProjectedRows) are streamed.
-func writeBytes(m analysis.Method, p analysis.Params, s analysis.Shape, all int) int64 {
+func writeBytes(m analysis.Method, p analysis.Params, s analysis.Shape, all int, labelsSparse bool) int64 {
 	cols, rows := dims(m, p, s)
 	d := int64(cols)
 	if p.D > 0 {
@@ -412,7 +412,7 @@ func writeBytes(m analysis.Method, p analysis.Params, s analysis.Shape, all int)
 	b := 8*r*d + 2*jsonBytesPerNumber*d
 	b += 8*n*d + 8*n // projected rows, their order
 	switch {
-	case m.Space == analysis.LabelSpace:
+	case m.Space == analysis.LabelSpace && !labelsSparse: // sparse labels project as they are
 		b += 8 * n * int64(s.Q)
 	case m.ID == "mds":
 		b += 8 * n * d

@@ -299,7 +299,7 @@ func estimateOutOfCore(req Request, train store.DatasetRecord, est estimators) (
 		basis, rows := dims(m, p, full)
 		model := 8 * (int64(rows)*int64(basis) + int64(sh.train)*int64(cols) + 2*int64(sh.d+sh.q))
 		me := MethodEstimate{ID: id, Fit: max(stats+size, size+fit), Model: model,
-			Write: writeBytes(m, p, full, sh.train) + 8*int64(shard.N)*int64(cols+sh.q), Kept: e.Kept}
+			Write: writeBytes(m, p, full, sh.train, false) + 8*int64(shard.N)*int64(cols+sh.q), Kept: e.Kept}
 		e.Methods = append(e.Methods, me)
 		e.Kept += me.Model
 	}
