@@ -19,6 +19,11 @@ type Shape struct {
 	// per-worker Gram, but a column index of 12 bytes an entry; lpp and
 	// kcplst add a dense copy of X (N·D).
 	NNZ int64
+	// LabelsSparse says the labels are given in CSR form (Input.Labels,
+	// LabelOnes of them); the fits read them the same either way, but an
+	// evaluation that keeps them sparse holds no N×q matrix
+	// (evaluate.EstimateMemory).
+	LabelsSparse bool
 }
 
 // Check validates a fit before any data are read: the method, its

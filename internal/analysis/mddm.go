@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
+
+	"mldr/internal/sparse"
 )
 
 // maxLabelsets bounds the distinct label sets of the RBF label kernel: its
@@ -196,7 +198,7 @@ func newLabelsetKernel(ctx context.Context, y *sparseRows, gamma float64) (*labe
 	k := mat.NewSymDense(G, nil)
 	for a := range G {
 		for b := a; b < G; b++ {
-			k.SetSym(a, b, math.Exp(-gamma*float64(hamming(sets[a], sets[b]))))
+			k.SetSym(a, b, math.Exp(-gamma*float64(sparse.SymmetricDifference(sets[a], sets[b]))))
 		}
 	}
 	e, err := symEig(ctx, k)
@@ -214,23 +216,6 @@ func newLabelsetKernel(ctx context.Context, y *sparseRows, gamma float64) (*labe
 	return &labelsetKernel{indicator: ind, root: root}, nil
 }
 
-// hamming counts the labels in one sorted set and not the other.
-func hamming(a, b []int32) int {
-	i, j, common := 0, 0, 0
-	for i < len(a) && j < len(b) {
-		switch {
-		case a[i] == b[j]:
-			common++
-			i++
-			j++
-		case a[i] < b[j]:
-			i++
-		default:
-			j++
-		}
-	}
-	return len(a) + len(b) - 2*common
-}
 
 // fitMDDMf is MDDM with orthonormal projected features (seed 004, eq.
 // 19–20): S p = λ(βC + (1−β)I)p with S = BBᵀ, B = XcᵀY and C = XcᵀXc. With

@@ -172,20 +172,27 @@ func (m *Model) Transform(x mat.Matrix) (*mat.Dense, error) {
 	}
 	if m.Space == LabelSpace {
 		if sx, ok := x.(*sparse.CSR); ok && m.LabelCoding == "pm1" {
-			// (2Y − 1 − 1μᵀ)·P = Y·2P − 1·((1 + μ)ᵀP): the ±1 codes of
-			// sparse labels are dense, so they are never formed.
-			shift := make([]float64, len(m.Means))
-			for j, v := range m.Means {
-				shift[j] = (1 + v) / 2
+			// The ±1 codes of sparse labels are dense: they are formed
+			// codeBlock rows at a time, each block projected as dense
+			// labels are (the same numbers, row for row).
+			n, _ := sx.Dims()
+			out := mat.NewDense(n, m.Dim, nil)
+			for i0 := 0; i0 < n; i0 += codeBlock {
+				i1 := min(n, i0+codeBlock)
+				z := Project(codeLabels(sx.RowRange(i0, i1).Dense(), m.LabelCoding), m.Means, m.P())
+				for i := range i1 - i0 {
+					out.SetRow(i0+i, z.RawRowView(i))
+				}
 			}
-			var p2 mat.Dense
-			p2.Scale(2, m.P())
-			return Project(sx, shift, &p2), nil
+			return out, nil
 		}
 		return Project(codeLabels(x, m.LabelCoding), m.Means, m.P()), nil
 	}
 	return Project(x, m.Means, m.P()), nil
 }
+
+// codeBlock is how many rows of sparse labels Transform codes at a time.
+const codeBlock = 256
 
 // Decode maps label-space scores (N×Dim, e.g. a regressor's predicted
 // codes) back to 0/1 labels: round-based decoding h = round(Vᵀr + ȳ), for

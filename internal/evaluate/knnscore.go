@@ -4,9 +4,11 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 
 	"gonum.org/v1/gonum/mat"
 
+	"mldr/internal/analysis"
 	"mldr/internal/knn"
 	"mldr/internal/sparse"
 )
@@ -35,7 +37,7 @@ func (c KNN) Predict(ctx context.Context, xTrain, yTrain, x *mat.Dense) (pred, s
 // predict is Predict on dense or sparse features (nearest).
 func (c KNN) predict(ctx context.Context, xTrain mat.Matrix, yTrain *mat.Dense, x mat.Matrix) (pred, scores *mat.Dense, err error) {
 	k := cmp.Or(c.K, DefaultK)
-	nn, err := nearest(ctx, k, xTrain, yTrain, x)
+	nn, err := nearest(ctx, k, xTrain, x)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -46,10 +48,9 @@ func (c KNN) predict(ctx context.Context, xTrain mat.Matrix, yTrain *mat.Dense, 
 // nearest finds the k nearest training rows of each row of x, for the
 // k-NN votes (KNN, KNNVote): knn.Search on dense rows, knn.SearchSparse
 // (the same neighbours) on sparse ones. xTrain and x are both *mat.Dense
-// or both *sparse.CSR. It fails when k exceeds the training rows (the
-// rows of yTrain).
-func nearest(ctx context.Context, k int, xTrain mat.Matrix, yTrain *mat.Dense, x mat.Matrix) (*knn.Neighbours, error) {
-	if n, _ := yTrain.Dims(); k > n {
+// or both *sparse.CSR. It fails when k exceeds the training rows.
+func nearest(ctx context.Context, k int, xTrain mat.Matrix, x mat.Matrix) (*knn.Neighbours, error) {
+	if n, _ := xTrain.Dims(); k > n {
 		return nil, fmt.Errorf("k-NN with k = %d needs at least %d training rows; it has %d", k, k, n)
 	}
 	if xs, ok := xTrain.(*sparse.CSR); ok {
@@ -81,4 +82,55 @@ func voteScores(nn *knn.Neighbours, ones [][]int32, yTrain *mat.Dense) (pred, sc
 		}
 	}
 	return pred, scores
+}
+
+// voteSparse is the k-NN vote (KNN) on labels held sparse (train.Labels,
+// test.Labels): each test row's neighbours' ones are counted into one
+// q-wide row of scores, decided (score > k/2) and scored there
+// (multiLabelAcc, xcAcc) before the next row, so no m×q matrix is formed;
+// the decided labels come back in CSR form for the per-row errors. Its
+// metrics are classifyKNN's on the same labels dense (TestRunSparseLabels).
+func (r *runner) voteSparse(ctx context.Context, xtr, xte mat.Matrix, train, test analysis.Input) (map[string]float64, mat.Matrix, error) {
+	nn, err := nearest(ctx, cmp.Or(r.spec.Options.K, DefaultK), xtr, xte)
+	if err != nil {
+		return nil, nil, err
+	}
+	ytr, yte := train.Labels, test.Labels
+	q := ytr.C
+	ml, xc := newMultiLabelAcc(q), newXCAcc(r.inversePropsSparse(ytr))
+	pred := sparse.NewBuilder(q, nn.Queries)
+	yi, si, pi := make([]float64, q), make([]float64, q), make([]float64, q)
+	for i := range nn.Queries {
+		if i%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, nil, err
+			}
+		}
+		clear(yi)
+		clear(si)
+		clear(pi)
+		ind, _ := yte.Row(i)
+		for _, l := range ind {
+			yi[l] = 1
+		}
+		idx, _ := nn.Row(i)
+		for _, j := range idx {
+			lj, _ := ytr.Row(int(j))
+			for _, l := range lj {
+				si[l]++
+			}
+		}
+		for l, v := range si {
+			if 2*v > float64(nn.K) {
+				pi[l] = 1
+				pred.Add(l, 1)
+			}
+		}
+		pred.EndRow()
+		ml.addRow(yi, pi, si)
+		xc.addRow(yi, si)
+	}
+	m := ml.metrics()
+	maps.Copy(m, xc.metrics())
+	return m, pred.Build(), nil
 }

@@ -31,7 +31,12 @@ import (
 // training rows; lda refits once per d, one fit alive at a time) plus the
 // model's projections of both parts and the classifier at the largest d
 // of the grid — or, for label-space methods, the ridge regression from
-// the features (bias column included) or kcplst's kernel codes. The metric
+// the features (bias column included) or kcplst's kernel codes. With
+// s.LabelsSparse (and s.LabelOnes known) and a spec that keeps them so
+// (KeepsLabelsSparse), the split's labels are CSR and the test rows are
+// held q values wide one row (the k-NN vote) or decodeBlock rows (a
+// label-space model's decoding) at a time; otherwise Run's dense copy of
+// labels given sparse is the caller's to count. The metric
 // rows of every method, d and split are added, half the largest stage
 // again for what the collector has not reclaimed within it (Run collects
 // the previous stage's buffers before each stage: runner.settle), and
@@ -75,16 +80,24 @@ func EstimateMemory(s analysis.Shape, testRows int, spec Spec) (int64, error) {
 	if s.LabelOnes > 0 {
 		ones = min(ones, float64(s.LabelOnes))
 	}
+	// wide is how many test rows are held q values wide at a time: all of
+	// them, or with labels kept sparse (KeepsLabelsSparse) one for the
+	// k-NN vote and decodeBlock for a label-space model's decoding.
+	wide, decoding := nte, nte
+	keepSparse := s.LabelsSparse && s.LabelOnes > 0 && KeepsLabelsSparse(spec)
+	if keepSparse {
+		wide, decoding = 1, min(nte, decodeBlock)
+	}
 	var peak float64 // the baseline, in bytes
 	switch {
 	case nnz > 0 && o.Classifier == ClassifierRidge:
-		peak = 8 * (dense + classifierMem(o.Classifier, k, s.Classes, ntr, nte, d, q, ones))
+		peak = 8 * (dense + classifierMem(o.Classifier, k, s.Classes, ntr, nte, d, q, ones, wide))
 	case nnz > 0 && o.Classifier == ClassifierSVM: // on the sparse rows
-		peak = 8 * classifierMem(o.Classifier, k, s.Classes, ntr, nte, d, q, ones)
+		peak = 8 * classifierMem(o.Classifier, k, s.Classes, ntr, nte, d, q, ones, wide)
 	case nnz > 0:
-		peak = 8 * sparseSearchMem(o.Classifier, k, s.Classes, ntr, nte, d, q, ones, min(nnz, ntr*d))
+		peak = 8 * sparseSearchMem(o.Classifier, k, s.Classes, ntr, nte, d, q, ones, min(nnz, ntr*d), wide)
 	default:
-		peak = 8 * classifierMem(o.Classifier, k, s.Classes, ntr, nte, d, q, ones)
+		peak = 8 * classifierMem(o.Classifier, k, s.Classes, ntr, nte, d, q, ones, wide)
 	}
 	dims := 0.0 // the grid's points over all methods, for the metric rows
 	for _, run := range spec.Methods {
@@ -127,13 +140,13 @@ func EstimateMemory(s analysis.Shape, testRows int, spec Spec) (int64, error) {
 			// The regressor on the sparse rows (fitRidgeBiasSparse): no
 			// dense copy; XᵀX's column index (12 bytes an entry) beside
 			// the system.
-			after = 1.5*float64(train.NNZ) + labelSpaceMem(m.ID, ntr, nte, d, q, top) - (ntr+nte)*(d+1)
+			after = 1.5*float64(train.NNZ) + labelSpaceMem(m.ID, ntr, nte, d, q, top, decoding) - (ntr+nte)*(d+1)
 		case m.Space == analysis.LabelSpace:
-			after = dense + labelSpaceMem(m.ID, ntr, nte, d, q, top)
+			after = dense + labelSpaceMem(m.ID, ntr, nte, d, q, top, decoding)
 		default:
 			// Transform of both parts (P's copy, the projections), the
 			// columns cut for each d, the classifier on them.
-			after = d*top + 2*(ntr+nte)*top + classifierMem(o.Classifier, k, s.Classes, ntr, nte, top, q, ones)
+			after = d*top + 2*(ntr+nte)*top + classifierMem(o.Classifier, k, s.Classes, ntr, nte, top, q, ones, wide)
 		}
 		peak = max(peak, float64(fit)+8*after) // fit is in bytes, after in float64s
 	}
@@ -145,9 +158,13 @@ func EstimateMemory(s analysis.Shape, testRows int, spec Spec) (int64, error) {
 	// it (the classifier's and projections' buffers, which the ledgers do
 	// not follow stage by stage): measured peaks reach 1.04 times the
 	// stage alone on small shapes (TestEstimateMemorySparse).
-	split := 8 * (n*(d+q) + n) // the split's rows: features, labels, row numbers
+	labels := n * q // the split's labels: dense, or CSR (1.5 float64s a one, one a row)
+	if keepSparse {
+		labels = 1.5*float64(s.LabelOnes) + n + 2
+	}
+	split := 8 * (n*d + labels + n) // the split's rows: features, labels, row numbers
 	if nnz > 0 {
-		split = 12*nnz + 8*(n+2) + 8*(n*q+n)
+		split = 12*nnz + 8*(n+2) + 8*(labels+n)
 	}
 	// What the split's fits share (analysis.Shared) is held through it.
 	total := split + float64(analysis.SharedBytes(train)) + stageSlack*peak + rows
@@ -172,8 +189,14 @@ const stageSlack = 1.5
 // fewer training rows than features, ntr×ntr) system, a Cholesky copy and
 // factor, the weights and the outputs; for multi-dimensional data the
 // k-NN vote, or one ridge per class variable; the svm's (svmMem).
-func classifierMem(classifier string, k int, classes []int, ntr, nte, f, q, ones float64) float64 {
-	metrics := 4*nte*q + 16*q
+//
+// wide is how many test rows it holds q values wide (nte, or 1 for the
+// k-NN vote on labels kept sparse, whose decisions then take a CSR).
+func classifierMem(classifier string, k int, classes []int, ntr, nte, f, q, ones, wide float64) float64 {
+	metrics := 4*wide*q + 16*q
+	if wide < nte {
+		metrics += 1.5*ones*nte/max(ntr, 1) + nte // the decisions' CSR, about as many ones as the truth
+	}
 	if classifier == ClassifierSVM {
 		return svmMem(classes, ntr, nte, f, q) + metrics
 	}
@@ -190,7 +213,7 @@ func classifierMem(classifier string, k int, classes []int, ntr, nte, f, q, ones
 	}
 	if classifier == ClassifierKNN {
 		search := float64(knn.EstimateMemory(int(ntr), int(nte), int(f), k, false)) / 8
-		return search + 3*ntr + ones/2 + 2*nte*q + metrics
+		return search + 3*ntr + ones/2 + 2*wide*q + metrics
 	}
 	search := float64(max(knn.EstimateMemory(int(ntr), int(ntr), int(f), k, true),
 		knn.EstimateMemory(int(ntr), int(nte), int(f), k, false))) / 8
@@ -222,8 +245,8 @@ func svmMem(classes []int, ntr, nte, f, q float64) float64 {
 // no copy of the features but the reference rows' transpose (12 bytes an
 // entry, 8 a column), their norms and the queries', and each worker's
 // block of distances, as knn.EstimateMemory with no feature columns.
-func sparseSearchMem(classifier string, k int, classes []int, ntr, nte, f, q, ones, refNNZ float64) float64 {
-	dense := classifierMem(classifier, k, classes, ntr, nte, 0, q, ones)
+func sparseSearchMem(classifier string, k int, classes []int, ntr, nte, f, q, ones, refNNZ, wide float64) float64 {
+	dense := classifierMem(classifier, k, classes, ntr, nte, 0, q, ones, wide)
 	return dense + 1.5*refNNZ + f + 1
 }
 
@@ -233,10 +256,11 @@ func sparseSearchMem(classifier string, k int, classes []int, ntr, nte, f, q, on
 // (D+1)² or N², the weights — and the test rows' predicted codes, decoded
 // labels and the encoding and prediction errors (N_te×q, several); kcplst
 // instead computes its kernel codes from centred copies of both parts and
-// blocks of 256 kernel rows.
-func labelSpaceMem(id string, ntr, nte, d, q, m float64) float64 {
+// blocks of 256 kernel rows. decoding is how many test rows are decoded
+// at a time (all, or decodeBlock with labels kept sparse).
+func labelSpaceMem(id string, ntr, nte, d, q, m, decoding float64) float64 {
 	codes := ntr*m + nte*m
-	decode := 8*nte*q + q*m
+	decode := 8*decoding*q + q*m
 	if id == "kcplst" {
 		return codes + ntr*m + (ntr+nte)*d + 256*ntr + decode
 	}

@@ -124,3 +124,100 @@ func TestEstimateMemoryGridMaxDim(t *testing.T) {
 		t.Errorf("estimate with the grid d = 10: %d bytes; at d = 10 with no grid: %d; the whole decomposition: %d; want the first nearer the second", grid, own, whole)
 	}
 }
+
+// wideLabelData is n rows of d sparse features (about 12 a row) and q
+// labels held sparse (Input.Labels), 1–3 a row, the first marking a
+// feature column so that the neighbours find it.
+func wideLabelData(seed uint64, n, d, q int) analysis.Input {
+	rng := rand.New(rand.NewPCG(seed, 4))
+	xb, yb := sparse.NewBuilder(d, 12*n), sparse.NewBuilder(q, 2*n)
+	for range n {
+		first := rng.IntN(q)
+		labels := map[int]bool{first: true}
+		for range rng.IntN(3) {
+			labels[rng.IntN(q)] = true
+		}
+		for l := range q {
+			if labels[l] {
+				yb.Add(l, 1)
+			}
+		}
+		yb.EndRow()
+		cols := map[int]float64{first % d: 3}
+		for len(cols) < 12 {
+			cols[rng.IntN(d)] += 0.5 + rng.Float64()
+		}
+		for j := range d {
+			if v, ok := cols[j]; ok {
+				xb.Add(j, v)
+			}
+		}
+		xb.EndRow()
+	}
+	return analysis.Input{Sparse: xb.Build(), Labels: yb.Build()}
+}
+
+// TestEstimateMemorySparseLabels checks EstimateMemory with
+// Shape.LabelsSparse against evaluations of 2 000 labels held sparse:
+// measured peak ≤ estimate ≤ 8 × measured + 3 MiB; with the k-NN vote,
+// which keeps them sparse, the estimate is below the one for the same
+// labels dense by at least their dense N×q copy, and with ML-kNN, for which Run makes them dense, it
+// is that one.
+func TestEstimateMemorySparseLabels(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures real runs")
+	}
+	const n, d, q = 3000, 300, 2000
+	in := wideLabelData(3, n, d, q)
+	splits, err := KFold(n, 3, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	test := 0
+	for _, s := range splits {
+		test = max(test, len(s.Test))
+	}
+	for _, tc := range []struct {
+		spec   Spec
+		sparse bool // Run keeps the labels sparse
+	}{
+		{Spec{Methods: []MethodRun{{ID: "pca", Params: analysis.Params{D: 5}}, {ID: "plst"}, {ID: "cplst"}}, Grid: Grid{Dims: []int{2, 4}}, Options: Options{Classifier: ClassifierKNN}, RowErrors: true}, true},
+		{Spec{Methods: []MethodRun{{ID: "pca", Params: analysis.Params{D: 5}}}, Options: Options{Classifier: ClassifierMLkNN}}, false},
+	} {
+		t.Run(tc.spec.Options.Classifier, func(t *testing.T) {
+			shape := analysis.Shape{N: n, D: d, Q: q, NNZ: int64(in.Sparse.NNZ()), LabelOnes: in.Labels.NNZ(), LabelsSparse: true}
+			est, err := EstimateMemory(shape, test, tc.spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			shape.LabelsSparse = false
+			dense, err := EstimateMemory(shape, test, tc.spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.sparse && dense-est < 8*n*q {
+				t.Errorf("estimate %d bytes with the labels kept sparse, not below the %d counted dense by the split's dense labels (%d) at least", est, dense, 8*n*q)
+			}
+			if !tc.sparse && est != dense {
+				t.Errorf("estimate %d bytes, want the %d of dense labels, which Run makes", est, dense)
+			}
+			// Run's dense copy of the labels is the caller's to count (jobs
+			// admission does): measured without it.
+			var runErr error
+			peak, total := measurePeak(func() { _, runErr = Run(context.Background(), in, splits, tc.spec, nil) })
+			if runErr != nil {
+				t.Fatalf("Run: %v", runErr)
+			}
+			if !tc.sparse {
+				peak -= 8 * n * q
+			}
+			if peak > est {
+				t.Errorf("measured peak %d bytes, above the estimate %d (total allocated %d)", peak, est, total)
+			}
+			if est > 8*peak+3<<20 {
+				t.Errorf("estimate %d bytes, more than 8 × the measured peak %d + 3 MiB", est, peak)
+			}
+			t.Logf("estimate %9d  dense %9d  peak %9d  total %9d", est, dense, peak, total)
+		})
+	}
+}

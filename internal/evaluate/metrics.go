@@ -76,132 +76,155 @@ func LowerIsBetter(key string) bool {
 //     with average="samples", zero_division=1.
 func MultiLabelMetrics(y, pred, scores *mat.Dense) map[string]float64 {
 	n, q := y.Dims()
-	m := map[string]float64{}
-	var wrong, exact, acc, f1, exPrec, exRec float64
-	tp, fp, fn := make([]float64, q), make([]float64, q), make([]float64, q)
-	var oneErr, rankLoss, avgPrec float64
-	var cover float64
-	ranked, labelled := 0, 0
-	rank := make([]int, q)
-	var relevant []int
+	a := newMultiLabelAcc(q)
 	for i := range n {
-		yi, pi := y.RawRowView(i), pred.RawRowView(i)
-		var inter, nY, nP, diff float64
-		for l := range q {
-			a, b := yi[l] != 0, pi[l] != 0
-			switch {
-			case a && b:
-				inter++
-				tp[l]++
-			case b:
-				fp[l]++
-			case a:
-				fn[l]++
-			}
-			if a {
-				nY++
-			}
-			if b {
-				nP++
-			}
-			if a != b {
-				diff++
-			}
+		a.addRow(y.RawRowView(i)[:q], pred.RawRowView(i)[:q], scores.RawRowView(i)[:q])
+	}
+	return a.metrics()
+}
+
+// multiLabelAcc sums MultiLabelMetrics row by row, so that rows can come
+// a block at a time (the evaluation of a wide label space holds a block of
+// q-wide rows, never all of them); the sums are the same, in the same
+// order, whichever way the rows come.
+type multiLabelAcc struct {
+	q, n                                 int
+	wrong, exact, acc, f1, exPrec, exRec float64
+	tp, fp, fn                           []float64
+	oneErr, rankLoss, avgPrec, cover     float64
+	ranked, labelled                     int
+	rank                                 []int
+	relevant                             []int
+}
+
+func newMultiLabelAcc(q int) *multiLabelAcc {
+	return &multiLabelAcc{q: q, tp: make([]float64, q), fp: make([]float64, q), fn: make([]float64, q), rank: make([]int, q)}
+}
+
+// addRow adds a row: its labels yi, decisions pi and scores si (q each).
+func (m *multiLabelAcc) addRow(yi, pi, si []float64) {
+	q := m.q
+	m.n++
+	var inter, nY, nP, diff float64
+	for l := range q {
+		a, b := yi[l] != 0, pi[l] != 0
+		switch {
+		case a && b:
+			inter++
+			m.tp[l]++
+		case b:
+			m.fp[l]++
+		case a:
+			m.fn[l]++
 		}
-		wrong += diff
-		if diff == 0 {
-			exact++
+		if a {
+			nY++
 		}
-		if union := nY + nP - inter; union == 0 {
-			acc++
-			f1++
-		} else {
-			acc += inter / union
-			f1 += 2 * inter / (nY + nP)
+		if b {
+			nP++
 		}
-		exPrec += ratioOr1(inter, nP)
-		exRec += ratioOr1(inter, nY)
-		// Ranks of the row's labels: 1 for the highest score, ties
-		// ranked by label index, the later label first (the order a
-		// stable ascending sort of the scores gives, read from its end).
-		// Only the labels the row has need one: O(|y_i|·q), no sort.
-		si := scores.RawRowView(i)
-		relevant = relevant[:0]
-		for l, v := range yi[:q] {
-			if v != 0 {
-				relevant = append(relevant, l)
-			}
+		if a != b {
+			diff++
 		}
-		worst := 0
-		for _, l := range relevant {
-			rank[l] = rankOf(si, l)
-			worst = max(worst, rank[l])
+	}
+	m.wrong += diff
+	if diff == 0 {
+		m.exact++
+	}
+	if union := nY + nP - inter; union == 0 {
+		m.acc++
+		m.f1++
+	} else {
+		m.acc += inter / union
+		m.f1 += 2 * inter / (nY + nP)
+	}
+	m.exPrec += ratioOr1(inter, nP)
+	m.exRec += ratioOr1(inter, nY)
+	// Ranks of the row's labels: 1 for the highest score, ties
+	// ranked by label index, the later label first (the order a
+	// stable ascending sort of the scores gives, read from its end).
+	// Only the labels the row has need one: O(|y_i|·q), no sort.
+	rank := m.rank
+	m.relevant = m.relevant[:0]
+	for l, v := range yi[:q] {
+		if v != 0 {
+			m.relevant = append(m.relevant, l)
 		}
-		cover += float64(worst)
-		if nY > 0 {
-			labelled++
+	}
+	worst := 0
+	for _, l := range m.relevant {
+		rank[l] = rankOf(si, l)
+		worst = max(worst, rank[l])
+	}
+	m.cover += float64(worst)
+	if nY > 0 {
+		m.labelled++
+	}
+	if nY == 0 || nY == float64(q) {
+		return
+	}
+	m.ranked++
+	top := 0
+	for l := range q {
+		if si[l] > si[top] {
+			top = l
 		}
-		if nY == 0 || nY == float64(q) {
+	}
+	if yi[top] == 0 {
+		m.oneErr++
+	}
+	pairs := 0.0
+	for a := range q {
+		if yi[a] == 0 {
 			continue
 		}
-		ranked++
-		top := 0
-		for l := range q {
-			if si[l] > si[top] {
-				top = l
+		for b := range q {
+			if yi[b] == 0 && si[a] <= si[b] {
+				pairs++
 			}
 		}
-		if yi[top] == 0 {
-			oneErr++
-		}
-		pairs := 0.0
-		for a := range q {
-			if yi[a] == 0 {
-				continue
-			}
-			for b := range q {
-				if yi[b] == 0 && si[a] <= si[b] {
-					pairs++
-				}
-			}
-		}
-		rankLoss += pairs / (nY * (float64(q) - nY))
-		prec := 0.0
-		for _, a := range relevant {
-			better := 0.0
-			for _, b := range relevant {
-				if rank[b] <= rank[a] {
-					better++
-				}
-			}
-			prec += better / float64(rank[a])
-		}
-		avgPrec += prec / nY
 	}
-	nf := float64(n)
-	m[HammingLoss] = wrong / (nf * float64(q))
-	m[SubsetAccuracy] = exact / nf
-	m[ExampleAccuracy] = acc / nf
-	m[ExampleF1] = f1 / nf
-	m[ExamplePrecision] = exPrec / nf
-	m[ExampleRecall] = exRec / nf
-	m[Coverage] = math.NaN()
-	if labelled > 0 {
-		m[Coverage] = cover/float64(labelled) - 1
+	m.rankLoss += pairs / (nY * (float64(q) - nY))
+	prec := 0.0
+	for _, a := range m.relevant {
+		better := 0.0
+		for _, b := range m.relevant {
+			if rank[b] <= rank[a] {
+				better++
+			}
+		}
+		prec += better / float64(rank[a])
 	}
-	m[OneError], m[RankingLoss], m[AveragePrecision] = math.NaN(), math.NaN(), math.NaN()
-	if ranked > 0 {
-		r := float64(ranked)
-		m[OneError], m[RankingLoss], m[AveragePrecision] = oneErr/r, rankLoss/r, avgPrec/r
+	m.avgPrec += prec / nY
+}
+
+// metrics is MultiLabelMetrics of the rows added.
+func (m *multiLabelAcc) metrics() map[string]float64 {
+	out := map[string]float64{}
+	nf, q := float64(m.n), m.q
+	out[HammingLoss] = m.wrong / (nf * float64(q))
+	out[SubsetAccuracy] = m.exact / nf
+	out[ExampleAccuracy] = m.acc / nf
+	out[ExampleF1] = m.f1 / nf
+	out[ExamplePrecision] = m.exPrec / nf
+	out[ExampleRecall] = m.exRec / nf
+	out[Coverage] = math.NaN()
+	if m.labelled > 0 {
+		out[Coverage] = m.cover/float64(m.labelled) - 1
+	}
+	out[OneError], out[RankingLoss], out[AveragePrecision] = math.NaN(), math.NaN(), math.NaN()
+	if m.ranked > 0 {
+		r := float64(m.ranked)
+		out[OneError], out[RankingLoss], out[AveragePrecision] = m.oneErr/r, m.rankLoss/r, m.avgPrec/r
 	}
 	var stp, sfp, sfn, macro float64
 	for l := range q {
-		stp, sfp, sfn = stp+tp[l], sfp+fp[l], sfn+fn[l]
-		macro += f1Of(tp[l], fp[l], fn[l])
+		stp, sfp, sfn = stp+m.tp[l], sfp+m.fp[l], sfn+m.fn[l]
+		macro += f1Of(m.tp[l], m.fp[l], m.fn[l])
 	}
-	m[MicroF1] = f1Of(stp, sfp, sfn)
-	m[MacroF1] = macro / float64(q)
-	return m
+	out[MicroF1] = f1Of(stp, sfp, sfn)
+	out[MacroF1] = macro / float64(q)
+	return out
 }
 
 // rankOf is the rank of score s[l] among s: q minus its position in the

@@ -25,7 +25,7 @@ func (c KNNVote) Predict(ctx context.Context, xTrain, yTrain, x *mat.Dense, clas
 // predict is Predict on dense or sparse features (nearest: the same
 // neighbours).
 func (c KNNVote) predict(ctx context.Context, xTrain mat.Matrix, yTrain *mat.Dense, x mat.Matrix, classes []int) (*mat.Dense, error) {
-	nn, err := nearest(ctx, cmp.Or(c.K, DefaultK), xTrain, yTrain, x)
+	nn, err := nearest(ctx, cmp.Or(c.K, DefaultK), xTrain, x)
 	if err != nil {
 		return nil, err
 	}

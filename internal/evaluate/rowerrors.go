@@ -4,6 +4,8 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/mat"
+
+	"mldr/internal/sparse"
 )
 
 // RowErrors are the per-row errors of the classifier of one cell of a run
@@ -58,17 +60,19 @@ type rowErrors struct {
 }
 
 // recordErrors stores, when the spec asks for them, the per-row errors of
-// the predictions pred of split f's test rows (test.Y's rows, in the order
+// the predictions pred of split f's test rows (test's rows, in the order
 // of the split's Test) for method at grid value d. A row that already has a
-// value (a previous split tested it) keeps it.
-func (r *runner) recordErrors(method string, d, f int, test *mat.Dense, pred *mat.Dense, multiDim bool) {
+// value (a previous split tested it) keeps it. test and pred are both
+// dense, or both *sparse.CSR (labels held sparse: the k-NN vote's decided
+// labels), whose rows hold the ones in ascending order.
+func (r *runner) recordErrors(method string, d, f int, test, pred mat.Matrix, multiDim bool) {
 	if !r.spec.RowErrors {
 		return
 	}
 	k := errKey{method: method, d: d}
 	e := r.rowErrs[k]
 	if e == nil {
-		n, _ := r.data.Y.Dims()
+		n, _ := r.data.LabelDims()
 		e = &rowErrors{hamming: nanSlice(n), exact: nanSlice(n)}
 		if r.rowErrs == nil {
 			r.rowErrs = map[errKey]*rowErrors{}
@@ -76,13 +80,30 @@ func (r *runner) recordErrors(method string, d, f int, test *mat.Dense, pred *ma
 		r.rowErrs[k] = e
 	}
 	_, q := test.Dims()
+	wrongOf := denseWrong(test, pred, multiDim)
+	if ts, ok := test.(*sparse.CSR); ok {
+		wrongOf = sparseWrong(ts, pred.(*sparse.CSR))
+	}
 	for i, row := range r.splits[f].Test {
 		if !math.IsNaN(float64(e.hamming[row])) {
 			continue // the first split that tests the row keeps it
 		}
+		wrong := wrongOf(i)
+		e.hamming[row] = float32(float64(wrong) / float64(q))
+		e.exact[row] = 0
+		if wrong > 0 {
+			e.exact[row] = 1
+		}
+	}
+}
+
+// denseWrong counts the wrong labels (class variables) of row i of dense
+// predictions.
+func denseWrong(test, pred mat.Matrix, multiDim bool) func(i int) int {
+	return func(i int) int {
+		yi, pi := test.(*mat.Dense).RawRowView(i), pred.(*mat.Dense).RawRowView(i)
 		wrong := 0
-		yi, pi := test.RawRowView(i), pred.RawRowView(i)
-		for j := range q {
+		for j := range yi {
 			if multiDim {
 				if yi[j] != pi[j] {
 					wrong++
@@ -91,11 +112,16 @@ func (r *runner) recordErrors(method string, d, f int, test *mat.Dense, pred *ma
 				wrong++
 			}
 		}
-		e.hamming[row] = float32(float64(wrong) / float64(q))
-		e.exact[row] = 0
-		if wrong > 0 {
-			e.exact[row] = 1
-		}
+		return wrong
+	}
+}
+
+// sparseWrong counts the labels in one of row i's sets but not both.
+func sparseWrong(test, pred *sparse.CSR) func(i int) int {
+	return func(i int) int {
+		a, _ := test.Row(i)
+		b, _ := pred.Row(i)
+		return sparse.SymmetricDifference(a, b)
 	}
 }
 

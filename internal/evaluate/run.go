@@ -17,6 +17,7 @@ import (
 	"mldr/internal/analysis"
 	"mldr/internal/linsvm"
 	"mldr/internal/preprocess"
+	"mldr/internal/sparse"
 )
 
 // Classifiers, by their API names. "knn" is the multi-label k-NN vote
@@ -186,10 +187,9 @@ func Run(ctx context.Context, data analysis.Input, splits []Split, spec Spec, pr
 	if !preprocess.Valid(spec.Options.Preprocess) {
 		return nil, fmt.Errorf("evaluate: preprocess must be none, standardize or minmax, not %q", spec.Options.Preprocess)
 	}
-	if data.Labels != nil {
-		// The classifiers and the metrics read the labels dense (N·q·8
-		// bytes, which EstimateMemory counts); the methods' fits take
-		// them either way.
+	if data.Labels != nil && !KeepsLabelsSparse(spec) {
+		// ML-kNN, ridge, the svm and kcplst read the labels dense (N·q·8
+		// bytes, which EstimateMemory counts).
 		data.Y, data.Labels = data.Labels.Dense(), nil
 	}
 	r, err := newRunner(data, splits, spec, progress)
@@ -197,6 +197,24 @@ func Run(ctx context.Context, data analysis.Input, splits []Split, spec Spec, pr
 		return nil, err
 	}
 	return r.run(ctx)
+}
+
+// KeepsLabelsSparse reports whether Run keeps labels given sparse
+// (analysis.Input.Labels) sparse: with the k-NN vote, which scores, decides
+// and is scored a block of test rows at a time (sparseBlock rows of q
+// values), and the methods' fits and label-space regressors, which read
+// the labels' ones. ML-kNN, ridge, the svm and kcplst's kernel codes read
+// them dense, so Run makes a dense copy for them.
+func KeepsLabelsSparse(spec Spec) bool {
+	if spec.Options.Classifier != ClassifierKNN {
+		return false
+	}
+	for _, m := range spec.Methods {
+		if m.ID == "kcplst" {
+			return false
+		}
+	}
+	return true
 }
 
 // run fixes a percent grid of ranks, evaluates every split, then averages.
@@ -257,6 +275,7 @@ type runner struct {
 	// training labels they were last computed from (inverseProps).
 	invProp []float64
 	propY   *mat.Dense
+	propL   *sparse.CSR // as propY, for labels held sparse
 }
 
 // step is a part of a fold: the method (or ori) evaluated, and the share
@@ -295,7 +314,7 @@ func newRunner(data analysis.Input, splits []Split, spec Spec, progress analysis
 	if len(splits) == 0 {
 		return nil, fmt.Errorf("evaluate: no split to evaluate on")
 	}
-	n, _ := data.Y.Dims()
+	n, _ := data.LabelDims()
 	for _, s := range splits {
 		if err := s.check(n); err != nil {
 			return nil, fmt.Errorf("evaluate: %w", err)
@@ -626,7 +645,7 @@ func (r *runner) fold(ctx context.Context, f int, sp Split) error {
 	if err != nil {
 		return err
 	}
-	r.recordErrors(Ori, nFeat, f, test.Y, pred, test.MultiDim())
+	r.recordErrors(Ori, nFeat, f, test.LabelMatrix(), pred, test.MultiDim())
 	r.add(Ori, nFeat, f, m)
 	for mi, run := range r.spec.Methods {
 		settle()
@@ -770,13 +789,13 @@ func (r *runner) method(ctx context.Context, run MethodRun, train, test analysis
 	for _, group := range groups {
 		d := group[0].d
 		var metrics map[string]float64
-		var pred *mat.Dense
+		var pred mat.Matrix
 		if path != nil {
 			metrics, pred = r.ridgeAt(path, d, firstCols(zte, d), train, test)
 		} else if metrics, pred, err = r.classify(ctx, firstCols(ztr, d), firstCols(zte, d), train, test, nil); err != nil {
 			return err
 		}
-		r.recordErrors(run.ID, group[0].errD(), f, test.Y, pred, test.MultiDim())
+		r.recordErrors(run.ID, group[0].errD(), f, test.LabelMatrix(), pred, test.MultiDim())
 		r.addPoints(run.ID, group, f, metrics)
 	}
 	return nil
@@ -832,7 +851,15 @@ func (r *runner) multiLabel(train, test analysis.Input, pred, scores *mat.Dense)
 // pointer identifies the training part.
 func (r *runner) inverseProps(ytr *mat.Dense) []float64 {
 	if r.propY != ytr {
-		r.propY, r.invProp = ytr, inversePropensities(ytr, r.spec.Options.PsA, r.spec.Options.PsB)
+		r.propY, r.propL, r.invProp = ytr, nil, inversePropensities(ytr, r.spec.Options.PsA, r.spec.Options.PsB)
+	}
+	return r.invProp
+}
+
+// inversePropsSparse is inverseProps of labels held sparse.
+func (r *runner) inversePropsSparse(ytr *sparse.CSR) []float64 {
+	if r.propL != ytr {
+		r.propY, r.propL, r.invProp = nil, ytr, inversePropensitiesSparse(ytr, r.spec.Options.PsA, r.spec.Options.PsB)
 	}
 	return r.invProp
 }
@@ -866,7 +893,7 @@ func (r *runner) featureDim(ctx context.Context, m *analysis.Model, pts []point,
 	}
 	for i, pt := range pts { // one d, or (a group) several percentages of one d
 		if i == 0 || pt.d != pts[i-1].d {
-			r.recordErrors(m.Method, pt.errD(), f, test.Y, pred, test.MultiDim())
+			r.recordErrors(m.Method, pt.errD(), f, test.LabelMatrix(), pred, test.MultiDim())
 		}
 	}
 	if len(m.Blocks) == 0 {
@@ -886,7 +913,7 @@ func (r *runner) featureDim(ctx context.Context, m *analysis.Model, pts []point,
 // they score (0/1, or class indices on multi-dimensional data). With blocks
 // on multi-dimensional data, class variable j uses only its block's
 // columns.
-func (r *runner) classify(ctx context.Context, xtr, xte *mat.Dense, train, test analysis.Input, blocks []analysis.Block) (map[string]float64, *mat.Dense, error) {
+func (r *runner) classify(ctx context.Context, xtr, xte *mat.Dense, train, test analysis.Input, blocks []analysis.Block) (map[string]float64, mat.Matrix, error) {
 	o := r.spec.Options
 	if o.Classifier == ClassifierSVM && len(blocks) == 0 {
 		return r.classifySVM(ctx, xtr, xte, train, test)
@@ -956,7 +983,10 @@ func (r *runner) predictClassesSVM(ctx context.Context, xtr mat.Matrix, ytr *mat
 // classifyKNN runs the multi-label k-NN vote on features xtr → xte (both
 // dense or both sparse) and scores it against the test labels, as
 // classify does: its counts are the ranking scores.
-func (r *runner) classifyKNN(ctx context.Context, xtr, xte mat.Matrix, train, test analysis.Input) (map[string]float64, *mat.Dense, error) {
+func (r *runner) classifyKNN(ctx context.Context, xtr, xte mat.Matrix, train, test analysis.Input) (map[string]float64, mat.Matrix, error) {
+	if train.Labels != nil {
+		return r.voteSparse(ctx, xtr, xte, train, test)
+	}
 	pred, scores, err := KNN{K: r.spec.Options.K}.predict(ctx, xtr, train.Y, xte)
 	if err != nil {
 		return nil, nil, err
@@ -989,7 +1019,7 @@ func (r *runner) labelSpace(ctx context.Context, model *analysis.Model, pts []po
 	if err != nil {
 		return err
 	}
-	codes, err := full.Transform(train.Y)
+	codes, err := full.Transform(train.LabelMatrix())
 	if err != nil {
 		return err
 	}
@@ -1016,40 +1046,110 @@ func (r *runner) labelSpace(ctx context.Context, model *analysis.Model, pts []po
 		}
 		pred = reg.predict(xte)
 	}
-	zte := codedCentred(test.Y, model.Means)
-	nte, _ := test.Y.Dims()
 	for _, group := range byD(pts) {
-		d := group[0].d
-		m, err := model.WithDim(d)
-		if err != nil {
+		if err := r.decodeAt(ctx, model, group, pred, train, test, f); err != nil {
 			return err
 		}
-		pd := firstCols(pred, d)
+	}
+	return nil
+}
+
+// decodeBlock is how many test rows a label-space model decodes at a time
+// when the labels are held sparse: its q-wide rows (codes, scores,
+// decisions) then take 4·decodeBlock·q values, where the dense path holds
+// them for every test row.
+const decodeBlock = 256
+
+// decodeAt scores a label-space model at the d of group from pred, the
+// predicted codes of the test rows: the decoded labels and their scores
+// (Vᵀr + ȳ), the metrics, the per-row errors, and the encoding and
+// prediction errors of the test codes. Dense labels go in one block of
+// every test row; labels held sparse in blocks of decodeBlock rows, made
+// dense one block at a time; the sums run over the rows in the same order
+// either way.
+func (r *runner) decodeAt(ctx context.Context, model *analysis.Model, group []point, pred *mat.Dense, train, test analysis.Input, f int) error {
+	d := group[0].d
+	m, err := model.WithDim(d)
+	if err != nil {
+		return err
+	}
+	v := m.P()
+	nte, q := test.LabelDims()
+	block := nte
+	if test.Labels != nil {
+		block = decodeBlock
+	}
+	ml := newMultiLabelAcc(q)
+	var xc *xcAcc
+	if train.Labels != nil {
+		xc = newXCAcc(r.inversePropsSparse(train.Labels))
+	} else {
+		xc = newXCAcc(r.inverseProps(train.Y))
+	}
+	var decided mat.Matrix // the decisions, for the per-row errors
+	var sparseDecided *sparse.Builder
+	if test.Labels != nil {
+		sparseDecided = sparse.NewBuilder(q, nte)
+	}
+	var encSq, diffSq float64
+	for i0 := 0; i0 < nte; i0 += block {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		i1 := min(nte, i0+block)
+		var yb *mat.Dense
+		if test.Labels != nil {
+			yb = test.Labels.RowRange(i0, i1).Dense()
+		} else {
+			yb = test.Y
+		}
+		pd := mat.DenseCopyOf(pred.Slice(i0, i1, 0, d))
 		labels, err := m.Decode(pd)
 		if err != nil {
 			return err
 		}
-		v := m.P()
 		var rec, tz, enc mat.Dense
 		rec.Mul(pd, v.T()) // Vᵀr: scores before the mean
 		scores := mat.DenseCopyOf(&rec)
-		for i := range nte {
+		for i := range i1 - i0 {
+			row := scores.RawRowView(i)
 			for j, mu := range model.Means {
-				scores.Set(i, j, scores.At(i, j)+mu)
+				row[j] += mu
 			}
+			ml.addRow(yb.RawRowView(i), labels.RawRowView(i), row)
+			xc.addRow(yb.RawRowView(i), row)
 		}
-		metrics := r.multiLabel(train, test, labels, scores)
-		r.recordErrors(model.Method, group[0].errD(), f, test.Y, labels, false)
+		if sparseDecided != nil {
+			for i := range i1 - i0 {
+				for l, x := range labels.RawRowView(i) {
+					if x != 0 {
+						sparseDecided.Add(l, 1)
+					}
+				}
+				sparseDecided.EndRow()
+			}
+		} else {
+			decided = labels
+		}
+		zte := codedCentred(yb, model.Means)
 		tz.Mul(zte, v) // Z_te V
 		enc.Mul(&tz, v.T())
 		enc.Sub(zte, &enc)
 		var diff mat.Dense
 		diff.Sub(pd, &tz)
-		metrics[EncodingError] = sq(&enc) / float64(nte)
-		metrics[PredictionError] = sq(&diff) / float64(nte)
-		metrics[LossBound] = metrics[EncodingError] + metrics[PredictionError]
-		r.addPoints(model.Method, group, f, metrics)
+		encSq = addSq(encSq, &enc)
+		diffSq = addSq(diffSq, &diff)
 	}
+	metrics := ml.metrics()
+	maps.Copy(metrics, xc.metrics())
+	if sparseDecided != nil {
+		decided = sparseDecided.Build()
+	}
+	r.recordErrors(model.Method, group[0].errD(), f, test.LabelMatrix(), decided, false)
+	metrics[EncodingError] = encSq / float64(nte)
+	metrics[PredictionError] = diffSq / float64(nte)
+	metrics[LossBound] = metrics[EncodingError] + metrics[PredictionError]
+	r.addPoints(model.Method, group, f, metrics)
 	return nil
 }
 
@@ -1066,8 +1166,8 @@ func codedCentred(y *mat.Dense, mean []float64) *mat.Dense {
 	return z
 }
 
-func sq(m *mat.Dense) float64 {
-	s := 0.0
+// addSq adds the squares of m's entries to s, row by row.
+func addSq(s float64, m *mat.Dense) float64 {
 	r, _ := m.Dims()
 	for i := range r {
 		for _, v := range m.RawRowView(i) {
@@ -1140,14 +1240,18 @@ func (r *runner) result() *Result {
 	return res
 }
 
-// subset takes rows of an input (sparse features stay sparse).
+// subset takes rows of an input (sparse features and labels stay sparse).
 func subset(in analysis.Input, rows []int) analysis.Input {
-	_, q := in.Y.Dims()
-	y := mat.NewDense(len(rows), q, nil)
-	for i, r := range rows {
-		y.SetRow(i, in.Y.RawRowView(r))
+	out := analysis.Input{Classes: in.Classes, FeatureNames: in.FeatureNames}
+	if in.Labels != nil {
+		out.Labels = in.Labels.SelectRows(rows)
+	} else {
+		_, q := in.Y.Dims()
+		out.Y = mat.NewDense(len(rows), q, nil)
+		for i, r := range rows {
+			out.Y.SetRow(i, in.Y.RawRowView(r))
+		}
 	}
-	out := analysis.Input{Y: y, Classes: in.Classes, FeatureNames: in.FeatureNames}
 	if in.Sparse != nil {
 		out.Sparse = in.Sparse.SelectRows(rows)
 		return out
@@ -1187,7 +1291,7 @@ func (r *runner) denseFeatures(in analysis.Input, why string) *mat.Dense {
 // the sparse rows (knn.SearchSparse: the same neighbours as on the dense
 // rows), the svm fits on the sparse rows (the same sums: the same
 // weights); ridge makes them dense.
-func (r *runner) classifyOri(ctx context.Context, train, test analysis.Input) (map[string]float64, *mat.Dense, error) {
+func (r *runner) classifyOri(ctx context.Context, train, test analysis.Input) (map[string]float64, mat.Matrix, error) {
 	o := r.spec.Options
 	if train.Sparse == nil || o.Classifier == ClassifierRidge {
 		return r.classify(ctx, r.denseFeatures(train, "the ridge baseline (ori)"), r.denseFeatures(test, ""), train, test, nil)

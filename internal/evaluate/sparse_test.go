@@ -41,18 +41,7 @@ func TestRunSparseMatchesDense(t *testing.T) {
 			continue // the largest in the pass without -race
 		}
 		t.Run(tc.file+"/"+tc.classifier, func(t *testing.T) {
-			path := filepath.Join("..", "..", "..", "shared", "datasets", filepath.FromSlash(tc.file))
-			raw, err := os.ReadFile(path)
-			if os.IsNotExist(err) {
-				t.Skipf("%s is missing: the comparison needs the shared data sets", path)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			ds, err := dataset.Load(strings.NewReader(string(raw)), dataset.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			ds := loadShared(t, tc.file)
 			dense := analysis.Input{X: ds.Dense(), Y: ds.Y}
 			if ds.Kind == dataset.MultiDim {
 				for _, cats := range ds.Categories {
@@ -76,6 +65,25 @@ func TestRunSparseMatchesDense(t *testing.T) {
 			}
 		})
 	}
+}
+
+// loadShared loads a shared data set (file under ../shared/datasets),
+// skipping the test when it is missing.
+func loadShared(t *testing.T, file string) *dataset.Dataset {
+	t.Helper()
+	path := filepath.Join("..", "..", "..", "shared", "datasets", filepath.FromSlash(file))
+	raw, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		t.Skipf("%s is missing: the comparison needs the shared data sets", path)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := dataset.Load(strings.NewReader(string(raw)), dataset.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ds
 }
 
 func TestRunSparsePreprocessRefused(t *testing.T) {
@@ -124,4 +132,61 @@ func runSparseAsDense(t *testing.T, dense, sp analysis.Input, splits []Split, sp
 	}
 	requireSameMetrics(t, got, want)
 	return got
+}
+
+// TestRunSparseLabels evaluates methods on medical from dense labels and
+// from the same labels in CSR form (analysis.Input.Labels, with sparse
+// features), with the k-NN vote, which keeps them sparse (scoring a row at
+// a time, decoding the label-space methods in blocks of decodeBlock rows:
+// medical's test parts take two), and with ML-kNN, for which Run makes
+// them dense; and requires the same metrics and per-row errors.
+func TestRunSparseLabels(t *testing.T) {
+	if testing.Short() {
+		t.Skip("evaluates on a shared data set twice")
+	}
+	ds := loadShared(t, "medical/medical.csv")
+	dense := analysis.Input{X: ds.Dense(), Y: ds.DenseY()}
+	sl := analysis.Input{Sparse: sparse.FromDense(dense.X), Labels: sparse.FromDense(dense.Y)}
+	n, _ := dense.Y.Dims()
+	splits, err := KFold(n, 3, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(splits[0].Test) <= decodeBlock {
+		t.Fatalf("a test part of %d rows decodes in one block of %d; want several", len(splits[0].Test), decodeBlock)
+	}
+	for _, tc := range []struct {
+		classifier string
+		methods    []string
+	}{
+		{ClassifierKNN, []string{"pca", "mddmp", "plst", "cplst"}},
+		{ClassifierMLkNN, []string{"plst"}},
+	} {
+		t.Run(tc.classifier, func(t *testing.T) {
+			if RaceEnabled && len(tc.methods) > 2 {
+				t.Skip("the pass without -race runs it")
+			}
+			spec := Spec{Grid: Grid{Dims: []int{2, 4}}, Options: Options{Classifier: tc.classifier}, RowErrors: true}
+			for _, id := range tc.methods {
+				spec.Methods = append(spec.Methods, MethodRun{ID: id})
+			}
+			if got := KeepsLabelsSparse(spec); got != (tc.classifier == ClassifierKNN) {
+				t.Errorf("KeepsLabelsSparse = %v", got)
+			}
+			got := runSparseAsDense(t, dense, sl, splits, spec)
+			want, err := Run(t.Context(), dense, splits, spec, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got.RowErrors) != len(want.RowErrors) || len(got.RowErrors) == 0 {
+				t.Fatalf("%d cells of row errors, want %d (not 0)", len(got.RowErrors), len(want.RowErrors))
+			}
+			for c, w := range want.RowErrors {
+				g := got.RowErrors[c]
+				if !slices.Equal(g.Hamming, w.Hamming) && !slices.EqualFunc(g.Hamming, w.Hamming, func(a, b float32) bool { return a == b || a != a && b != b }) {
+					t.Errorf("%s at d = %d: per-row Hamming losses differ", w.Method, w.D)
+				}
+			}
+		})
+	}
 }

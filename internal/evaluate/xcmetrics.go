@@ -7,6 +7,8 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/mat"
+
+	"mldr/internal/sparse"
 )
 
 // Keys of the extreme-classification ranking metrics (XCMetrics), named as
@@ -117,12 +119,29 @@ func inversePropensities(ytr *mat.Dense, a, b float64) []float64 {
 			}
 		}
 	}
-	c := (math.Log(float64(n)) - 1) * math.Pow(b+1, a)
-	w := make([]float64, q)
-	for l, nl := range count {
-		w[l] = 1 + c*math.Pow(nl+b, -a)
+	return propensityWeights(count, n, a, b)
+}
+
+// inversePropensitiesSparse is inversePropensities of labels in CSR form.
+func inversePropensitiesSparse(ytr *sparse.CSR, a, b float64) []float64 {
+	if ytr.R < MinPropensityRows {
+		return nil
 	}
-	return w
+	count := make([]float64, ytr.C)
+	for _, l := range ytr.Ind {
+		count[l]++
+	}
+	return propensityWeights(count, ytr.R, a, b)
+}
+
+// propensityWeights are the inverse propensities of labels that count[l]
+// of n training rows have, in count's place.
+func propensityWeights(count []float64, n int, a, b float64) []float64 {
+	c := (math.Log(float64(n)) - 1) * math.Pow(b+1, a)
+	for l, nl := range count {
+		count[l] = 1 + c*math.Pow(nl+b, -a)
+	}
+	return count
 }
 
 // XCMetrics computes the ranking metrics of extreme classification at
@@ -155,73 +174,98 @@ func inversePropensities(ytr *mat.Dense, a, b float64) []float64 {
 // (undefined). Every value lies in [0, 1].
 func XCMetrics(y, scores *mat.Dense, invProp []float64) map[string]float64 {
 	n, q := y.Dims()
-	var disc [xcKMax + 1]float64 // disc[r] = 1/log2(r+1); idealCum[m] = Σ_{r≤m} disc[r]
-	var idealCum [xcKMax + 1]float64
-	for r := 1; r <= xcKMax; r++ {
-		disc[r] = 1 / math.Log2(float64(r+1))
-		idealCum[r] = idealCum[r-1] + disc[r]
-	}
-	var prec, ndcg, psp, pspBest, psn, psnBest [len(xcK)]float64
-	top := make([]int, 0, xcKMax)
-	var trueW []float64
+	a := newXCAcc(invProp)
 	for i := range n {
-		yi, si := y.RawRowView(i), scores.RawRowView(i)
-		top = topLabels(top[:0], si, xcKMax)
-		nY := 0
-		trueW = trueW[:0]
-		for l, v := range yi[:q] {
-			if v != 0 {
-				nY++
-				if invProp != nil {
-					trueW = append(trueW, invProp[l])
-				}
+		a.addRow(y.RawRowView(i)[:q], scores.RawRowView(i)[:q])
+	}
+	return a.metrics()
+}
+
+// xcAcc sums XCMetrics row by row (as multiLabelAcc does MultiLabelMetrics),
+// the same sums in the same order whichever way the rows come.
+type xcAcc struct {
+	invProp                                []float64
+	n                                      int
+	disc, idealCum                         [xcKMax + 1]float64 // disc[r] = 1/log2(r+1); idealCum[m] = Σ_{r≤m} disc[r]
+	prec, ndcg, psp, pspBest, psn, psnBest [len(xcK)]float64
+	top                                    []int
+	trueW                                  []float64
+}
+
+func newXCAcc(invProp []float64) *xcAcc {
+	a := &xcAcc{invProp: invProp, top: make([]int, 0, xcKMax)}
+	for r := 1; r <= xcKMax; r++ {
+		a.disc[r] = 1 / math.Log2(float64(r+1))
+		a.idealCum[r] = a.idealCum[r-1] + a.disc[r]
+	}
+	return a
+}
+
+// addRow adds a row: its labels yi and scores si (q each).
+func (a *xcAcc) addRow(yi, si []float64) {
+	a.n++
+	invProp, disc := a.invProp, &a.disc
+	a.top = topLabels(a.top[:0], si, xcKMax)
+	top := a.top
+	nY := 0
+	a.trueW = a.trueW[:0]
+	for l, v := range yi {
+		if v != 0 {
+			nY++
+			if invProp != nil {
+				a.trueW = append(a.trueW, invProp[l])
 			}
-		}
-		if nY == 0 {
-			continue // 0 in every sum
-		}
-		slices.SortFunc(trueW, func(a, b float64) int { return cmp.Compare(b, a) })
-		var hits, dcg, psHits, psDCG, bestHits, bestDCG float64
-		r, j := 0, 0
-		for rank := 1; rank <= xcKMax; rank++ {
-			if r < len(top) {
-				if l := top[r]; yi[l] != 0 {
-					hits++
-					dcg += disc[rank]
-					if invProp != nil {
-						psHits += invProp[l]
-						psDCG += invProp[l] * disc[rank]
-					}
-				}
-				r++
-			}
-			if rank <= len(trueW) {
-				bestHits += trueW[rank-1]
-				bestDCG += trueW[rank-1] * disc[rank]
-			}
-			if rank != xcK[j] {
-				continue
-			}
-			k := float64(rank)
-			ideal := idealCum[min(rank, nY)]
-			prec[j] += hits / k
-			ndcg[j] += dcg / ideal
-			psp[j] += psHits / k
-			pspBest[j] += bestHits / k
-			psn[j] += psDCG / ideal
-			psnBest[j] += bestDCG / ideal
-			j++
 		}
 	}
-	nf := float64(n)
+	if nY == 0 {
+		return // 0 in every sum
+	}
+	trueW := a.trueW
+	slices.SortFunc(trueW, func(a, b float64) int { return cmp.Compare(b, a) })
+	var hits, dcg, psHits, psDCG, bestHits, bestDCG float64
+	r, j := 0, 0
+	for rank := 1; rank <= xcKMax; rank++ {
+		if r < len(top) {
+			if l := top[r]; yi[l] != 0 {
+				hits++
+				dcg += disc[rank]
+				if invProp != nil {
+					psHits += invProp[l]
+					psDCG += invProp[l] * disc[rank]
+				}
+			}
+			r++
+		}
+		if rank <= len(trueW) {
+			bestHits += trueW[rank-1]
+			bestDCG += trueW[rank-1] * disc[rank]
+		}
+		if rank != xcK[j] {
+			continue
+		}
+		k := float64(rank)
+		ideal := a.idealCum[min(rank, nY)]
+		a.prec[j] += hits / k
+		a.ndcg[j] += dcg / ideal
+		a.psp[j] += psHits / k
+		a.pspBest[j] += bestHits / k
+		a.psn[j] += psDCG / ideal
+		a.psnBest[j] += bestDCG / ideal
+		j++
+	}
+}
+
+// metrics is XCMetrics of the rows added.
+func (a *xcAcc) metrics() map[string]float64 {
+	nf := float64(a.n)
 	m := make(map[string]float64, 4*len(xcK))
 	for j, keys := range xcKeys {
-		m[keys[0]] = prec[j] / nf
-		m[keys[1]] = ndcg[j] / nf
+		m[keys[0]] = a.prec[j] / nf
+		m[keys[1]] = a.ndcg[j] / nf
 		m[keys[2]], m[keys[3]] = math.NaN(), math.NaN()
-		if invProp != nil && pspBest[j] > 0 {
-			m[keys[2]] = psp[j] / pspBest[j]
-			m[keys[3]] = psn[j] / psnBest[j]
+		if a.invProp != nil && a.pspBest[j] > 0 {
+			m[keys[2]] = a.psp[j] / a.pspBest[j]
+			m[keys[3]] = a.psn[j] / a.psnBest[j]
 		}
 	}
 	return m

@@ -166,7 +166,7 @@ func (s jobShape) fitShape() analysis.Shape {
 
 // allShape is the shape of every row, as the evaluation sees it.
 func (s jobShape) allShape() analysis.Shape {
-	sh := analysis.Shape{N: s.all(), D: s.d, Q: s.q, Classes: s.classes, LabelSets: s.sets, LabelOnes: min(s.ones, s.all()*s.q)}
+	sh := analysis.Shape{N: s.all(), D: s.d, Q: s.q, Classes: s.classes, LabelSets: s.sets, LabelOnes: min(s.ones, s.all()*s.q), LabelsSparse: s.labelsSparse()}
 	if s.sparse {
 		sh.NNZ = max(1, min(s.nnz(), int64(s.all())*int64(s.d)))
 	}
@@ -345,7 +345,7 @@ func estimateShape(req Request, sh jobShape, est estimators) (Estimate, error) {
 		if err != nil {
 			return e, fmt.Errorf("estimating the memory of the evaluation: %w", err)
 		}
-		if sh.labelsSparse() {
+		if sh.labelsSparse() && !evaluate.KeepsLabelsSparse(evalSpec(req)) {
 			ev += 8 * q * all // evaluate.Run's dense copy of the labels
 		}
 		e.Evaluation = ev

@@ -141,3 +141,22 @@ func (m *CSR) AppendRows(part *CSR) error {
 	m.Val = append(m.Val, part.Val...)
 	return nil
 }
+
+// SymmetricDifference counts the indices in one of the ascending lists a
+// and b but not in both (the Hamming distance of the 0/1 rows they hold).
+func SymmetricDifference(a, b []int32) int {
+	i, j, common := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] == b[j]:
+			common++
+			i++
+			j++
+		case a[i] < b[j]:
+			i++
+		default:
+			j++
+		}
+	}
+	return len(a) + len(b) - 2*common
+}
