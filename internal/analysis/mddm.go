@@ -216,7 +216,6 @@ func newLabelsetKernel(ctx context.Context, y *sparseRows, gamma float64) (*labe
 	return &labelsetKernel{indicator: ind, root: root}, nil
 }
 
-
 // fitMDDMf is MDDM with orthonormal projected features (seed 004, eq.
 // 19–20): S p = λ(βC + (1−β)I)p with S = BBᵀ, B = XcᵀY and C = XcᵀXc. With
 // B̃ = L⁻¹B for βC + (1−β)I = LLᵀ, P = L⁻ᵀU from the left singular vectors U
