@@ -858,3 +858,34 @@ func BenchmarkReadNPY(b *testing.B) {
 		})
 	})
 }
+
+// TestWriteMatrixCSVChunks: a matrix of many chunks (csvChunk rows each,
+// formatted on every core by InOrder) is written byte for byte as one
+// csv.Writer writing its rows in turn would write it, names needing quotes
+// and SafeCell included.
+func TestWriteMatrixCSVChunks(t *testing.T) {
+	const r = 5*csvChunk + 7
+	m := withSpecials(seeded(r, 3, 11))
+	names := make([]string, r)
+	for i := range names {
+		names[i] = []string{"f", "a,b", `"q"`, "=x", "line\nbreak"}[i%5] + fmt.Sprint(i)
+	}
+	var want bytes.Buffer
+	cw := csv.NewWriter(&want)
+	cw.Write(append([]string{"name"}, ComponentNames(3)...))
+	for i := range r {
+		rec := []string{SafeCell(names[i])}
+		for j := range 3 {
+			rec = append(rec, strconv.FormatFloat(m.At(i, j), 'g', -1, 64))
+		}
+		cw.Write(rec)
+	}
+	cw.Flush()
+	var got bytes.Buffer
+	if err := WriteMatrixCSV(&got, names, ComponentNames(3), "name", m); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Bytes(), want.Bytes()) {
+		t.Errorf("got %d bytes, want %d; they differ", got.Len(), want.Len())
+	}
+}

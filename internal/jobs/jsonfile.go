@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"mldr/internal/export"
 	"mldr/internal/store"
 )
 
@@ -50,25 +51,29 @@ func streamMatrix(w io.Writer, src []byte, at int, m mat.Matrix) error {
 		return err
 	}
 	r, c := m.Dims()
-	row := make([]float64, c)
-	var buf []byte
-	for i := range r {
-		for j := range row {
-			row[j] = m.At(i, j)
+	// The rows are marshalled a chunk at a time on every core
+	// (export.InOrder); the indenter takes the chunks in order.
+	format := func(lo, hi int, dst []byte) ([]byte, error) {
+		row := make([]float64, c)
+		for i := lo; i < hi; i++ {
+			for j := range row {
+				row[j] = m.At(i, j)
+			}
+			enc, err := json.Marshal(row)
+			if err != nil {
+				return nil, err
+			}
+			if i == 0 {
+				dst = append(dst, '[')
+			} else {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, enc...)
 		}
-		enc, err := json.Marshal(row)
-		if err != nil {
-			return err
-		}
-		buf = buf[:0]
-		if i == 0 {
-			buf = append(buf, '[')
-		} else {
-			buf = append(buf, ',')
-		}
-		if err := ind.add(append(buf, enc...)); err != nil {
-			return err
-		}
+		return dst, nil
+	}
+	if err := export.InOrder(r, jsonChunk, format, ind.add); err != nil {
+		return err
 	}
 	if r == 0 {
 		if err := ind.add([]byte("[]")); err != nil {
@@ -82,6 +87,10 @@ func streamMatrix(w io.Writer, src []byte, at int, m mat.Matrix) error {
 	}
 	return ind.end()
 }
+
+// jsonChunk is how many rows of a matrix streamMatrix marshals on one
+// goroutine at a time.
+const jsonChunk = 512
 
 // writeIndented writes src, JSON as json.Marshal writes it (no white
 // space outside strings), indented as json.Indent with two spaces indents
