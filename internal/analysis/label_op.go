@@ -134,8 +134,9 @@ func labelGramTrace(n int, m01 []float64) float64 {
 }
 
 // labelGramTop is plst's k leading pairs of ZᵀZ by the operator.
-func labelGramTop(ctx context.Context, ones *sparseRows, m01 []float64, k int) (eigenResult, error) {
-	vals, v, err := linalg.SymEigTopOp(ctx, labelGramOp(ones, m01), k)
+func labelGramTop(ctx context.Context, ones *sparseRows, m01 []float64, k int, st stage) (eigenResult, error) {
+	st.at(0)
+	vals, v, err := linalg.SymEigTopOp(ctx, opProgress(labelGramOp(ones, m01), k, st), k)
 	if err != nil {
 		if ctx.Err() != nil {
 			return eigenResult{}, ctx.Err()
@@ -181,7 +182,7 @@ func formedTop(ctx context.Context, in Input, a *mat.SymDense, p Params, st stag
 		}
 		return ctx.Err()
 	}}
-	vals, v, err := linalg.SymEigTopOp(ctx, op, k)
+	vals, v, err := linalg.SymEigTopOp(ctx, opProgress(op, k, st), k)
 	if err != nil {
 		if ctx.Err() != nil {
 			return eigenResult{}, false, ctx.Err()

@@ -154,8 +154,7 @@ func fitPLST(ctx context.Context, in Input, p Params, st stage) (*Model, error) 
 	ones := in.ones()
 	m01 := labelMeans01(ones)
 	if k, ok := labelFree(in, ones, p); ok {
-		st.sub(0.05, 0.9, opPhase).at(0)
-		e, err := labelGramTop(ctx, ones, m01, k)
+		e, err := labelGramTop(ctx, ones, m01, k, st.sub(0.05, 0.9, opPhase))
 		if err != nil {
 			return nil, err
 		}

@@ -1,6 +1,13 @@
 package analysis
 
-import "context"
+import (
+	"context"
+	"math"
+
+	"gonum.org/v1/gonum/blas/blas64"
+
+	"mldr/internal/linalg"
+)
 
 // Progress receives how far a fit is, from 0 to 1 (never decreasing), and
 // the name of the stage it is in. It is called on the goroutine that called
@@ -48,4 +55,28 @@ func (s stage) shares(from, width float64, costs []float64) (part func(i int) st
 		from += width * costs[i] / total
 		return s.sub(f0, from, s.name)
 	}
+}
+
+// opProgress wraps op so that each product it applies moves st: after v
+// vectors of an iteration that typically applies about opColumns·(k + 8)
+// (the matrix-free cost rule's count), st is at 1 − exp(−v/expected),
+// which moves with every product and never reaches the end before the
+// iteration does. A fit on AmazonCat-13K's shape spends minutes in these
+// products, which would otherwise show one progress value throughout.
+func opProgress(op linalg.SymOp, k int, st stage) linalg.SymOp {
+	if st.p == nil {
+		return op
+	}
+	expected := float64(opColumns * (k + 8))
+	var vectors float64
+	apply := op.Apply
+	op.Apply = func(ctx context.Context, v, av blas64.General) error {
+		if err := apply(ctx, v, av); err != nil {
+			return err
+		}
+		vectors += float64(v.Cols)
+		st.at(1 - math.Exp(-vectors/expected))
+		return nil
+	}
+	return op
 }

@@ -536,7 +536,8 @@ func fitMatrixFree(ctx context.Context, in Input, k int, labels *sparseRows, alp
 		}
 		total += gamma * sq
 	}
-	st.sub(0.05, 1, opPhase).at(0)
+	est := st.sub(0.05, 1, opPhase)
+	est.at(0)
 	c := 0
 	if op.labels != nil {
 		c = op.labels.cols
@@ -551,7 +552,7 @@ func fitMatrixFree(ctx context.Context, in Input, k int, labels *sparseRows, alp
 		lcsr = op.labels.csr()
 		lop = op.labelsOp(lcsr)
 	}
-	vals, v, err := linalg.SymEigTopOp(ctx, lop, min(k, lop.N))
+	vals, v, err := linalg.SymEigTopOp(ctx, opProgress(lop, k, est), min(k, lop.N))
 	if err != nil {
 		if ctx.Err() != nil {
 			return eigenResult{}, nil, false, ctx.Err()

@@ -201,28 +201,7 @@ func TestMDDMpFreeRoute(t *testing.T) {
 		t.Skip("slow under the race detector; the build without it (.ci/run's openblas pass) runs it")
 	}
 	const n, d, q = 3000, 60000, 3000
-	rng := rand.New(rand.NewPCG(11, 2))
-	xb, yb := sparse.NewBuilder(d, n*20), sparse.NewBuilder(q, n*3)
-	for range n {
-		first := rng.IntN(q)
-		labels := []int{first, rng.IntN(q), rng.IntN(q)}
-		slices.Sort(labels)
-		labels = slices.Compact(labels)
-		for _, l := range labels {
-			yb.Add(l, 1)
-		}
-		yb.EndRow()
-		cols := []int{first * 20}
-		for range 19 {
-			cols = append(cols, rng.IntN(d))
-		}
-		slices.Sort(cols)
-		for _, j := range slices.Compact(cols) {
-			xb.Add(j, 0.5+rng.Float64())
-		}
-		xb.EndRow()
-	}
-	in := Input{Sparse: xb.Build(), Labels: yb.Build()}
+	in := wideLabelsInput(n, d, q, 11)
 	p := Params{D: 5}
 	s := Shape{N: n, D: d, Q: q, NNZ: int64(in.Sparse.NNZ()), LabelOnes: in.Labels.NNZ()}
 	if _, ok := mddmpFreeRule(n, d, q, s.NNZ, p, false); !ok {
@@ -243,6 +222,34 @@ func TestMDDMpFreeRoute(t *testing.T) {
 	}
 	requireSameLeading(t, got, want, p.D)
 	t.Logf("estimate %d, peak %d, XᵀHY %d", est, peak, 8*d*q)
+}
+
+// wideLabelsInput is n sparse rows of d features (about 20 a row) with q
+// labels held sparse (Input.Labels), 1–3 a row, the first marking a
+// feature column (d ≥ 20·q) so that the labels depend on the features.
+func wideLabelsInput(n, d, q int, seed uint64) Input {
+	rng := rand.New(rand.NewPCG(seed, 2))
+	xb, yb := sparse.NewBuilder(d, n*20), sparse.NewBuilder(q, n*3)
+	for range n {
+		first := rng.IntN(q)
+		labels := []int{first, rng.IntN(q), rng.IntN(q)}
+		slices.Sort(labels)
+		labels = slices.Compact(labels)
+		for _, l := range labels {
+			yb.Add(l, 1)
+		}
+		yb.EndRow()
+		cols := []int{first * 20 % d}
+		for range 19 {
+			cols = append(cols, rng.IntN(d))
+		}
+		slices.Sort(cols)
+		for _, j := range slices.Compact(cols) {
+			xb.Add(j, 0.5+rng.Float64())
+		}
+		xb.EndRow()
+	}
+	return Input{Sparse: xb.Build(), Labels: yb.Build()}
 }
 
 // fitRoute fits method id on in with its route forced (routeAuto: as
@@ -311,5 +318,43 @@ func TestModelColumns(t *testing.T) {
 	}
 	if got, want := ModelColumns("cplst", Params{D: 100}, amazon), MaxDim("cplst", Params{D: 100}, amazon); got != want {
 		t.Errorf("cplst: ModelColumns %d, want MaxDim's %d", got, want)
+	}
+}
+
+// TestOperatorProgress: while an operator route iterates (pca and mddmp
+// matrix-free, plst's label-Gram operator, on 1 500 sparse rows of 8 000
+// features and 400 labels), the fit's progress
+// moves with its products: many distinct values in the phase, never
+// decreasing, below the value the fit reports once it is done.
+func TestOperatorProgress(t *testing.T) {
+	in := wideLabelsInput(1500, 8000, 400, 5)
+	for _, tc := range []struct {
+		id    string
+		route routeChoice
+	}{{"pca", routeFree}, {"mddmp", routeFree}, {"plst", routeFree}} {
+		t.Run(tc.id, func(t *testing.T) {
+			f := in
+			f.route = tc.route
+			var seen []float64
+			last := -1.0
+			_, err := Fit(t.Context(), tc.id, f, Params{D: 5}, func(done float64, phase string) {
+				if done < last {
+					t.Errorf("progress went back from %v to %v", last, done)
+				}
+				last = done
+				if phase == opPhase && (len(seen) == 0 || seen[len(seen)-1] != done) {
+					seen = append(seen, done)
+				}
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(seen) < 5 {
+				t.Errorf("%d distinct progress values in %q (%v), want the products to move it", len(seen), opPhase, seen)
+			}
+			if len(seen) > 0 && seen[len(seen)-1] >= last && last < 1 {
+				t.Errorf("the phase reached %v, the fit's last value %v", seen[len(seen)-1], last)
+			}
+		})
 	}
 }
