@@ -27,6 +27,9 @@ type eigenResult struct {
 	vectors *mat.Dense
 	order   int
 	total   float64
+	// residuals are Model.Residuals, from the operator routes; nil from
+	// the others.
+	residuals []float64
 }
 
 // partial reports whether eigenvalues beyond values were left uncomputed.

@@ -136,14 +136,19 @@ func labelGramTrace(n int, m01 []float64) float64 {
 // labelGramTop is plst's k leading pairs of ZᵀZ by the operator.
 func labelGramTop(ctx context.Context, ones *sparseRows, m01 []float64, k int, st stage) (eigenResult, error) {
 	st.at(0)
-	vals, v, err := linalg.SymEigTopOp(ctx, opProgress(labelGramOp(ones, m01), k, st), k)
+	op := labelGramOp(ones, m01)
+	vals, v, err := linalg.SymEigTopOp(ctx, opProgress(op, k, st), k)
 	if err != nil {
 		if ctx.Err() != nil {
 			return eigenResult{}, ctx.Err()
 		}
 		return eigenResult{}, invalid("", "the eigen-decomposition failed: %v", err)
 	}
-	return eigenResult{values: vals, vectors: v, order: ones.cols, total: labelGramTrace(ones.rows, m01)}, nil
+	res, err := pairResiduals(ctx, op, vals, v)
+	if err != nil {
+		return eigenResult{}, err
+	}
+	return eigenResult{values: vals, vectors: v, order: ones.cols, total: labelGramTrace(ones.rows, m01), residuals: res}, nil
 }
 
 // krylovPhase is the progress stage of formedTop.
@@ -189,5 +194,9 @@ func formedTop(ctx context.Context, in Input, a *mat.SymDense, p Params, st stag
 		}
 		return eigenResult{}, false, invalid("", "the eigen-decomposition failed: %v", err)
 	}
-	return eigenResult{values: vals, vectors: v, order: n, total: trace(a)}, true, nil
+	res, err := pairResiduals(ctx, op, vals, v)
+	if err != nil {
+		return eigenResult{}, false, err
+	}
+	return eigenResult{values: vals, vectors: v, order: n, total: trace(a), residuals: res}, true, nil
 }

@@ -153,11 +153,20 @@ func TestCPLSTKrylovMatchesDirect(t *testing.T) {
 	}
 }
 
-// requireSameLeading holds got to want's k leading eigenvalues (1e-10
-// relative), the span of their directions and of the codes (1e-8 in
-// sin θ).
+// requireSameLeading holds got (an operator route's fit) to want's k
+// leading eigenvalues (1e-10 relative), the span of their directions and
+// of the codes (1e-8 in sin θ), and requires got to report every pair's
+// residual, each at most 1e-9.
 func requireSameLeading(t *testing.T, got, want *Model, k int) {
 	t.Helper()
+	if len(got.Residuals) != len(got.Eigenvalues) {
+		t.Errorf("%d residuals for %d pairs", len(got.Residuals), len(got.Eigenvalues))
+	}
+	for i, r := range got.Residuals {
+		if !(r <= 1e-9) {
+			t.Errorf("pair %d: residual %.3g, want ≤ 1e-9", i+1, r)
+		}
+	}
 	for i := range k {
 		if g, w := got.Eigenvalues[i], want.Eigenvalues[i]; math.Abs(g-w) > 1e-10*math.Abs(w) {
 			t.Errorf("eigenvalue %d: got %.17g, want %.17g", i+1, g, w)

@@ -130,7 +130,7 @@ func newLabelModel(id string, p Params, e eigenResult, dim, rank int, rankOf str
 	total := e.positiveSum()
 	return &Model{Method: id, Space: LabelSpace, Params: p, Basis: e.vectors, Means: l.mean,
 		Eigenvalues: e.values, Order: max(e.order, len(e.values)), Total: total,
-		Rank: rank, RankOf: rankOf, RankAtLeast: rankAtLeast(e, rank), Dim: dim, Energy: energyOf(e.values, dim, total),
+		Rank: rank, RankOf: rankOf, RankAtLeast: rankAtLeast(e, rank), Dim: dim, Energy: energyOf(e.values, dim, total), Residuals: e.residuals,
 		Projected: l.codes(e.vectors, dim), LabelCoding: "pm1"}
 }
 

@@ -63,6 +63,13 @@ type Model struct {
 	Rank        int
 	RankOf      string
 	RankAtLeast bool `json:",omitempty"`
+	// Residuals, when the pairs came from an operator route (the
+	// matrix-free route, plst's label-Gram operator, cplst's iteration on
+	// its formed matrix), are ‖A·v_i − λ_i·v_i‖₂ / ‖A‖₂ of each computed
+	// pair (‖A‖₂ = λ₁, the matrices being positive semi-definite), measured
+	// with one more product after the iteration; nil from the direct
+	// routes.
+	Residuals []float64 `json:",omitempty"`
 	// Dim is the chosen dimension d (or M) and Energy the fraction of the
 	// positive eigenvalues' sum (Total) that the first Dim keep.
 	Dim    int
@@ -367,7 +374,7 @@ func newFeatureModel(id string, p Params, e eigenResult, limit int, what string,
 	}
 	m := &Model{Method: id, Space: FeatureSpace, Params: p, Basis: e.vectors, Means: mean,
 		Eigenvalues: e.values, Order: max(e.order, len(e.values)), Total: total,
-		Rank: limit, RankOf: what, RankAtLeast: rankAtLeast(e, limit), Dim: d, Energy: energyOf(e.values, d, total)}
+		Rank: limit, RankOf: what, RankAtLeast: rankAtLeast(e, limit), Dim: d, Energy: energyOf(e.values, d, total), Residuals: e.residuals}
 	m.Projected = Project(x, mean, m.P())
 	return m, nil
 }

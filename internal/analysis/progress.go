@@ -2,9 +2,11 @@ package analysis
 
 import (
 	"context"
+	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
 
 	"mldr/internal/linalg"
 )
@@ -79,4 +81,32 @@ func opProgress(op linalg.SymOp, k int, st stage) linalg.SymOp {
 		return nil
 	}
 	return op
+}
+
+// pairResiduals is ‖A·v_i − λ_i·v_i‖₂ / λ₁ for the columns v_i of v
+// (op's order × k) and their eigenvalues vals, from one product of op
+// with all of them (Model.Residuals).
+func pairResiduals(ctx context.Context, op linalg.SymOp, vals []float64, v *mat.Dense) ([]float64, error) {
+	n, k := v.Dims()
+	in := mat.DenseCopyOf(v) // contiguous, as the operators take blocks
+	av := mat.NewDense(n, k, nil)
+	if err := op.Apply(ctx, in.RawMatrix(), av.RawMatrix()); err != nil {
+		return nil, fmt.Errorf("measuring the residuals: %w", err)
+	}
+	res := make([]float64, k)
+	norm := math.Abs(vals[0])
+	for i := range n {
+		a, x := av.RawRowView(i), in.RawRowView(i)
+		for j := range k {
+			r := a[j] - vals[j]*x[j]
+			res[j] += r * r
+		}
+	}
+	for j := range res {
+		res[j] = math.Sqrt(res[j])
+		if norm > 0 {
+			res[j] /= norm
+		}
+	}
+	return res, nil
 }

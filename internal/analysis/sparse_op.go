@@ -559,6 +559,10 @@ func fitMatrixFree(ctx context.Context, in Input, k int, labels *sparseRows, alp
 		}
 		return eigenResult{}, nil, false, invalid("", "the eigen-decomposition failed: %v", err)
 	}
+	res, err := pairResiduals(ctx, lop, vals, v)
+	if err != nil {
+		return eigenResult{}, nil, false, err
+	}
 	if side != sideFeatures {
 		if v, err = liftFree(ctx, op, side, lcsr, v); err != nil {
 			return eigenResult{}, nil, false, err
@@ -571,5 +575,5 @@ func fitMatrixFree(ctx context.Context, in Input, k int, labels *sparseRows, alp
 	if useRowSpace(in) {
 		order = x.R
 	}
-	return eigenResult{values: vals, vectors: v, order: order, total: total}, mean, true, nil
+	return eigenResult{values: vals, vectors: v, order: order, total: total, residuals: res}, mean, true, nil
 }

@@ -96,6 +96,37 @@ func TestMatrixFreeMatchesGram(t *testing.T) {
 				if got.Computed() >= got.Order {
 					t.Errorf("got %d of %d eigenvalues, want only the leading ones", got.Computed(), got.Order)
 				}
+				// Each pair's residual is reported, and holds for the
+				// directions in the features' space too: ‖C·p − λp‖/λ₁
+				// with C formed from the dense features.
+				if len(got.Residuals) != len(got.Eigenvalues) {
+					t.Fatalf("%d residuals for %d pairs", len(got.Residuals), len(got.Eigenvalues))
+				}
+				if tc.method == "pca" {
+					xc := mat.DenseCopyOf(in.Sparse.Dense())
+					r, cols := xc.Dims()
+					for j := range cols {
+						col := xc.ColView(j)
+						mean := mat.Sum(col) / float64(r)
+						for i := range r {
+							xc.Set(i, j, xc.At(i, j)-mean)
+						}
+					}
+					var c mat.Dense
+					c.Mul(xc.T(), xc)
+					for i := range got.Computed() {
+						p := got.Basis.ColView(i)
+						var cp mat.VecDense
+						cp.MulVec(&c, p)
+						cp.AddScaledVec(&cp, -got.Eigenvalues[i], p)
+						if r := mat.Norm(&cp, 2) / got.Eigenvalues[0]; r > 1e-9 || got.Residuals[i] > 1e-9 {
+							t.Errorf("pair %d: residual %.3g in the features' space, %.3g reported; want both ≤ 1e-9", i+1, r, got.Residuals[i])
+						}
+					}
+				}
+				if want.Residuals != nil {
+					t.Errorf("the Gram route reported residuals %v; it computes none", want.Residuals)
+				}
 				if d := math.Abs(got.Total - want.Total); d > 1e-10*want.Total {
 					t.Errorf("got total %v, want %v", got.Total, want.Total)
 				}

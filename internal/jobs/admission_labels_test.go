@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"path/filepath"
 	"testing"
 
 	"mldr/internal/analysis"
@@ -105,7 +106,19 @@ func TestAdmitSparseLabels(t *testing.T) {
 					t.Errorf("sparse under %d: got %v, want admitted", limit, err)
 				}
 			}
-			peak := e.runUnderEstimate(req, sparseEst)
+			peak, id := e.runUnderEstimate(req, sparseEst)
+			// plst's 2 000 labels take its label-Gram operator, which
+			// reports every pair's residual in eigenvalues.json.
+			var ef EigenFile
+			readJSONFile(t, filepath.Join(e.store.JobDir(id), "plst", FileEigenvalues), &ef)
+			if len(ef.Residuals) != len(ef.Eigenvalues) || len(ef.Residuals) == 0 {
+				t.Errorf("plst's eigenvalues.json: %d residuals for %d eigenvalues", len(ef.Residuals), len(ef.Eigenvalues))
+			}
+			for i, r := range ef.Residuals {
+				if !(r <= 1e-9) {
+					t.Errorf("plst's pair %d: residual %.3g, want ≤ 1e-9", i+1, r)
+				}
+			}
 			t.Logf("estimate %d (data %d) sparse, %d (data %d) counted dense; measured peak %d",
 				sparseEst.Peak, sparseEst.Data, denseEst.Peak, denseEst.Data, peak)
 		})

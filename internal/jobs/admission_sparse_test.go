@@ -107,14 +107,15 @@ func TestAdmitSparse(t *testing.T) {
 	if err := req.Validate(e.store, Limits{MaxJobMemory: limit}); err != nil {
 		t.Errorf("sparse under %d: got %v, want admitted", limit, err)
 	}
-	peak := e.runUnderEstimate(req, sparseEst)
+	peak, _ := e.runUnderEstimate(req, sparseEst)
 	t.Logf("limit %d MiB; estimate %d (data %d) sparse, %d (data %d) counted dense; measured peak %d",
 		lo, sparseEst.Peak, sparseEst.Data, denseEst.Peak, denseEst.Data, peak)
 }
 
 // runUnderEstimate runs req's job and requires its measured heap peak to
-// stay under est without the runtime's overhead; it returns the peak.
-func (e *execEnv) runUnderEstimate(req Request, est Estimate) int64 {
+// stay under est without the runtime's overhead; it returns the peak and
+// the job's ID.
+func (e *execEnv) runUnderEstimate(req Request, est Estimate) (int64, string) {
 	e.t.Helper()
 	j := Job{ID: store.NewID(), Request: req, CreatedAt: time.Now()}
 	var runErr error
@@ -127,7 +128,7 @@ func (e *execEnv) runUnderEstimate(req Request, est Estimate) int64 {
 	if bound := est.Peak - est.Overhead; peak > bound {
 		e.t.Errorf("measured peak %d bytes, above the estimate %d (without the %d of overhead)", peak, bound, est.Overhead)
 	}
-	return peak
+	return peak, j.ID
 }
 
 func asRequestError(err error, re **RequestError) bool {

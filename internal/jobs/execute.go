@@ -365,7 +365,7 @@ func (x *Executor) writeMethod(staged *store.StagedResults, method string, job J
 		}
 	}
 	if err := writeJSON(staged, dir(FileEigenvalues), EigenFile{Eigenvalues: m.Eigenvalues, D: m.Dim, Energy: m.Energy, Rank: m.Rank, RankOf: m.RankOf,
-		Order: m.Order, Total: m.Total, RankAtLeast: m.RankAtLeast}); err != nil {
+		Order: m.Order, Total: m.Total, RankAtLeast: m.RankAtLeast, Residuals: m.Residuals}); err != nil {
 		return err
 	}
 	if err := staged.WriteFile(dir(FileProjectedRows), func(w io.Writer) error { return writeProjectedRows(w, p, projected, m.Dim) }); err != nil {
@@ -437,6 +437,10 @@ type EigenFile struct {
 	Order       int     `json:"order,omitempty"`
 	Total       float64 `json:"total,omitempty"`
 	RankAtLeast bool    `json:"rank_at_least,omitempty"`
+	// Residuals are analysis.Model.Residuals: ‖Av − λv‖₂/‖A‖₂ of each
+	// computed pair when an operator route computed them; absent
+	// otherwise.
+	Residuals []float64 `json:"residuals,omitempty"`
 }
 
 // MetricsFile is metrics.json.
@@ -504,6 +508,7 @@ type Manifest struct {
 	Order       int              `json:"order,omitempty"` // Order, Total, RankAtLeast: as in EigenFile
 	Total       float64          `json:"total,omitempty"`
 	RankAtLeast bool             `json:"rank_at_least,omitempty"`
+	Residuals   []float64        `json:"residuals,omitempty"` // as in EigenFile
 	Blocks      []analysis.Block `json:"blocks,omitempty"`
 	Notes       []string         `json:"notes,omitempty"`
 	// Preprocess is the scaling fitted on the fit rows, applied to the rows
@@ -531,7 +536,7 @@ func (x *Executor) manifest(job Job, m *analysis.Model, p *plan, rowNames []stri
 		Dataset: ManifestDataset{ID: p.trainRec.ID, Name: p.trainRec.Name, SHA256: p.trainRec.SHA256, Rows: p.trainRec.Summary.Rows},
 		Version: x.version, Job: job.ID, CreatedAt: job.CreatedAt,
 		Rows: rowNames, Features: p.train.Features.Strings(), Labels: p.train.Labels.Strings(), Means: m.Means,
-		LabelCoding: m.LabelCoding, Eigenvalues: m.Eigenvalues, Order: m.Order, Total: m.Total, RankAtLeast: m.RankAtLeast, Blocks: m.Blocks, Notes: m.Notes, Preprocess: p.scaler,
+		LabelCoding: m.LabelCoding, Eigenvalues: m.Eigenvalues, Order: m.Order, Total: m.Total, RankAtLeast: m.RankAtLeast, Residuals: m.Residuals, Blocks: m.Blocks, Notes: m.Notes, Preprocess: p.scaler,
 	}
 	if req.TestDataset != "" {
 		rec, err := x.store.Dataset(req.TestDataset)
