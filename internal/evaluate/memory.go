@@ -99,7 +99,8 @@ func EstimateMemory(s analysis.Shape, testRows int, spec Spec) (int64, error) {
 	default:
 		peak = 8 * classifierMem(o.Classifier, k, s.Classes, ntr, nte, d, q, ones, wide)
 	}
-	dims := 0.0 // the grid's points over all methods, for the metric rows
+	dims := 0.0       // the grid's points over all methods, for the metric rows
+	keptFactor := 0.0 // bytes of the regressor's factor a split keeps
 	for _, run := range spec.Methods {
 		m, ok := analysis.Lookup(run.ID)
 		if !ok {
@@ -139,7 +140,9 @@ func EstimateMemory(s analysis.Shape, testRows int, spec Spec) (int64, error) {
 		case m.Space == analysis.LabelSpace && m.ID != "kcplst" && nnz > 0 && sparseRidgeWins(train.N, s.D, train.NNZ):
 			// The regressor on the sparse rows (fitRidgeBiasSparse): no
 			// dense copy; XᵀX's column index (12 bytes an entry) beside
-			// the system.
+			// the system, whose factor the split keeps for the other
+			// label-space methods (runner.sparseRidge).
+			keptFactor = 8 * (d + 1) * (d + 1)
 			after = 1.5*float64(train.NNZ) + labelSpaceMem(m.ID, ntr, nte, d, q, top, decoding) - (ntr+nte)*(d+1)
 		case m.Space == analysis.LabelSpace:
 			after = dense + labelSpaceMem(m.ID, ntr, nte, d, q, top, decoding)
@@ -167,7 +170,7 @@ func EstimateMemory(s analysis.Shape, testRows int, spec Spec) (int64, error) {
 		split = 12*nnz + 8*(n+2) + 8*(labels+n)
 	}
 	// What the split's fits share (analysis.Shared) is held through it.
-	total := split + float64(analysis.SharedBytes(train)) + stageSlack*peak + rows
+	total := split + float64(analysis.SharedBytes(train)) + keptFactor + stageSlack*peak + rows
 	if spec.RowErrors {
 		total += RowErrorBytes * n * (1 + dims) // ori and every method's grid points
 	}

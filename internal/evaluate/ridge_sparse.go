@@ -40,8 +40,26 @@ func sparseRidgeWins(n, d int, nnz int64) bool {
 
 // fitRidgeBiasSparse is fitRidgeBias on the sparse x (n×d, n > d + 1).
 func fitRidgeBiasSparse(ctx context.Context, x *sparse.CSR, t *mat.Dense, lambda float64) (*ridgeModel, error) {
+	f, err := factorRidgeBiasSparse(ctx, x, lambda)
+	if err != nil {
+		return nil, err
+	}
+	return f.solve(ctx, t)
+}
+
+// ridgeFactor is the Cholesky factor U (UᵀU = X̃ᵀX̃ + λI, upper, (d+1)²)
+// of fitRidgeBiasSparse's system on x, which serves any targets: the
+// label-space methods of a split that share λ solve with one factor.
+type ridgeFactor struct {
+	x      *sparse.CSR
+	lambda float64
+	u      []float64
+}
+
+// factorRidgeBiasSparse forms X̃ᵀX̃ + λI from the sparse rows of x and
+// factors it.
+func factorRidgeBiasSparse(ctx context.Context, x *sparse.CSR, lambda float64) (*ridgeFactor, error) {
 	n, d := x.Dims()
-	_, c := t.Dims()
 	d1 := d + 1
 	a := make([]float64, d1*d1)
 	top := blas64.Symmetric{N: d, Stride: d1, Data: a, Uplo: blas.Upper}
@@ -66,6 +84,15 @@ func fitRidgeBiasSparse(ctx context.Context, x *sparse.CSR, t *mat.Dense, lambda
 		}
 		return nil, fmt.Errorf("the ridge system is not positive definite; use a larger lambda")
 	}
+	return &ridgeFactor{x: x, lambda: lambda, u: a}, nil
+}
+
+// solve returns the ridge model of targets t (n×c) on the factored rows.
+func (f *ridgeFactor) solve(ctx context.Context, t *mat.Dense) (*ridgeModel, error) {
+	x := f.x
+	n, d := x.Dims()
+	_, c := t.Dims()
+	d1 := d + 1
 	w := mat.NewDense(d1, c, nil)
 	wr := w.RawMatrix()
 	if err := sparse.TMulDense(ctx, x, t.RawMatrix(), blas64.General{Rows: d, Cols: c, Stride: wr.Stride, Data: wr.Data[:d*wr.Stride]}); err != nil {
@@ -77,7 +104,7 @@ func fitRidgeBiasSparse(ctx context.Context, x *sparse.CSR, t *mat.Dense, lambda
 			last[j] += v
 		}
 	}
-	u := blas64.Triangular{N: d1, Stride: d1, Data: a, Uplo: blas.Upper, Diag: blas.NonUnit}
+	u := blas64.Triangular{N: d1, Stride: d1, Data: f.u, Uplo: blas.Upper, Diag: blas.NonUnit}
 	if err := linalg.SolveUpperT(ctx, u, wr); err != nil { // Uᵀ·Y = X̃ᵀT
 		return nil, err
 	}

@@ -115,3 +115,48 @@ func TestRunLabelSpaceSparseRidge(t *testing.T) {
 		}
 	}
 }
+
+// TestSparseRidgeShared: plst and cplst evaluated in one run share the
+// factor of their regressor's system on each split's sparse rows
+// (runner.sparseRidge); their metrics equal those of each evaluated alone,
+// with the same λ and with cplst's λ different (then nothing is shared).
+func TestSparseRidgeShared(t *testing.T) {
+	in := sparseRunData(5, 900, 200, 6, 0.05)
+	splits, err := KFold(900, 3, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sparseRidgeWins(600, 200, int64(in.Sparse.NNZ())) {
+		t.Fatal("the sparse regressor is not taken on these rows")
+	}
+	for _, lambda := range []float64{0.1, 1} {
+		plst := MethodRun{ID: "plst"}
+		cplst := MethodRun{ID: "cplst", Params: analysis.Params{Lambda: analysis.Float(lambda)}}
+		spec := func(m ...MethodRun) Spec {
+			return Spec{Methods: m, Grid: Grid{Dims: []int{2, 4}}, Options: Options{Classifier: ClassifierKNN}}
+		}
+		both, err := Run(t.Context(), in, splits, spec(plst, cplst), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var alone []Row
+		for _, m := range []MethodRun{plst, cplst} {
+			res, err := Run(t.Context(), in, splits, spec(m), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range res.Rows {
+				if r.Method != Ori {
+					alone = append(alone, r)
+				}
+			}
+		}
+		var shared []Row
+		for _, r := range both.Rows {
+			if r.Method != Ori {
+				shared = append(shared, r)
+			}
+		}
+		requireSameMetrics(t, &Result{Rows: shared}, &Result{Rows: alone})
+	}
+}
