@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"runtime"
+	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -88,49 +90,83 @@ func voteScores(nn *knn.Neighbours, ones [][]int32, yTrain *mat.Dense) (pred, sc
 // test.Labels): each test row's neighbours' ones are counted into one
 // q-wide row of scores, decided (score > k/2) and scored there
 // (multiLabelAcc, xcAcc) before the next row, so no m×q matrix is formed;
-// the decided labels come back in CSR form for the per-row errors. Its
-// metrics are classifyKNN's on the same labels dense (TestRunSparseLabels).
+// the decided labels come back in CSR form for the per-row errors. The
+// rows are split into one contiguous part a core, each summed on its own
+// and the parts' sums added in order. Its metrics are classifyKNN's on
+// the same labels dense, to rounding (TestRunSparseLabels).
 func (r *runner) voteSparse(ctx context.Context, xtr, xte mat.Matrix, train, test analysis.Input) (map[string]float64, mat.Matrix, error) {
 	nn, err := nearest(ctx, cmp.Or(r.spec.Options.K, DefaultK), xtr, xte)
 	if err != nil {
 		return nil, nil, err
 	}
 	ytr, yte := train.Labels, test.Labels
-	q := ytr.C
-	ml, xc := newMultiLabelAcc(q), newXCAcc(r.inversePropsSparse(ytr))
-	pred := sparse.NewBuilder(q, nn.Queries)
-	yi, si, pi := make([]float64, q), make([]float64, q), make([]float64, q)
-	for i := range nn.Queries {
-		if i%4096 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, nil, err
-			}
-		}
-		clear(yi)
-		clear(si)
-		clear(pi)
-		ind, _ := yte.Row(i)
-		for _, l := range ind {
-			yi[l] = 1
-		}
-		idx, _ := nn.Row(i)
-		for _, j := range idx {
-			lj, _ := ytr.Row(int(j))
-			for _, l := range lj {
-				si[l]++
-			}
-		}
-		for l, v := range si {
-			if 2*v > float64(nn.K) {
-				pi[l] = 1
-				pred.Add(l, 1)
-			}
-		}
-		pred.EndRow()
-		ml.addRow(yi, pi, si)
-		xc.addRow(yi, si)
+	q, m := ytr.C, nn.Queries
+	invProp := r.inversePropsSparse(ytr)
+	parts := max(1, min(runtime.GOMAXPROCS(0), m/128))
+	type part struct {
+		ml   *multiLabelAcc
+		xc   *xcAcc
+		pred *sparse.CSR
+		err  error
 	}
-	m := ml.metrics()
-	maps.Copy(m, xc.metrics())
-	return m, pred.Build(), nil
+	out := make([]part, parts)
+	var wg sync.WaitGroup
+	for w := range parts {
+		lo, hi := w*m/parts, (w+1)*m/parts
+		wg.Go(func() {
+			ml, xc := newMultiLabelAcc(q), newXCAcc(invProp)
+			pred := sparse.NewBuilder(q, hi-lo)
+			yi, si, pi := make([]float64, q), make([]float64, q), make([]float64, q)
+			for i := lo; i < hi; i++ {
+				if (i-lo)%1024 == 0 && ctx.Err() != nil {
+					out[w].err = ctx.Err()
+					return
+				}
+				clear(yi)
+				clear(si)
+				clear(pi)
+				ind, _ := yte.Row(i)
+				for _, l := range ind {
+					yi[l] = 1
+				}
+				idx, _ := nn.Row(i)
+				for _, j := range idx {
+					lj, _ := ytr.Row(int(j))
+					for _, l := range lj {
+						si[l]++
+					}
+				}
+				for l, v := range si {
+					if 2*v > float64(nn.K) {
+						pi[l] = 1
+						pred.Add(l, 1)
+					}
+				}
+				pred.EndRow()
+				ml.addRow(yi, pi, si)
+				xc.addRow(yi, si)
+			}
+			out[w] = part{ml: ml, xc: xc, pred: pred.Build()}
+		})
+	}
+	wg.Wait()
+	for _, p := range out {
+		if p.err != nil {
+			return nil, nil, p.err
+		}
+	}
+	ml, xc := out[0].ml, out[0].xc
+	pred := &sparse.CSR{R: m, C: q, Ptr: make([]int64, 1, m+1)}
+	for w, p := range out {
+		if w > 0 {
+			ml.merge(p.ml)
+			xc.merge(p.xc)
+		}
+		if err := pred.AppendRows(p.pred); err != nil {
+			return nil, nil, err
+		}
+	}
+	metrics := ml.metrics()
+	maps.Copy(metrics, xc.metrics())
+	return metrics, pred, nil
 }

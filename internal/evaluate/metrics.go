@@ -198,6 +198,20 @@ func (m *multiLabelAcc) addRow(yi, pi, si []float64) {
 	m.avgPrec += prec / nY
 }
 
+// merge adds o's rows (rows that came after m's) to m.
+func (m *multiLabelAcc) merge(o *multiLabelAcc) {
+	m.n += o.n
+	m.wrong, m.exact, m.acc, m.f1 = m.wrong+o.wrong, m.exact+o.exact, m.acc+o.acc, m.f1+o.f1
+	m.exPrec, m.exRec = m.exPrec+o.exPrec, m.exRec+o.exRec
+	m.oneErr, m.rankLoss, m.avgPrec, m.cover = m.oneErr+o.oneErr, m.rankLoss+o.rankLoss, m.avgPrec+o.avgPrec, m.cover+o.cover
+	m.ranked, m.labelled = m.ranked+o.ranked, m.labelled+o.labelled
+	for l := range m.tp {
+		m.tp[l] += o.tp[l]
+		m.fp[l] += o.fp[l]
+		m.fn[l] += o.fn[l]
+	}
+}
+
 // metrics is MultiLabelMetrics of the rows added.
 func (m *multiLabelAcc) metrics() map[string]float64 {
 	out := map[string]float64{}

@@ -137,8 +137,9 @@ func runSparseAsDense(t *testing.T, dense, sp analysis.Input, splits []Split, sp
 // TestRunSparseLabels evaluates methods on medical from dense labels and
 // from the same labels in CSR form (analysis.Input.Labels, with sparse
 // features), with the k-NN vote, which keeps them sparse (scoring a row at
-// a time, decoding the label-space methods in blocks of decodeBlock rows:
-// medical's test parts take two), and with ML-kNN, for which Run makes
+// a time, the rows split among the cores when there are more than 128
+// each, decoding the label-space methods in blocks of decodeBlock rows:
+// medical's test parts take two of each), and with ML-kNN, for which Run makes
 // them dense; and requires the same metrics and per-row errors.
 func TestRunSparseLabels(t *testing.T) {
 	if testing.Short() {

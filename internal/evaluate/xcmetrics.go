@@ -255,6 +255,19 @@ func (a *xcAcc) addRow(yi, si []float64) {
 	}
 }
 
+// merge adds o's rows (rows that came after a's) to a.
+func (a *xcAcc) merge(o *xcAcc) {
+	a.n += o.n
+	for j := range a.prec {
+		a.prec[j] += o.prec[j]
+		a.ndcg[j] += o.ndcg[j]
+		a.psp[j] += o.psp[j]
+		a.pspBest[j] += o.pspBest[j]
+		a.psn[j] += o.psn[j]
+		a.psnBest[j] += o.psnBest[j]
+	}
+}
+
 // metrics is XCMetrics of the rows added.
 func (a *xcAcc) metrics() map[string]float64 {
 	nf := float64(a.n)
