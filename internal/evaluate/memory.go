@@ -137,13 +137,18 @@ func EstimateMemory(s analysis.Shape, testRows int, spec Spec) (int64, error) {
 		dims += max(1, float64(grid))
 		var after float64
 		switch {
-		case m.Space == analysis.LabelSpace && m.ID != "kcplst" && nnz > 0 && sparseRidgeWins(train.N, s.D, train.NNZ):
+		case m.Space == analysis.LabelSpace && m.ID != "kcplst" && nnz > 0 && sparseRegressor(train.N, s.D, train.NNZ):
 			// The regressor on the sparse rows (fitRidgeBiasSparse): no
 			// dense copy; XᵀX's column index (12 bytes an entry) beside
 			// the system, whose factor the split keeps for the other
 			// label-space methods (runner.sparseRidge).
-			keptFactor = 8 * (d + 1) * (d + 1)
+			// The dual system (n ≤ d + 1) adds Xᵀ's CSR, as much again.
 			after = 1.5*float64(train.NNZ) + labelSpaceMem(m.ID, ntr, nte, d, q, top, decoding) - (ntr+nte)*(d+1)
+			if ntr <= d+1 {
+				after += 1.5 * float64(train.NNZ)
+			}
+			sys := min(d+1, ntr)
+			keptFactor = 8 * sys * sys
 		case m.Space == analysis.LabelSpace:
 			after = dense + labelSpaceMem(m.ID, ntr, nte, d, q, top, decoding)
 		default:

@@ -41,7 +41,7 @@ func TestEstimateMemorySparse(t *testing.T) {
 		spec  Spec
 		below bool // the estimate is below the dense one
 		// ridge: below only where the label-space regressor takes the
-		// sparse rows (sparseRidgeWins on the training part)
+		// sparse rows (sparseRegressor on the training part)
 		ridge bool
 	}{
 		{Spec{Methods: []MethodRun{{ID: "pca", Params: analysis.Params{D: 5}}, {ID: "mddmp"}}}, true, false},
@@ -50,8 +50,9 @@ func TestEstimateMemorySparse(t *testing.T) {
 		{Spec{Methods: []MethodRun{{ID: "pca", Params: analysis.Params{D: 4}}}, Options: Options{Classifier: ClassifierRidge}}, false, false},
 		{Spec{Methods: []MethodRun{{ID: "pca", Params: analysis.Params{D: 4}}}, Options: Options{Classifier: ClassifierSVM}}, true, false},
 		{Spec{Methods: []MethodRun{{ID: "pca", Params: analysis.Params{D: 4}}}, Options: Options{Classifier: ClassifierKNN}}, true, false},
-		// The label-space regressor on the sparse rows where the primal
-		// path and the density allow (the second shape), dense otherwise.
+		// The label-space regressor on the sparse rows where the density
+		// allows (the primal system on the second shape, the dual one on
+		// the first), dense otherwise.
 		{Spec{Methods: []MethodRun{{ID: "plst"}, {ID: "cplst"}}, Grid: Grid{Dims: []int{2, 4}}, Options: Options{Classifier: ClassifierKNN}}, true, true},
 	}
 	for _, sh := range []struct {
@@ -90,7 +91,7 @@ func TestEstimateMemorySparse(t *testing.T) {
 				if est > 8*peak+3<<20 {
 					t.Errorf("estimate %d bytes, more than 8 × the measured peak %d + 3 MiB", est, peak)
 				}
-				below := c.below && (!c.ridge || sparseRidgeWins(sh.n-test, sh.d, int64(in.Sparse.NNZ())))
+				below := c.below && (!c.ridge || sparseRegressor(sh.n-test, sh.d, int64(in.Sparse.NNZ())))
 				if below && est >= dense {
 					t.Errorf("estimate %d bytes on sparse features, not below %d counted dense", est, dense)
 				}

@@ -38,7 +38,25 @@ func sparseRidgeWins(n, d int, nnz int64) bool {
 	return n > d+1 && 4*float64(nnz) < float64(n)*float64(d)
 }
 
-// fitRidgeBiasSparse is fitRidgeBias on the sparse x (n×d, n > d + 1).
+// sparseDualWins reports whether fitRidgeBiasSparse replaces the dense
+// fitRidgeBias on n ≤ d + 1 rows of d features holding nnz non-zeros (a
+// density below 1/4): the dual system X̃X̃ᵀ + λI (n×n) is formed from the
+// sparse rows (XXᵀ + 11ᵀ, sparse.Gram of Xᵀ) instead of from a dense copy
+// of them, which at 47 000 rows of 203 882 features would take 77 GB.
+func sparseDualWins(n, d int, nnz int64) bool {
+	return n <= d+1 && 4*float64(nnz) < float64(n)*float64(d)
+}
+
+// sparseRegressor reports whether the label-space regressor is fitted on
+// the sparse rows (sparseRidgeWins or sparseDualWins) rather than on a
+// dense copy of them.
+func sparseRegressor(n, d int, nnz int64) bool {
+	return sparseRidgeWins(n, d, nnz) || sparseDualWins(n, d, nnz)
+}
+
+// fitRidgeBiasSparse is fitRidgeBias on the sparse x: the primal system
+// when n > d + 1, the dual one otherwise (the push-through identity
+// X̃ᵀ(X̃X̃ᵀ + λI)⁻¹ = (X̃ᵀX̃ + λI)⁻¹X̃ᵀ, exact).
 func fitRidgeBiasSparse(ctx context.Context, x *sparse.CSR, t *mat.Dense, lambda float64) (*ridgeModel, error) {
 	f, err := factorRidgeBiasSparse(ctx, x, lambda)
 	if err != nil {
@@ -47,12 +65,14 @@ func fitRidgeBiasSparse(ctx context.Context, x *sparse.CSR, t *mat.Dense, lambda
 	return f.solve(ctx, t)
 }
 
-// ridgeFactor is the Cholesky factor U (UᵀU = X̃ᵀX̃ + λI, upper, (d+1)²)
-// of fitRidgeBiasSparse's system on x, which serves any targets: the
-// label-space methods of a split that share λ solve with one factor.
+// ridgeFactor is the Cholesky factor U (upper) of fitRidgeBiasSparse's
+// system on x — UᵀU = X̃ᵀX̃ + λI ((d+1)²), or with dual X̃X̃ᵀ + λI (n²) —
+// which serves any targets: the label-space methods of a split that share
+// λ solve with one factor.
 type ridgeFactor struct {
 	x      *sparse.CSR
 	lambda float64
+	dual   bool
 	u      []float64
 }
 
@@ -60,6 +80,9 @@ type ridgeFactor struct {
 // factors it.
 func factorRidgeBiasSparse(ctx context.Context, x *sparse.CSR, lambda float64) (*ridgeFactor, error) {
 	n, d := x.Dims()
+	if n <= d+1 {
+		return factorRidgeDualSparse(ctx, x, lambda)
+	}
 	d1 := d + 1
 	a := make([]float64, d1*d1)
 	top := blas64.Symmetric{N: d, Stride: d1, Data: a, Uplo: blas.Upper}
@@ -87,8 +110,36 @@ func factorRidgeBiasSparse(ctx context.Context, x *sparse.CSR, lambda float64) (
 	return &ridgeFactor{x: x, lambda: lambda, u: a}, nil
 }
 
+// factorRidgeDualSparse forms X̃X̃ᵀ + λI = XXᵀ + 11ᵀ + λI (n×n) from the
+// sparse rows of x and factors it.
+func factorRidgeDualSparse(ctx context.Context, x *sparse.CSR, lambda float64) (*ridgeFactor, error) {
+	n, _ := x.Dims()
+	a := make([]float64, n*n)
+	k := blas64.Symmetric{N: n, Stride: n, Data: a, Uplo: blas.Upper}
+	if err := sparse.Gram(ctx, x.Transpose(), nil, k, nil); err != nil {
+		return nil, fmt.Errorf("forming the ridge system XXᵀ: %w", err)
+	}
+	for i := range n {
+		row := a[i*n : (i+1)*n]
+		for j := i; j < n; j++ {
+			row[j]++
+		}
+		row[i] += lambda
+	}
+	if err := linalg.Cholesky(ctx, k); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("the ridge system is not positive definite; use a larger lambda")
+	}
+	return &ridgeFactor{x: x, lambda: lambda, dual: true, u: a}, nil
+}
+
 // solve returns the ridge model of targets t (n×c) on the factored rows.
 func (f *ridgeFactor) solve(ctx context.Context, t *mat.Dense) (*ridgeModel, error) {
+	if f.dual {
+		return f.solveDual(ctx, t)
+	}
 	x := f.x
 	n, d := x.Dims()
 	_, c := t.Dims()
@@ -109,6 +160,33 @@ func (f *ridgeFactor) solve(ctx context.Context, t *mat.Dense) (*ridgeModel, err
 		return nil, err
 	}
 	blas64.Trsm(blas.Left, blas.NoTrans, 1, u, wr) // U·W = Y
+	return &ridgeModel{w: w, bias: true}, nil
+}
+
+// solveDual is solve on the dual system: α = (X̃X̃ᵀ + λI)⁻¹T, then
+// W = X̃ᵀα, its last row (the bias) 1ᵀα.
+func (f *ridgeFactor) solveDual(ctx context.Context, t *mat.Dense) (*ridgeModel, error) {
+	x := f.x
+	n, d := x.Dims()
+	_, c := t.Dims()
+	alpha := mat.DenseCopyOf(t)
+	ar := alpha.RawMatrix()
+	u := blas64.Triangular{N: n, Stride: n, Data: f.u, Uplo: blas.Upper, Diag: blas.NonUnit}
+	if err := linalg.SolveUpperT(ctx, u, ar); err != nil { // Uᵀ·Y = T
+		return nil, err
+	}
+	blas64.Trsm(blas.Left, blas.NoTrans, 1, u, ar) // U·α = Y
+	w := mat.NewDense(d+1, c, nil)
+	wr := w.RawMatrix()
+	if err := sparse.TMulDense(ctx, x, ar, blas64.General{Rows: d, Cols: c, Stride: wr.Stride, Data: wr.Data[:d*wr.Stride]}); err != nil {
+		return nil, fmt.Errorf("forming the ridge weights Xᵀα: %w", err)
+	}
+	last := wr.Data[d*wr.Stride : d*wr.Stride+c]
+	for i := range n {
+		for j, v := range alpha.RawRowView(i) {
+			last[j] += v
+		}
+	}
 	return &ridgeModel{w: w, bias: true}, nil
 }
 

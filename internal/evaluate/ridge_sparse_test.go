@@ -1,6 +1,7 @@
 package evaluate
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -46,37 +47,7 @@ func sparseLabelled(seed uint64, n, d, q int, density float64) analysis.Input {
 func TestRidgeBiasSparseMatchesDense(t *testing.T) {
 	in := sparseLabelled(1, 900, 250, 40, 0.04)
 	xs := sparse.FromDense(in.X)
-	codes := mat.NewDense(900, 7, nil)
-	for i := range 900 {
-		for j := range 7 {
-			codes.Set(i, j, math.Sin(float64(i*7+j)))
-		}
-	}
-	want, err := fitRidgeBias(in.X, codes, 0.1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := fitRidgeBiasSparse(t.Context(), xs, codes, 0.1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	scale := mat.Norm(want.w, math.Inf(1))
-	var diff mat.Dense
-	diff.Sub(got.w, want.w)
-	if e := mat.Norm(&diff, math.Inf(1)); e > 1e-10*scale {
-		t.Errorf("weights differ by %.3g (row sums), want ≤ 1e-10 × %.3g", e, scale)
-	}
-	test := sparseLabelled(2, 300, 250, 40, 0.04)
-	pw := want.predict(test.X)
-	pg, err := got.predictSparse(t.Context(), sparse.FromDense(test.X))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pdiff mat.Dense
-	pdiff.Sub(pg, pw)
-	if e := mat.Norm(&pdiff, math.Inf(1)); e > 1e-10*mat.Norm(pw, math.Inf(1)) {
-		t.Errorf("predictions differ by %.3g", e)
-	}
+	requireSparseRidge(t, "900 × 250", in.X, sparseLabelled(2, 300, 250, 40, 0.04).X)
 	for _, tc := range []struct {
 		name string
 		x    *sparse.CSR
@@ -89,6 +60,61 @@ func TestRidgeBiasSparseMatchesDense(t *testing.T) {
 		if got := sparseRidgeWins(tc.x.R, tc.x.C, int64(tc.x.NNZ())); got != tc.want {
 			t.Errorf("sparseRidgeWins(%s) = %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestRidgeBiasSparseDual: with fewer rows than features (200 × 250 at
+// 4 %, and 120 × 3 000 at 1 %) fitRidgeBiasSparse solves the dual system
+// XXᵀ + 11ᵀ + λI formed from the sparse rows (sparseDualWins), and gives
+// the dense fitRidgeBias's weights and predictions to 1e-10.
+func TestRidgeBiasSparseDual(t *testing.T) {
+	for _, tc := range []struct {
+		n, d    int
+		density float64
+	}{{200, 250, 0.04}, {120, 3000, 0.01}} {
+		in := sparseLabelled(5, tc.n, tc.d, 30, tc.density)
+		xs := sparse.FromDense(in.X)
+		if !sparseDualWins(xs.R, xs.C, int64(xs.NNZ())) || sparseRidgeWins(xs.R, xs.C, int64(xs.NNZ())) {
+			t.Fatalf("%d × %d: the dual sparse route is not the one taken", tc.n, tc.d)
+		}
+		requireSparseRidge(t, fmt.Sprintf("%d × %d", tc.n, tc.d), in.X, sparseLabelled(6, 50, tc.d, 30, tc.density).X)
+	}
+}
+
+// requireSparseRidge fits fitRidgeBias and fitRidgeBiasSparse on x (and
+// its CSR form) to the same codes and requires the same weights (1e-10
+// relative to the largest row sum) and predictions on the rows of test.
+func requireSparseRidge(t *testing.T, what string, x, test *mat.Dense) {
+	t.Helper()
+	n, _ := x.Dims()
+	codes := mat.NewDense(n, 7, nil)
+	for i := range n {
+		for j := range 7 {
+			codes.Set(i, j, math.Sin(float64(i*7+j)))
+		}
+	}
+	want, err := fitRidgeBias(x, codes, 0.1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := fitRidgeBiasSparse(t.Context(), sparse.FromDense(x), codes, 0.1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var diff mat.Dense
+	diff.Sub(got.w, want.w)
+	if e, scale := mat.Norm(&diff, math.Inf(1)), mat.Norm(want.w, math.Inf(1)); e > 1e-10*scale {
+		t.Errorf("%s: weights differ by %.3g (row sums), want ≤ 1e-10 × %.3g", what, e, scale)
+	}
+	pw := want.predict(test)
+	pg, err := got.predictSparse(t.Context(), sparse.FromDense(test))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pdiff mat.Dense
+	pdiff.Sub(pg, pw)
+	if e := mat.Norm(&pdiff, math.Inf(1)); e > 1e-10*mat.Norm(pw, math.Inf(1)) {
+		t.Errorf("%s: predictions differ by %.3g", what, e)
 	}
 }
 

@@ -1048,7 +1048,7 @@ func (r *runner) labelSpace(ctx context.Context, model *analysis.Model, pts []po
 	}
 	var pred *mat.Dense // predicted codes of the test rows, for the largest M
 	switch {
-	case model.Method != "kcplst" && train.Sparse != nil && sparseRidgeWins(train.Sparse.R, train.Sparse.C, int64(train.Sparse.NNZ())):
+	case model.Method != "kcplst" && train.Sparse != nil && sparseRegressor(train.Sparse.R, train.Sparse.C, int64(train.Sparse.NNZ())):
 		reg, err := r.sparseRidge(ctx, train.Sparse, codes, *model.Params.Lambda)
 		if err != nil {
 			return err

@@ -135,8 +135,8 @@ func runSparseAsDense(t *testing.T, dense, sp analysis.Input, splits []Split, sp
 }
 
 // TestRunSparseLabels evaluates methods on medical from dense labels and
-// from the same labels in CSR form (analysis.Input.Labels, with sparse
-// features), with the k-NN vote, which keeps them sparse (scoring a row at
+// from the same labels in CSR form (analysis.Input.Labels), with the
+// k-NN vote, which keeps them sparse (scoring a row at
 // a time, the rows split among the cores when there are more than 128
 // each, decoding the label-space methods in blocks of decodeBlock rows:
 // medical's test parts take two of each), and with ML-kNN, for which Run makes
@@ -147,7 +147,10 @@ func TestRunSparseLabels(t *testing.T) {
 	}
 	ds := loadShared(t, "medical/medical.csv")
 	dense := analysis.Input{X: ds.Dense(), Y: ds.DenseY()}
-	sl := analysis.Input{Sparse: sparse.FromDense(dense.X), Labels: sparse.FromDense(dense.Y)}
+	// The same features (dense: the label-space regressor then takes the
+	// same route in both runs, so their scores round alike and ties in
+	// them break alike), the labels in CSR form.
+	sl := analysis.Input{X: dense.X, Labels: sparse.FromDense(dense.Y)}
 	n, _ := dense.Y.Dims()
 	splits, err := KFold(n, 3, 1)
 	if err != nil {
