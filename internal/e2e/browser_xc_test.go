@@ -20,7 +20,8 @@ import (
 // rank–frequency plot in place of a bar a label), a job of pca, mddmp and
 // plst at d = 10 with a 3-fold k-NN vote evaluation (the labels kept
 // sparse through it), the job's page (precision at 1 shown first, the
-// interactive views drawn), and the residuals plst's label-Gram operator
+// interactive views drawn, a legend of the categories rows have), and the
+// residuals plst's label-Gram operator
 // reports; every page is screenshotted.
 func TestBrowserXC(t *testing.T) {
 	shape, err := xcdata.Lookup("eurlex-4k")
@@ -72,6 +73,17 @@ func TestBrowserXC(t *testing.T) {
 	}
 	if got := eval[string](t, ctx, `document.querySelector('[data-testid="metric-select"]').value`); got != "precision_at_1" {
 		t.Errorf("the metric shown first is %q, want precision_at_1 with 3 993 labels", got)
+	}
+	// Coloured by number of labels: every row has one, so no entry of 0
+	// labels, and no entry without rows.
+	counts := eval[[]string](t, ctx, `[...document.querySelectorAll('[data-testid="legend-entry"]')].map(e => e.dataset.name + "=" + e.querySelector(".muted").textContent)`)
+	if len(counts) == 0 {
+		t.Error("the legend lists no category")
+	}
+	for _, c := range counts {
+		if strings.HasPrefix(c, "0=") || strings.HasSuffix(c, "=0") {
+			t.Errorf("the legend lists %q: a category no row has", c)
+		}
 	}
 	for _, m := range []string{"pca", "mddmp", "plst"} {
 		if rows := eval[float64](t, ctx, `window.mldrExplore.views.`+m+`.state.rows`); rows != 777 {

@@ -417,6 +417,9 @@ export async function createExplorer(root, renderer, page, opts = {}) {
     const search = el("input", { type: "search", id: id("legend-search"), placeholder: "find a category", "data-testid": "legend-search", autocomplete: "off" });
     const list = el("ul", { class: "explore-legend-list", "data-testid": "legend-list" });
     for (const e of l.entries) {
+      // A category no row has (0 labels on data where every row has one)
+      // names nothing on the plot.
+      if (e.count === 0) { continue; }
       list.append(el("li", { "data-name": e.name, "data-testid": "legend-entry" }, swatch(e.colour), " " + e.name + " ", el("span", { class: "muted", text: String(e.count) })));
     }
     const parts = [title];
