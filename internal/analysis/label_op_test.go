@@ -43,7 +43,8 @@ func powerLawLabels(seed uint64, n, q int, perRow, alpha float64) Input {
 
 // TestLabelOperatorMatchesGram fits plst by the label-Gram operator and by
 // the formed q×q matrix (both forced) on power-law labels (q = 400 and
-// 900, some labels unused) and requires the same leading eigenvalues
+// 900, some labels unused; with 300 and 700 rows the operator iterates on
+// the rows' side, 4·YcYcᵀ) and requires the same leading eigenvalues
 // (1e-10 relative to their own), the same subspaces and codes (1e-8 in
 // sin θ), the same total, energy, rank and order; the phases say which
 // route each took. It also holds the automatic choice: the operator for
@@ -56,6 +57,8 @@ func TestLabelOperatorMatchesGram(t *testing.T) {
 		{3000, 400, Params{D: 20}},
 		{3000, 400, Params{D: 5, MaxDim: 40}},
 		{5000, 900, Params{D: 100}},
+		{300, 900, Params{D: 20}},  // fewer rows than labels: the rows' side
+		{700, 900, Params{D: 100}}, // likewise
 	} {
 		in := powerLawLabels(uint64(tc.q), tc.n, tc.q, 4, 1.1)
 		t.Run(fmt.Sprintf("N=%d q=%d d=%d MaxDim=%d", tc.n, tc.q, tc.p.D, tc.p.MaxDim), func(t *testing.T) {
