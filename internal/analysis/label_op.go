@@ -165,13 +165,7 @@ func labelGramTop(ctx context.Context, ones *sparseRows, m01 []float64, k int, s
 		if err := centredTMul(ctx, l, m01, v.RawMatrix(), lifted.RawMatrix()); err != nil {
 			return eigenResult{}, err
 		}
-		for j := range k {
-			c := lifted.ColView(j).(*mat.VecDense)
-			if nrm := mat.Norm(c, 2); nrm > 0 {
-				c.ScaleVec(1/nrm, c)
-			}
-		}
-		fixSigns(lifted)
+		unitColumns(lifted)
 		v = lifted
 	}
 	return eigenResult{values: vals, vectors: v, order: ones.cols, total: labelGramTrace(ones.rows, m01), residuals: res}, nil

@@ -395,6 +395,15 @@ func liftFree(ctx context.Context, o *covOp, side freeSide, l *sparse.CSR, u *ma
 	if err := centredTMul(ctx, o.x, o.mean, w, p.RawMatrix()); err != nil {
 		return nil, err
 	}
+	unitColumns(p)
+	return p, nil
+}
+
+// unitColumns scales each non-zero column of p to unit length and gives
+// the columns the sign convention of the other routes (fixSigns): the
+// directions lifted from another side's eigenvectors.
+func unitColumns(p *mat.Dense) {
+	_, k := p.Dims()
 	for j := range k {
 		c := p.ColView(j).(*mat.VecDense)
 		if nrm := mat.Norm(c, 2); nrm > 0 {
@@ -402,7 +411,6 @@ func liftFree(ctx context.Context, o *covOp, side freeSide, l *sparse.CSR, u *ma
 		}
 	}
 	fixSigns(p)
-	return p, nil
 }
 
 // combine sets z = alpha·u + gamma·Lc(Lcᵀu) (n×b, contiguous).
