@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"mldr/internal/sparse"
 )
 
 // powerLawLabels is n rows of q 0/1 labels shaped like the Extreme
@@ -180,5 +182,33 @@ func requireSameLeading(t *testing.T, got, want *Model, k int) {
 	}
 	if s := opSin(got.Projected, want.Projected, got.Dim); s > 1e-8 {
 		t.Errorf("span of the codes: sin θ = %.3g, want ≤ 1e-8", s)
+	}
+}
+
+// TestProjectSparseCodes: the codes of sparse labels from the sparse
+// product (projectSparseCodes, Transform's route beyond codeDenseCells)
+// equal those of the dense ±1 codes projected (Transform on the dense
+// labels), for plst (±1 coding) on power-law labels, to 1e-12 relative to
+// their largest magnitude.
+func TestProjectSparseCodes(t *testing.T) {
+	in := powerLawLabels(7, 2000, 500, 4, 1.1)
+	m, err := Fit(t.Context(), "plst", in, Params{D: 10}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.LabelCoding != "pm1" {
+		t.Fatalf("plst codes labels %q; the test needs ±1", m.LabelCoding)
+	}
+	want, err := m.Transform(in.Y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := m.projectSparseCodes(sparse.FromDense(in.Y))
+	var d mat.Dense
+	d.Sub(got, want)
+	diff := math.Max(mat.Max(&d), -mat.Min(&d))
+	scale := math.Max(mat.Max(want), -mat.Min(want))
+	if diff > 1e-12*scale {
+		t.Errorf("codes differ by up to %.3g (largest code %.3g)", diff, scale)
 	}
 }
