@@ -46,80 +46,31 @@ func labelFreeRule(n, q int, ones float64, p Params, forced bool) (k int, ok boo
 	return k, forced || labelOpFlops(n, q, ones) < 2*float64(q)*float64(q)/opGemmSpeed
 }
 
-// labelOpCost is the flops of one product of the label-Gram operator with
-// a vector.
-func labelOpCost(ones *sparseRows) float64 {
-	return labelOpFlops(ones.rows, ones.cols, float64(len(ones.idx)))
-}
-
-// labelOpFlops is labelOpCost on a shape.
+// labelOpFlops is the flops of one product of the label-Gram operator
+// (either side) with a vector, on n rows of q labels with ones ones.
 func labelOpFlops(n, q int, ones float64) float64 {
 	return 4*ones + 4*float64(n) + 4*float64(q)
 }
 
-// labelGramOp is ZᵀZ = 4·YcᵀYc as a linalg.SymOp over the ones of Y and
-// its 0/1 column means m01.
-func labelGramOp(ones *sparseRows, m01 []float64) linalg.SymOp {
-	n, q := ones.rows, ones.cols
+// labelGramOp is ZᵀZ = 4·YcᵀYc (order q) as a linalg.SymOp over the labels
+// l in CSR form and their 0/1 column means m01: Yc·V, then Ycᵀ of it
+// (centredMul, centredTMul).
+func labelGramOp(l *sparse.CSR, m01 []float64) linalg.SymOp {
+	n, q := l.Dims()
 	var u []float64
-	return linalg.SymOp{N: q, Cost: labelOpCost(ones), Apply: func(ctx context.Context, v, av blas64.General) error {
+	return linalg.SymOp{N: q, Cost: labelOpFlops(n, q, float64(l.NNZ())), Apply: func(ctx context.Context, v, av blas64.General) error {
 		b := v.Cols
 		if len(u) < n*b {
 			u = make([]float64, n*b)
 		}
-		// m01ᵀV, then U = Y·V − 1·(m01ᵀV).
-		mv := make([]float64, b)
-		for j, m := range m01 {
-			if m != 0 {
-				for t, x := range v.Data[j*v.Stride : j*v.Stride+b] {
-					mv[t] += m * x
-				}
-			}
+		ug := blas64.General{Rows: n, Cols: b, Stride: b, Data: u[:n*b]}
+		if err := centredMul(ctx, l, m01, v, ug); err != nil { // Yc·V
+			return err
 		}
-		su := make([]float64, b) // 1ᵀU
-		for i := range n {
-			row := u[i*b : (i+1)*b]
-			for t := range row {
-				row[t] = -mv[t]
-			}
-			idx, _ := ones.row(i)
-			for _, j := range idx {
-				for t, x := range v.Data[int(j)*v.Stride : int(j)*v.Stride+b] {
-					row[t] += x
-				}
-			}
-			for t, x := range row {
-				su[t] += x
-			}
-			if i%4096 == 4095 {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-			}
+		if err := centredTMul(ctx, l, m01, ug, av); err != nil { // Ycᵀ(Yc·V)
+			return err
 		}
-		// AV = 4·(YᵀU − m01·(1ᵀU)).
-		for j := range q {
-			row := av.Data[j*av.Stride : j*av.Stride+b]
-			for t := range row {
-				row[t] = -m01[j] * su[t]
-			}
-		}
-		for i := range n {
-			row := u[i*b : (i+1)*b]
-			idx, _ := ones.row(i)
-			for _, j := range idx {
-				dst := av.Data[int(j)*av.Stride : int(j)*av.Stride+b]
-				for t, x := range row {
-					dst[t] += x
-				}
-			}
-		}
-		for j := range q {
-			row := av.Data[j*av.Stride : j*av.Stride+b]
-			for t := range row {
-				row[t] *= 4
-			}
-		}
+		scaleBlock(av, 4)
 		return ctx.Err()
 	}}
 }
@@ -143,10 +94,10 @@ func labelGramTrace(n int, m01 []float64) float64 {
 // at a thousandth) the order q took 28 s where the order N takes a second.
 func labelGramTop(ctx context.Context, ones *sparseRows, m01 []float64, k int, st stage) (eigenResult, error) {
 	st.at(0)
-	op := labelGramOp(ones, m01)
-	var l *sparse.CSR
-	if ones.rows < ones.cols && k < ones.rows {
-		l = ones.csr()
+	l := ones.csr()
+	op := labelGramOp(l, m01)
+	rows := ones.rows < ones.cols && k < ones.rows
+	if rows {
 		op = labelRowsOp(l, m01)
 	}
 	vals, v, err := linalg.SymEigTopOp(ctx, opProgress(op, k, st), k)
@@ -160,7 +111,7 @@ func labelGramTop(ctx context.Context, ones *sparseRows, m01 []float64, k int, s
 	if err != nil {
 		return eigenResult{}, err
 	}
-	if l != nil {
+	if rows {
 		lifted := mat.NewDense(l.C, k, nil)
 		if err := centredTMul(ctx, l, m01, v.RawMatrix(), lifted.RawMatrix()); err != nil {
 			return eigenResult{}, err
@@ -177,7 +128,7 @@ func labelGramTop(ctx context.Context, ones *sparseRows, m01 []float64, k int, s
 func labelRowsOp(l *sparse.CSR, m01 []float64) linalg.SymOp {
 	n, q := l.Dims()
 	var t []float64
-	return linalg.SymOp{N: n, Cost: 4*float64(l.NNZ()) + 4*float64(n) + 4*float64(q), Apply: func(ctx context.Context, v, av blas64.General) error {
+	return linalg.SymOp{N: n, Cost: labelOpFlops(n, q, float64(l.NNZ())), Apply: func(ctx context.Context, v, av blas64.General) error {
 		b := v.Cols
 		if len(t) < q*b {
 			t = make([]float64, q*b)

@@ -577,8 +577,8 @@ func labelModelMem(l *memoryLedger, id string, p Params, s Shape) {
 	l.hold(float64(s.N)*m + m)
 }
 
-// memPLST: the ones of Y, then on the operator route (labelFreeRule) the
-// iteration's basis and blocks, or else ZᵀZ (q×q, formed through two q×q
+// memPLST: the ones of Y, then on the operator route (labelFreeRule) their
+// CSR copy and the iteration's basis and blocks (the q side's, the larger), or else ZᵀZ (q×q, formed through two q×q
 // buffers) and its decomposition; the codes.
 func memPLST(p Params, s Shape) float64 {
 	l := newLedger()
@@ -586,6 +586,7 @@ func memPLST(p Params, s Shape) float64 {
 	l.labelRows(float64(s.N), labelOnes(s))
 	if k, ok := labelFreeRule(s.N, s.Q, labelOnes(s), p, false); ok {
 		l.hold(q)
+		l.hold(1.5*labelOnes(s) + float64(s.N) + 1) // the ones in CSR form, 12 bytes each, a row pointer a row
 		l.topOp(float64(s.N), q, float64(k))
 	} else {
 		l.hold(3*q*q + q)
