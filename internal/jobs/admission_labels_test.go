@@ -84,14 +84,7 @@ func TestAdmitSparseLabels(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			req := tc.req
 			req.Normalize()
-			sparseEst, err := EstimateJob(req, rec, store.DatasetRecord{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			denseEst, err := EstimateJob(req, asDense, store.DatasetRecord{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			sparseEst, denseEst := estimateBoth(t, req, rec, asDense)
 			if tc.req.Evaluate == nil {
 				// Between the two estimates: admitted sparse, refused counted dense.
 				limit := (sparseEst.Peak + denseEst.Peak) / 2

@@ -70,14 +70,7 @@ func TestAdmitSparse(t *testing.T) {
 	req.Normalize()
 	asDense := rec
 	asDense.Summary.Storage = dataset.StorageDense
-	sparseEst, err := EstimateJob(req, rec, store.DatasetRecord{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	denseEst, err := EstimateJob(req, asDense, store.DatasetRecord{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sparseEst, denseEst := estimateBoth(t, req, rec, asDense)
 	// The smallest limit (in MiB) the sparse job is admitted under.
 	admitted := func(r store.DatasetRecord, mib int) bool {
 		f, err := admit(req, r, store.DatasetRecord{}, int64(mib)<<20, realEstimators(), false)
@@ -110,6 +103,20 @@ func TestAdmitSparse(t *testing.T) {
 	peak, _ := e.runUnderEstimate(req, sparseEst)
 	t.Logf("limit %d MiB; estimate %d (data %d) sparse, %d (data %d) counted dense; measured peak %d",
 		lo, sparseEst.Peak, sparseEst.Data, denseEst.Peak, denseEst.Data, peak)
+}
+
+// estimateBoth is EstimateJob of req on the record as stored and on the
+// same record counted another way (asDense).
+func estimateBoth(t *testing.T, req Request, rec, asDense store.DatasetRecord) (stored, dense Estimate) {
+	t.Helper()
+	stored, err := EstimateJob(req, rec, store.DatasetRecord{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dense, err = EstimateJob(req, asDense, store.DatasetRecord{}); err != nil {
+		t.Fatal(err)
+	}
+	return stored, dense
 }
 
 // runUnderEstimate runs req's job and requires its measured heap peak to
