@@ -95,7 +95,7 @@ func voteScores(nn *knn.Neighbours, ones [][]int32, yTrain *mat.Dense) (pred, sc
 // and the parts' sums added in order. Its metrics are classifyKNN's on
 // the same labels dense, to rounding (TestRunSparseLabels).
 func (r *runner) voteSparse(ctx context.Context, xtr, xte mat.Matrix, train, test analysis.Input) (map[string]float64, mat.Matrix, error) {
-	nn, err := nearest(ctx, cmp.Or(r.spec.Options.K, DefaultK), xtr, xte)
+	nn, err := r.neighbours(ctx, xtr, xte)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"mldr/internal/analysis"
+	"mldr/internal/knn"
 	"mldr/internal/linsvm"
 	"mldr/internal/preprocess"
 	"mldr/internal/sparse"
@@ -60,6 +61,12 @@ type Options struct {
 	// means the default, 0.55 and 1.5.
 	PsA float64 `json:"ps_a,omitempty"`
 	PsB float64 `json:"ps_b,omitempty"`
+	// Recall is the multi-label k-NN vote's (knn) neighbour search: 1
+	// searches exactly always; a value in (0, 1) is the recall@k an
+	// approximate search aims at where the exact one is predicted to take
+	// longer than ExactBudget (knn.SearchApprox); zero is that with
+	// knn.DefaultRecall. Only the k-NN vote on multi-label data takes it.
+	Recall float64 `json:"recall,omitempty"`
 }
 
 // MethodRun is one method of a run, with its parameters.
@@ -228,6 +235,7 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 		}
 	}
 	r.svmNotes()
+	r.approxNotes()
 	return r.result(), nil
 }
 
@@ -279,6 +287,13 @@ type runner struct {
 	// ridge is the last factored system of the label-space regressor on
 	// sparse rows (sparseRidge), for the other methods of its split.
 	ridge *ridgeFactor
+	// approx holds, by method, the reports of the k-NN vote's approximate
+	// neighbour searches (neighbours), for the notes (approxNotes).
+	approx map[string][]knn.ApproxReport
+	// exactSecs is the largest predicted time of an exact search that was
+	// replaced by an approximate one; budget is the time above which it is
+	// replaced, ExactBudget when zero (tests lower it).
+	exactSecs, budget float64
 }
 
 // step is a part of a fold: the method (or ori) evaluated, and the share
@@ -308,8 +323,14 @@ func newRunner(data analysis.Input, splits []Split, spec Spec, progress analysis
 		if o.PsA != 0 || o.PsB != 0 {
 			return nil, fmt.Errorf("evaluate: ps_a and ps_b weigh the labels of the propensity-scored metrics, and multi-dimensional data has no labels to weigh: leave them out")
 		}
+		if o.Recall != 0 {
+			return nil, fmt.Errorf("evaluate: recall tunes the multi-label k-NN vote's neighbour search; on multi-dimensional data the search is always exact: leave it out")
+		}
 	} else {
 		o.PsA, o.PsB = cmp.Or(o.PsA, DefaultPropensityA), cmp.Or(o.PsB, DefaultPropensityB)
+		if o.Classifier == ClassifierKNN {
+			o.Recall = cmp.Or(o.Recall, knn.DefaultRecall)
+		}
 	}
 	if err := spec.Grid.check(); err != nil {
 		return nil, err
@@ -352,6 +373,10 @@ func (o Options) Check() error {
 		return fmt.Errorf("evaluate: c must be a number greater than 0, not %v", o.C)
 	case !(o.Eps >= 0) || math.IsInf(o.Eps, 0):
 		return fmt.Errorf("evaluate: eps must be a number greater than 0, not %v", o.Eps)
+	case o.Recall != 0 && o.Classifier != ClassifierKNN:
+		return fmt.Errorf("evaluate: recall is the k-NN vote's neighbour search; the classifier %s does not take it", cmp.Or(o.Classifier, ClassifierMLkNN))
+	case !(o.Recall >= 0 && o.Recall <= 1):
+		return fmt.Errorf("evaluate: recall, the share of the exact nearest neighbours the k-NN vote's search must find, must be in (0, 1] (1: always exact), not %v", o.Recall)
 	case o.PsA != 0 || o.PsB != 0:
 		return CheckPropensity(cmp.Or(o.PsA, DefaultPropensityA), cmp.Or(o.PsB, DefaultPropensityB))
 	}
@@ -1010,10 +1035,11 @@ func (r *runner) classifyKNN(ctx context.Context, xtr, xte mat.Matrix, train, te
 	if train.Labels != nil {
 		return r.voteSparse(ctx, xtr, xte, train, test)
 	}
-	pred, scores, err := KNN{K: r.spec.Options.K}.predict(ctx, xtr, train.Y, xte)
+	nn, err := r.neighbours(ctx, xtr, xte)
 	if err != nil {
 		return nil, nil, err
 	}
+	pred, scores := voteScores(nn, labelOnes(train.Y), train.Y)
 	return r.multiLabel(train, test, pred, scores), pred, nil
 }
 

@@ -70,7 +70,7 @@ func analyzeFormFrom(f url.Values, rec store.DatasetRecord) templates.AnalyzeFor
 		Classifier: f.Get("classifier"), SplitKind: f.Get("split"), TestFraction: f.Get("test_fraction"), Folds: f.Get("folds"),
 		Seed: f.Get("seed"), GridMode: f.Get("grid_mode"), Grid: f.Get("grid"), GridOf: f.Get("grid_of"),
 		EvalK: f.Get("eval_k"), EvalLambda: f.Get("eval_lambda"), EvalC: f.Get("eval_c"), EvalEps: f.Get("eval_eps"),
-		PsA: f.Get("ps_a"), PsB: f.Get("ps_b"), Preprocess: f.Get("preprocess"), HasFolds: rec.Folds > 0, SeedDim: views.SeedDimText(rec)}
+		PsA: f.Get("ps_a"), PsB: f.Get("ps_b"), Recall: f.Get("recall"), Preprocess: f.Get("preprocess"), HasFolds: rec.Folds > 0, SeedDim: views.SeedDimText(rec)}
 }
 
 // requestFromForm builds a job request from the form: only the parameters
@@ -160,6 +160,7 @@ func requestFromForm(dataset string, methods []string, f templates.AnalyzeForm) 
 			// Only the multi-label form has them; the default is not sent.
 			{"ps_a", "the propensity model's", f.PsA, true, evaluate.DefaultPropensityA, &e.PsA},
 			{"ps_b", "the propensity model's", f.PsB, true, evaluate.DefaultPropensityB, &e.PsB},
+			{"recall", "the neighbour search's", f.Recall, f.Classifier == evaluate.ClassifierKNN, evaluate.DefaultRecall, &e.Recall},
 		} {
 			if !x.send {
 				continue

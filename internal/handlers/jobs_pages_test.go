@@ -221,6 +221,7 @@ func TestAnalyzeRefusals(t *testing.T) {
 		{"unknown classifier", func(f url.Values) { f.Set("classifier", "svc") }, 400, "#classifier", "svm"},
 		{"ps_a not a number", func(f url.Values) { f.Set("ps_a", "x") }, 400, "#ps_a", "propensity model's ps_a must be a number"},
 		{"ps_b not positive", func(f url.Values) { f.Set("ps_b", "-1") }, 400, "#ps_b", "propensity model's ps_b must be greater than 0"},
+		{"recall above 1", func(f url.Values) { f.Set("classifier", "knn"); f.Set("recall", "1.5") }, 400, "#recall", "must be in (0, 1]"},
 	}
 	before := s.snapshot()
 	for _, c := range cases {
@@ -693,8 +694,32 @@ func TestAnalyzeFormPropensity(t *testing.T) {
 	if got := s.page("/jobs/" + job).Text(); !strings.Contains(got, "A = 0.5, B = 0.4") {
 		t.Error("the job's page does not give the propensity parameters")
 	}
-	if n := s.page("/datasets/" + s.demo("multidim") + "/analyze").Find("#ps_a, #ps_b").Length(); n != 0 {
-		t.Errorf("the multi-dimensional form has %d propensity fields, want none", n)
+	if n := s.page("/datasets/" + s.demo("multidim") + "/analyze").Find("#ps_a, #ps_b, #recall").Length(); n != 0 {
+		t.Errorf("the multi-dimensional form has %d propensity or recall fields, want none", n)
+	}
+
+	// The k-NN vote's recall: at its default, not sent; 1, sent and said
+	// on the job's page; with another classifier, not sent.
+	wantInputs(t, form, "recall-hint", "recall", "0.95")
+	f = analysisForm("pca")
+	f.Set("classifier", "knn")
+	f.Set("recall", "0.95")
+	if e := evaluation(s.startAnalysis(id, f)); e.Recall != 0 {
+		t.Errorf("the default recall: got %v sent, want none", e.Recall)
+	}
+	f.Set("recall", "1")
+	job = s.startAnalysis(id, f)
+	if e := evaluation(job); e.Recall != 1 {
+		t.Errorf("got recall %v, want 1", e.Recall)
+	}
+	s.waitJob(job, jobs.Succeeded)
+	if got := s.page("/jobs/" + job).Text(); !strings.Contains(got, ", exact neighbours)") {
+		t.Errorf("the job's page does not say its neighbours are exact: %q", got)
+	}
+	f.Set("classifier", "ridge")
+	f.Set("recall", "0.5")
+	if e := evaluation(s.startAnalysis(id, f)); e.Recall != 0 {
+		t.Errorf("ridge: got recall %v sent, want none", e.Recall)
 	}
 }
 

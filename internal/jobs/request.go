@@ -75,8 +75,13 @@ type Evaluate struct {
 	// Varma, KDD 2016) for the propensity-scored metrics of multi-label
 	// data (evaluate.InversePropensities); absent or 0: 0.55 and 1.5.
 	// Multi-dimensional data refuses them.
-	PsA     float64   `json:"ps_a,omitempty"`
-	PsB     float64   `json:"ps_b,omitempty"`
+	PsA float64 `json:"ps_a,omitempty"`
+	PsB float64 `json:"ps_b,omitempty"`
+	// Recall is the k-NN vote's (knn, multi-label data) neighbour search
+	// (evaluate.Options.Recall): 1 always exact; in (0, 1), the recall@k
+	// an approximate search aims at where the exact one would take longer
+	// than evaluate.ExactBudget; absent or 0: 0.95.
+	Recall  float64   `json:"recall,omitempty"`
 	Dims    []int     `json:"dims,omitempty"`
 	Percent []float64 `json:"percent,omitempty"`
 	Of      string    `json:"of,omitempty"`
@@ -432,6 +437,9 @@ func (r *Request) checkSplit(ds DatasetLookup, train store.DatasetRecord, ids []
 	if err := e.checkPropensity(train.Summary.Kind == dataset.MultiDim); err != nil {
 		return err
 	}
+	if err := e.checkRecall(train.Summary.Kind == dataset.MultiDim); err != nil {
+		return err
+	}
 	if len(e.Dims) > 0 && len(e.Percent) > 0 {
 		return reqErr(http.StatusBadRequest, "evaluate.dims", "give dims or percent, not both")
 	}
@@ -495,6 +503,22 @@ func (e *Evaluate) checkPropensity(multiDim bool) error {
 			return reqErr(http.StatusBadRequest, "evaluate."+f.name, "%s, the propensity model's %s (Jain et al. 2016), must be a number greater than 0 "+
 				"(default %v), not %v", f.name, f.what, f.def, f.v)
 		}
+	}
+	return nil
+}
+
+// checkRecall refuses recall but with the k-NN vote on multi-label data,
+// whose neighbour search it tunes, and values outside (0, 1] (0 is the
+// default).
+func (e *Evaluate) checkRecall(multiDim bool) error {
+	switch {
+	case e.Recall == 0:
+	case e.Classifier != evaluate.ClassifierKNN || multiDim:
+		return reqErr(http.StatusBadRequest, "evaluate.recall", "recall tunes the neighbour search of the k-NN vote (classifier knn) on multi-label data; "+
+			"this evaluation searches exactly: leave it out")
+	case !(e.Recall > 0 && e.Recall <= 1):
+		return reqErr(http.StatusBadRequest, "evaluate.recall", "recall, the share of the exact nearest neighbours the k-NN vote's search must find, "+
+			"must be in (0, 1] (1: always exact; default %v), not %v", evaluate.DefaultRecall, e.Recall)
 	}
 	return nil
 }

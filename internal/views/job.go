@@ -135,7 +135,14 @@ func (b *Builder) JobHeader(j jobs.Job) templates.JobHeader {
 		case evaluate.ClassifierSVM:
 			add("classifier", fmt.Sprintf("svm, LIBLINEAR -s 3 -B 1 (c = %g, eps = %g)", e.C, e.Eps))
 		case evaluate.ClassifierKNN: // s and λ are not its
-			add("classifier", fmt.Sprintf("knn, the k-NN vote (k = %d)", e.K))
+			search := ""
+			switch {
+			case e.Recall == 1:
+				search = ", exact neighbours"
+			case e.Recall != 0: // given: the default goes without saying
+				search = fmt.Sprintf(", neighbours at recall@k ≥ %g where an exact search would take over %s", e.Recall, time.Duration(evaluate.ExactBudget)*time.Second)
+			}
+			add("classifier", fmt.Sprintf("knn, the k-NN vote (k = %d%s)", e.K, search))
 		default:
 			add("classifier", fmt.Sprintf("%s (k = %d, s = %g, λ = %g)", e.Classifier, e.K, e.S, e.Lambda))
 		}
