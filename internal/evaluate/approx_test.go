@@ -74,3 +74,56 @@ func TestRunApproximateKNN(t *testing.T) {
 		}
 	}
 }
+
+// TestRunWithoutBaseline checks that Options.Baseline false leaves out
+// ori's rows and changes no other row, and that the memory estimate no
+// longer counts ori's search on the sparse features.
+func TestRunWithoutBaseline(t *testing.T) {
+	ds := loadShared(t, "medical/medical.csv")
+	data := analysis.Input{X: ds.Dense(), Y: ds.DenseY()}
+	n, _ := data.Y.Dims()
+	splits, err := KFold(n, 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := Spec{Methods: []MethodRun{{ID: "pca"}}, Grid: Grid{Dims: []int{5, 10}}, Options: Options{Classifier: ClassifierKNN}}
+	with, err := Run(t.Context(), data, splits, spec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := false
+	spec.Options.Baseline = &off
+	without, err := Run(t.Context(), data, splits, spec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []Row
+	for _, r := range with.Rows {
+		if r.Method != Ori {
+			kept = append(kept, r)
+		}
+	}
+	if len(kept) == len(with.Rows) || len(without.Rows) != len(kept) {
+		t.Fatalf("%d rows with the baseline, %d of them not ori; %d without", len(with.Rows), len(kept), len(without.Rows))
+	}
+	if !sameMetrics(without, &Result{Rows: kept}, 0) {
+		t.Fatalf("the methods' rows without the baseline %+v, with it %+v", without.Rows, kept)
+	}
+
+	// AmazonCat-13K's shape: ori's exact search among its sparse rows
+	// weighs more than pca's whole evaluation.
+	shape := analysis.Shape{N: 1186239 + 306782, D: 203882, Q: 13330, NNZ: 106e6, LabelsSparse: true, LabelOnes: 7_500_000}
+	est := func(baseline bool) int64 {
+		s := Spec{Methods: []MethodRun{{ID: "pca", Params: analysis.Params{D: 100}}}, Options: Options{Classifier: ClassifierKNN, Baseline: &baseline}}
+		b, err := EstimateMemory(shape, 306782, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	if a, b := est(true), est(false); b >= a {
+		t.Errorf("memory estimate %d bytes without the baseline, %d with it", b, a)
+	} else {
+		t.Logf("AmazonCat-13K's shape, pca at d = 100: %.2f GiB with the baseline, %.2f GiB without", float64(a)/(1<<30), float64(b)/(1<<30))
+	}
+}

@@ -27,8 +27,9 @@ import (
 // Run handles one split at a time and, within it, one method at a time, so
 // the peak is the split's copies of its rows (training and test parts, N
 // rows in all) plus the largest of: the baseline's classifier on the D
-// features, and for each method its fit (analysis.EstimateMemory on the
-// training rows; lda refits once per d, one fit alive at a time) plus the
+// features (unless Options.Baseline leaves it out), and for each method
+// its fit (analysis.EstimateMemory on the training rows; lda refits once
+// per d, one fit alive at a time) plus the
 // model's projections of both parts and the classifier at the largest d
 // of the grid — or, for label-space methods, the ridge regression from
 // the features (bias column included) or kcplst's kernel codes. With
@@ -90,6 +91,7 @@ func EstimateMemory(s analysis.Shape, testRows int, spec Spec) (int64, error) {
 	}
 	var peak float64 // the baseline, in bytes
 	switch {
+	case !o.WithBaseline():
 	case nnz > 0 && o.Classifier == ClassifierRidge:
 		peak = 8 * (dense + classifierMem(o.Classifier, k, s.Classes, ntr, nte, d, q, ones, wide))
 	case nnz > 0 && o.Classifier == ClassifierSVM: // on the sparse rows

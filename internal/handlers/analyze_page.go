@@ -70,7 +70,7 @@ func analyzeFormFrom(f url.Values, rec store.DatasetRecord) templates.AnalyzeFor
 		Classifier: f.Get("classifier"), SplitKind: f.Get("split"), TestFraction: f.Get("test_fraction"), Folds: f.Get("folds"),
 		Seed: f.Get("seed"), GridMode: f.Get("grid_mode"), Grid: f.Get("grid"), GridOf: f.Get("grid_of"),
 		EvalK: f.Get("eval_k"), EvalLambda: f.Get("eval_lambda"), EvalC: f.Get("eval_c"), EvalEps: f.Get("eval_eps"),
-		PsA: f.Get("ps_a"), PsB: f.Get("ps_b"), Recall: f.Get("recall"), Preprocess: f.Get("preprocess"), HasFolds: rec.Folds > 0, SeedDim: views.SeedDimText(rec)}
+		PsA: f.Get("ps_a"), PsB: f.Get("ps_b"), Recall: f.Get("recall"), Baseline: f.Get("baseline"), Preprocess: f.Get("preprocess"), HasFolds: rec.Folds > 0, SeedDim: views.SeedDimText(rec)}
 }
 
 // requestFromForm builds a job request from the form: only the parameters
@@ -188,6 +188,13 @@ func requestFromForm(dataset string, methods []string, f templates.AnalyzeForm) 
 		}
 		if f.GridMode == "percent" {
 			e.Of = f.GridOf
+		}
+		switch f.Baseline {
+		case "", "with": // the default is not sent
+		case "without":
+			e.Baseline = new(false)
+		default:
+			return req, badRequest("evaluate.baseline", "the baseline is evaluated \"with\" the methods or left out (\"without\"), not %q", f.Baseline)
 		}
 		req.Evaluate = e
 		s := &jobs.Split{Kind: f.SplitKind}

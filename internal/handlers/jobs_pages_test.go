@@ -222,6 +222,7 @@ func TestAnalyzeRefusals(t *testing.T) {
 		{"ps_a not a number", func(f url.Values) { f.Set("ps_a", "x") }, 400, "#ps_a", "propensity model's ps_a must be a number"},
 		{"ps_b not positive", func(f url.Values) { f.Set("ps_b", "-1") }, 400, "#ps_b", "propensity model's ps_b must be greater than 0"},
 		{"recall above 1", func(f url.Values) { f.Set("classifier", "knn"); f.Set("recall", "1.5") }, 400, "#recall", "must be in (0, 1]"},
+		{"unknown baseline", func(f url.Values) { f.Set("baseline", "maybe") }, 400, "#baseline", "left out"},
 	}
 	before := s.snapshot()
 	for _, c := range cases {
@@ -720,6 +721,30 @@ func TestAnalyzeFormPropensity(t *testing.T) {
 	f.Set("recall", "0.5")
 	if e := evaluation(s.startAnalysis(id, f)); e.Recall != 0 {
 		t.Errorf("ridge: got recall %v sent, want none", e.Recall)
+	}
+
+	// The baseline: evaluated by default (not sent), left out on request,
+	// the job's page and metrics then without ori.
+	wantInputs(t, form, "baseline-hint")
+	if got := form.Find("#baseline option[selected]").AttrOr("value", ""); got != "with" {
+		t.Errorf("the baseline's default is %q, want with", got)
+	}
+	f.Set("baseline", "with")
+	if e := evaluation(s.startAnalysis(id, f)); e.Baseline != nil {
+		t.Errorf("the default baseline: got %v sent, want none", *e.Baseline)
+	}
+	f.Set("baseline", "without")
+	job = s.startAnalysis(id, f)
+	if e := evaluation(job); e.Baseline == nil || *e.Baseline {
+		t.Errorf("got baseline %v, want false", e.Baseline)
+	}
+	s.waitJob(job, jobs.Succeeded)
+	if got := s.page("/jobs/" + job).Text(); !strings.Contains(got, "left out: no row of ori") {
+		t.Error("the job's page does not say the baseline was left out")
+	}
+	resp, body := s.do("GET", "/api/jobs/"+job+"/metrics.json", "", nil)
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `"method": "pca"`) || strings.Contains(string(body), `"method": "ori"`) {
+		t.Errorf("metrics.json: %d, want pca's rows and no ori's: %.300s", resp.StatusCode, body)
 	}
 }
 

@@ -81,10 +81,14 @@ type Evaluate struct {
 	// (evaluate.Options.Recall): 1 always exact; in (0, 1), the recall@k
 	// an approximate search aims at where the exact one would take longer
 	// than evaluate.ExactBudget; absent or 0: 0.95.
-	Recall  float64   `json:"recall,omitempty"`
-	Dims    []int     `json:"dims,omitempty"`
-	Percent []float64 `json:"percent,omitempty"`
-	Of      string    `json:"of,omitempty"`
+	Recall float64 `json:"recall,omitempty"`
+	// Baseline false leaves out the baseline without reduction, ori
+	// (evaluate.Options.Baseline); absent or true evaluates it. A study
+	// ranks its methods with ori and refuses false.
+	Baseline *bool     `json:"baseline,omitempty"`
+	Dims     []int     `json:"dims,omitempty"`
+	Percent  []float64 `json:"percent,omitempty"`
+	Of       string    `json:"of,omitempty"`
 }
 
 // Defaults of a request.
@@ -628,6 +632,8 @@ func (r *Request) validateStudy(ds DatasetLookup, lim Limits) error {
 		return reqErr(http.StatusBadRequest, "datasets", "a study may cover at most %d data sets, not %d", MaxStudyDatasets, n)
 	case r.Evaluate == nil || r.Evaluate.Classifier == evaluate.ClassifierNone:
 		return reqErr(http.StatusBadRequest, "evaluate", "a study compares methods by their evaluation: give evaluate with a classifier (mlknn, knn, ridge or svm)")
+	case r.Evaluate.Baseline != nil && !*r.Evaluate.Baseline:
+		return reqErr(http.StatusBadRequest, "evaluate.baseline", "a study ranks its methods together with the baseline ori; leave baseline out")
 	}
 	var kind dataset.Kind
 	var first string

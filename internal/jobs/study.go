@@ -133,7 +133,7 @@ func (x *Executor) evaluateOne(ctx context.Context, req Request, spec evaluate.S
 // evaluationSpec is what the request's evaluation runs.
 func evaluationSpec(req Request) evaluate.Spec {
 	e := req.Evaluate
-	o := evaluate.Options{Classifier: e.Classifier, K: e.K, S: e.S, Lambda: e.Lambda, C: e.C, Eps: e.Eps, PsA: e.PsA, PsB: e.PsB, Recall: e.Recall, Preprocess: req.Preprocess}
+	o := evaluate.Options{Classifier: e.Classifier, K: e.K, S: e.S, Lambda: e.Lambda, C: e.C, Eps: e.Eps, PsA: e.PsA, PsB: e.PsB, Recall: e.Recall, Baseline: e.Baseline, Preprocess: req.Preprocess}
 	spec := evaluate.Spec{Grid: evaluate.Grid{Dims: e.Dims, Percent: e.Percent, Of: e.Of}, Options: o}
 	for _, id := range req.MethodIDs() {
 		m, _ := analysis.Lookup(id)

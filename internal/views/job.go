@@ -146,6 +146,9 @@ func (b *Builder) JobHeader(j jobs.Job) templates.JobHeader {
 		default:
 			add("classifier", fmt.Sprintf("%s (k = %d, s = %g, λ = %g)", e.Classifier, e.K, e.S, e.Lambda))
 		}
+		if e.Baseline != nil && !*e.Baseline {
+			add("baseline", "left out: no row of ori (no reduction)")
+		}
 		if e.PsA != 0 || e.PsB != 0 { // given: the defaults go without saying
 			add("propensities", fmt.Sprintf("A = %g, B = %g (Jain et al. 2016)",
 				cmp.Or(e.PsA, evaluate.DefaultPropensityA), cmp.Or(e.PsB, evaluate.DefaultPropensityB)))

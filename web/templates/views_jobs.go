@@ -51,6 +51,7 @@ type AnalyzeForm struct {
 	EvalC, EvalEps                                     string // the svm's c and eps
 	PsA, PsB                                           string // the propensity model's A and B (multi-label data)
 	Recall                                             string // the k-NN vote's neighbour search recall (multi-label data)
+	Baseline                                           string // "with" or "without" the baseline ori (not in a study)
 	Preprocess                                         string // none, standardize or minmax
 	HasFolds                                           bool
 	// SeedDim is seed 003's d′ = ΣK_j − q of multi-dimensional data as
