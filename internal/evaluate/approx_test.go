@@ -2,6 +2,7 @@ package evaluate
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -125,5 +126,65 @@ func TestRunWithoutBaseline(t *testing.T) {
 		t.Errorf("memory estimate %d bytes without the baseline, %d with it", b, a)
 	} else {
 		t.Logf("%.2f GiB with the baseline, %.2f GiB without", float64(a)/(1<<30), float64(b)/(1<<30))
+	}
+}
+
+// TestRunFitted checks Spec.Fitted: on one split, a model fitted before
+// Run on its training part is evaluated instead of a second fit — cut to
+// a grid of dims, or as it is when its parameters are the method's — with
+// the fit's time on its rows and a note; the metrics are those of Run's
+// own fit to rounding. With several splits, a grid of percentages or
+// other parameters, Run fits as before.
+func TestRunFitted(t *testing.T) {
+	ds := loadShared(t, "medical/medical.csv")
+	data := analysis.Input{X: ds.Dense(), Y: ds.DenseY()}
+	n, _ := data.Y.Dims()
+	h, err := Holdout(n, 0.3, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	params := analysis.Params{D: 12}
+	model, err := analysis.Fit(t.Context(), "pca", subset(data, h.Train), params, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fitted := map[string]Fitted{"pca": {Model: model, Params: params, Seconds: 42}}
+	const note = "pca: evaluated with the result model fitted on the same training rows, not fitted a second time"
+	for _, tc := range []struct {
+		name   string
+		splits []Split
+		grid   Grid
+		params analysis.Params
+		reused bool
+	}{
+		{"grid of dims", []Split{h}, Grid{Dims: []int{4, 8}}, params, true},
+		{"own d", []Split{h}, Grid{}, params, true},
+		{"own d, other parameters", []Split{h}, Grid{}, analysis.Params{D: 6}, false},
+		{"percentages", []Split{h}, Grid{Percent: []float64{1}}, params, false},
+		{"two splits", []Split{h, h}, Grid{Dims: []int{4}}, params, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := Spec{Methods: []MethodRun{{ID: "pca", Params: tc.params}}, Grid: tc.grid, Options: Options{Classifier: ClassifierKNN}}
+			want, err := Run(t.Context(), data, tc.splits, spec, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			spec.Fitted = fitted
+			got, err := Run(t.Context(), data, tc.splits, spec, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if slices.Contains(got.Notes, note) != tc.reused {
+				t.Fatalf("notes %q: want the reuse said %v", got.Notes, tc.reused)
+			}
+			if !sameMetrics(got, want, 1e-12) {
+				t.Errorf("metrics with the model given %+v, Run's own fit %+v", got.Rows, want.Rows)
+			}
+			for _, r := range got.Rows {
+				if r.Method == "pca" && (r.FitSeconds == 42) != tc.reused {
+					t.Errorf("pca d=%d fit %v s; the given model's 42 s is the reuse's (%v)", r.D, r.FitSeconds, tc.reused)
+				}
+			}
+		})
 	}
 }

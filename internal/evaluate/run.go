@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -112,6 +113,22 @@ type Spec struct {
 	// returns and then by its Result. On large grids over many rows this
 	// is large (10⁶ rows × 100 cells: 800 MB), so it is off by default.
 	RowErrors bool `json:"-"`
+	// Fitted holds, by method id, models already fitted on the training
+	// part of the only split, preprocessed as Run preprocesses it (a
+	// job's result models, when its split holds out a test data set or a
+	// holdout's rows). Run evaluates such a model instead of fitting the
+	// method again when it gives what the fit would: the model cut to
+	// every d of a grid of dims, or, with no grid, a model fitted with the
+	// method's parameters. A note names the methods evaluated so.
+	Fitted map[string]Fitted `json:"-"`
+}
+
+// Fitted is a model fitted before Run, with the parameters it was fitted
+// with and the fit's wall time (the rows' FitSeconds).
+type Fitted struct {
+	Model   *analysis.Model
+	Params  analysis.Params
+	Seconds float64
 }
 
 // Row is the metrics of one method at one d on one fold, or (Fold nil) their
@@ -244,6 +261,9 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 	}
 	r.svmNotes()
 	r.approxNotes()
+	if len(r.reused) > 0 {
+		r.note("%s: evaluated with the result model fitted on the same training rows, not fitted a second time", strings.Join(r.reused, ", "))
+	}
 	return r.result(), nil
 }
 
@@ -298,6 +318,8 @@ type runner struct {
 	// approx holds, by method, the reports of the k-NN vote's approximate
 	// neighbour searches (neighbours), for the notes (approxNotes).
 	approx map[string][]knn.ApproxReport
+	// reused are the methods evaluated with a model of Spec.Fitted.
+	reused []string
 	// exactSecs is the largest predicted time of an exact search that was
 	// replaced by an approximate one; budget is the time above which it is
 	// replaced, ExactBudget when zero (tests lower it).
@@ -756,6 +778,29 @@ func (r *runner) fit(ctx context.Context, id string, in analysis.Input, p analys
 	return m, err
 }
 
+// prefitted returns the model of Spec.Fitted that stands for the fit of
+// run on the only split (explicit: on a grid whose largest d is top), and
+// takes its fit time for the rows; nil when there is none or it would not
+// give what the fit gives: a grid of percentages (their base is the fit's
+// rank), lda's blocks, fewer directions than the grid's largest d, or
+// with no grid other parameters.
+func (r *runner) prefitted(run MethodRun, explicit bool, top int) *analysis.Model {
+	f, ok := r.spec.Fitted[run.ID]
+	if !ok || len(r.splits) != 1 || len(f.Model.Blocks) > 0 || len(r.spec.Grid.Percent) > 0 {
+		return nil
+	}
+	if explicit {
+		if _, err := f.Model.WithDim(top); err != nil {
+			return nil
+		}
+	} else if !reflect.DeepEqual(f.Params, run.Params) {
+		return nil
+	}
+	r.lastFit, r.mark = time.Duration(f.Seconds*float64(time.Second)), r.clock()
+	r.reused = append(r.reused, run.ID)
+	return f.Model
+}
+
 // method fits one method on a split's training part and evaluates it at
 // every point of its grid.
 func (r *runner) method(ctx context.Context, run MethodRun, train, test analysis.Input, f int) error {
@@ -768,9 +813,12 @@ func (r *runner) method(ctx context.Context, run MethodRun, train, test analysis
 		_, nFeat := features(train).Dims()
 		p.D, p.Thr, p.MaxDim = 0, 0, r.spec.Grid.maxDim(nFeat, r.rankBase[run.ID])
 	}
-	model, err := r.fit(ctx, run.ID, train, p)
-	if err != nil {
-		return err
+	model := r.prefitted(run, explicit, p.MaxDim)
+	if model == nil {
+		var err error
+		if model, err = r.fit(ctx, run.ID, train, p); err != nil {
+			return err
+		}
 	}
 	_, nFeat := features(train).Dims()
 	limit, limitOf := gridLimit(model)

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"time"
 
@@ -163,15 +164,27 @@ func (x *Executor) execute(ctx context.Context, job Job, report Report) ([]strin
 	// The result fits share what does not depend on the method
 	// (analysis.Shared), which the loop holds until its last fit.
 	fitRows := subset(p.fitInput(), p.fitRows).WithShared(analysis.NewShared())
+	// With one split whose training part is the fit rows (a test data
+	// set, a holdout), the evaluation takes the result models rather than
+	// fitting them again (evaluate.Spec.Fitted).
+	var fitted map[string]evaluate.Fitted
+	if evalShare > 0 && len(p.splits) == 1 && slices.Equal(p.splits[0].Train, p.fitRows) {
+		fitted = map[string]evaluate.Fitted{}
+	}
 	for i, id := range ids {
 		from := 0.05 + fitSpan*float64(i)/float64(len(ids))
 		to := 0.05 + fitSpan*float64(i+1)/float64(len(ids))
 		report(from, "fitting "+id, "")
+		began := time.Now()
 		m, note, err := x.fit(ctx, job, id, fitRows, p, func(f float64, phase string) {
 			report(from+(to-from)*f, id+": "+phase, "")
 		})
 		if err != nil {
 			return notes, fmt.Errorf("%s: %w", id, err)
+		}
+		if fitted != nil {
+			desc, _ := analysis.Lookup(id)
+			fitted[id] = evaluate.Fitted{Model: m, Params: job.Request.Params.Only(desc.Takes), Seconds: time.Since(began).Seconds()}
 		}
 		if note != "" {
 			notes = append(notes, note)
@@ -191,6 +204,7 @@ func (x *Executor) execute(ctx context.Context, job Job, report Report) ([]strin
 	if evalShare > 0 {
 		spec := evaluationSpec(req)
 		spec.RowErrors = true // FileRowErrors, for the explorer
+		spec.Fitted = fitted
 		start := 0.05 + fitSpan
 		res, err := evaluate.Run(ctx, p.data, p.splits, spec, func(f float64, phase string) {
 			report(start+(0.95-start)*f, "evaluating", phase)

@@ -368,6 +368,11 @@ func TestExecuteTestSetSplit(t *testing.T) {
 	if mf.Split.Kind != SplitTestSet || mf.TestDataset == nil || mf.TestDataset.ID != test.ID || !strings.Contains(mf.EvaluatedOn, "test data set "+test.Name) {
 		t.Errorf("metrics.json: split %q, test set %+v, evaluated on %q", mf.Split.Kind, mf.TestDataset, mf.EvaluatedOn)
 	}
+	// The evaluation's training part is the result model's: it is not
+	// fitted twice.
+	if !slices.Contains(mf.Notes, "pca: evaluated with the result model fitted on the same training rows, not fitted a second time") {
+		t.Errorf("metrics.json notes %q: none says pca's result model was evaluated", mf.Notes)
+	}
 	// A request stored before the split had its name ("none") reads as one.
 	old := Request{Dataset: e.ml.ID, TestDataset: test.ID, Method: "pca", Split: &Split{Kind: SplitNone}, Evaluate: &Evaluate{}}
 	old.Normalize()
