@@ -121,6 +121,9 @@ func EstimateMemory(s analysis.Shape, testRows int, spec Spec) (int64, error) {
 		if err != nil {
 			return 0, err
 		}
+		if _, given := spec.Fitted[run.ID]; given {
+			fit = 0 // Run evaluates the model given, which the caller holds
+		}
 		top := float64(analysis.MaxDim(run.ID, p, train))
 		if m.ID == "lda" { // d per class variable (per label on multi-label data)
 			vars := len(s.Classes)

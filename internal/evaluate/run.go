@@ -119,7 +119,10 @@ type Spec struct {
 	// holdout's rows). Run evaluates such a model instead of fitting the
 	// method again when it gives what the fit would: the model cut to
 	// every d of a grid of dims, or, with no grid, a model fitted with the
-	// method's parameters. A note names the methods evaluated so.
+	// method's parameters. A note names the methods evaluated so. For
+	// EstimateMemory, an entry (its Model may be nil) says the method's
+	// fit is given and not counted: the caller gives one only where Run
+	// will take the model.
 	Fitted map[string]Fitted `json:"-"`
 }
 
@@ -786,7 +789,7 @@ func (r *runner) fit(ctx context.Context, id string, in analysis.Input, p analys
 // with no grid other parameters.
 func (r *runner) prefitted(run MethodRun, explicit bool, top int) *analysis.Model {
 	f, ok := r.spec.Fitted[run.ID]
-	if !ok || len(r.splits) != 1 || len(f.Model.Blocks) > 0 || len(r.spec.Grid.Percent) > 0 {
+	if !ok || f.Model == nil || len(r.splits) != 1 || len(f.Model.Blocks) > 0 || len(r.spec.Grid.Percent) > 0 {
 		return nil
 	}
 	if explicit {

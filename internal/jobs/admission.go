@@ -341,7 +341,7 @@ func estimateShape(req Request, sh jobShape, est estimators) (Estimate, error) {
 		phase = max(phase, m.Phase())
 	}
 	if sh.testPart > 0 && req.Evaluate != nil {
-		ev, err := est.eval(sh.allShape(), sh.testPart, evalSpec(req))
+		ev, err := est.eval(sh.allShape(), sh.testPart, sh.evalSpec(req))
 		if err != nil {
 			return e, fmt.Errorf("estimating the memory of the evaluation: %w", err)
 		}
@@ -353,6 +353,39 @@ func estimateShape(req Request, sh jobShape, est estimators) (Estimate, error) {
 	}
 	e.Peak = e.Overhead + e.Data + phase
 	return e, nil
+}
+
+// evalSpec is the evaluation of req as its estimate counts it: evalSpec,
+// with the fits the evaluation takes from the result models (reusedFits)
+// when its one split trains on the fit rows (a test set, a holdout).
+func (sh jobShape) evalSpec(req Request) evaluate.Spec {
+	spec := evalSpec(req)
+	if sh.splits == 1 && (sh.test > 0 || sh.fit < sh.train) {
+		spec.Fitted = reusedFits(req, sh.fitShape())
+	}
+	return spec
+}
+
+// reusedFits marks the methods whose result model (fitted on fitShape)
+// the evaluation of req will take instead of fitting them again
+// (evaluate.Spec.Fitted), when its one split's training part is the fit
+// rows: not lda, no grid of percentages, and every d of a grid of dims
+// within the directions the model holds (analysis.ModelColumns).
+func reusedFits(req Request, fitShape analysis.Shape) map[string]evaluate.Fitted {
+	e := req.Evaluate
+	if len(e.Percent) > 0 {
+		return nil
+	}
+	out := map[string]evaluate.Fitted{}
+	for _, id := range req.MethodIDs() {
+		m, _ := analysis.Lookup(id)
+		p := req.Params.Only(m.Takes)
+		if id == "lda" || len(e.Dims) > 0 && slices.Max(e.Dims) > analysis.ModelColumns(id, p, fitShape) {
+			continue
+		}
+		out[id] = evaluate.Fitted{Params: p}
+	}
+	return out
 }
 
 // evalSpec is the evaluation the executor runs for a request; a job on

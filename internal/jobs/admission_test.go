@@ -298,3 +298,39 @@ func TestDescribeNamesWhatTheMethodHolds(t *testing.T) {
 		}
 	}
 }
+
+// TestEstimateReusedFits: with a holdout (one split training on the fit
+// rows) the evaluation's estimate leaves out the fits it takes from the
+// result models, which the job holds anyway; with k folds, a grid of
+// percentages or a d beyond the directions a model holds, it counts them.
+func TestEstimateReusedFits(t *testing.T) {
+	rec := mlRecord("ml", 2000, 300, 5)
+	for _, tc := range []struct {
+		name   string
+		split  *Split
+		eval   Evaluate
+		reused bool
+	}{
+		{"holdout, own d", &Split{Kind: SplitHoldout}, Evaluate{}, true},
+		{"holdout, grid of dims", &Split{Kind: SplitHoldout}, Evaluate{Dims: []int{2, 5}}, true},
+		{"holdout, percentages", &Split{Kind: SplitHoldout}, Evaluate{Percent: []float64{1}}, false},
+		{"k folds", &Split{Kind: SplitKFold, Folds: 3}, Evaluate{}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req := Request{Dataset: "ml", Method: "pca", Params: analysis.Params{D: 5}, Split: tc.split, Evaluate: &tc.eval}
+			req.Normalize()
+			e, err := EstimateJob(req, rec, store.DatasetRecord{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sh := shapeOfJob(req, rec, store.DatasetRecord{})
+			full, err := evaluate.EstimateMemory(sh.allShape(), sh.testPart, evalSpec(req))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := e.Evaluation < full; got != tc.reused {
+				t.Errorf("evaluation estimate %d bytes, %d with the fit counted: reuse %v, want %v", e.Evaluation, full, got, tc.reused)
+			}
+		})
+	}
+}

@@ -328,7 +328,7 @@ func TestEstimateRowErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	sh := shapeOfJob(req, rec, store.DatasetRecord{})
-	spec := evalSpec(req)
+	spec := sh.evalSpec(req)
 	spec.RowErrors = false
 	without, err := evaluate.EstimateMemory(sh.allShape(), sh.testPart, spec)
 	if err != nil {
