@@ -122,7 +122,7 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 		"wide (N=20000, D=5000 sparse at 2%, q=400, d=20, also against scipy), e2e (jobs through the webapp's HTTP API on N=50000, D=500, q=20), "+
 		"eval (10-fold evaluation jobs on scene, yeast and medical against numpy + scikit-learn, some 3 minutes), "+
 		"mlknn (ML-kNN alone on N=10000, 50000, 200000, D=10, q=100 against scikit-learn's NearestNeighbors, some 7 minutes a rep), "+
-		"xc (the -xc data set generated, uploaded, and a job per method of pca, mddmp, plst, cplst at d = 100, then the four in one job with a 5-fold k-NN vote evaluation (all+eval), through the webapp, the product alone); "+
+		"xc (the -xc data set generated, uploaded, and a job per method of pca, mddmp, plst, cplst at d = 100, then the four in one job with a 5-fold k-NN vote evaluation (all+eval), and pca and mddmp fitted on the training file and scored on the test file (test+eval), through the webapp, the product alone); "+
 		defaultSizes+" runs "+strings.Join(defaultSizeList(), ",")+", all every size")
 	fs.IntVar(&c.reps, "reps", 3, "timed runs per work and side; the table gives their median")
 	fs.DurationVar(&c.warmupUnder, "warmup-under", 5*time.Second, "a first run shorter than this is an untimed warm-up; a longer one is the first timed run")

@@ -33,6 +33,8 @@ type row struct {
 	// sp is scipy's sparse route (wide rows); skipped elsewhere.
 	sp     outcome
 	phases []phaseTime
+	// xcEval is an evaluated XC job's metrics and notes; nil elsewhere.
+	xcEval *xcEvalResult
 	// agree compares an evaluation or ML-kNN row's metrics (the product's
 	// and the script's); nil when either side has none.
 	agree *agreementStats
