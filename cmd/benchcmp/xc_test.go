@@ -145,7 +145,7 @@ func TestBenchXC(t *testing.T) {
 func TestWriteXCTable(t *testing.T) {
 	up := xcUpload{shape: xcdata.Shape{Name: "eurlex-4k", Train: 15539, Test: 3809, Features: 5000, Labels: 3993, LabelsPerRow: 5.3, FeaturesPerRow: 236},
 		scale: 1, bytes: 52e6, genSeconds: 2.5, took: 4, stored: 80e6, peakKiB: 900 * 1024, jobMemory: "6GiB",
-		up: uploadedSet{Rows: 15539, Features: 5000, LabelCount: 3993, Storage: "sparse", LabelStorage: "sparse", NonZeros: 3_668_000, LabelOnes: 82_350},
+		up:       uploadedSet{Rows: 15539, Features: 5000, LabelCount: 3993, Storage: "sparse", LabelStorage: "sparse", NonZeros: 3_668_000, LabelOnes: 82_350},
 		testFile: "test.txt", testTook: 0.5,
 		testUp: uploadedSet{Rows: 3809, Features: 5000, LabelCount: 3993, Storage: "sparse", LabelStorage: "sparse", NonZeros: 903_000, LabelOnes: 20_400}}
 	rows := []row{
