@@ -15,13 +15,7 @@ import (
 // with the recall measured; its metrics stay near the exact search's;
 // with recall 1 the run is the exact run to the bit whatever the budget.
 func TestRunApproximateKNN(t *testing.T) {
-	ds := loadShared(t, "medical/medical.csv")
-	data := analysis.Input{X: ds.Dense(), Y: ds.DenseY()}
-	n, _ := data.Y.Dims()
-	splits, err := KFold(n, 2, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data, splits := medicalFolds(t)
 	spec := Spec{Methods: []MethodRun{{ID: "pca"}, {ID: "mddmp"}}, Grid: Grid{Dims: []int{20}}, Options: Options{Classifier: ClassifierKNN}}
 	run := func(spec Spec, budget float64) *Result {
 		r, err := newRunner(data, splits, spec, nil)
@@ -80,13 +74,7 @@ func TestRunApproximateKNN(t *testing.T) {
 // ori's rows and changes no other row, and that the memory estimate no
 // longer counts ori's classifier on the features.
 func TestRunWithoutBaseline(t *testing.T) {
-	ds := loadShared(t, "medical/medical.csv")
-	data := analysis.Input{X: ds.Dense(), Y: ds.DenseY()}
-	n, _ := data.Y.Dims()
-	splits, err := KFold(n, 2, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data, splits := medicalFolds(t)
 	spec := Spec{Methods: []MethodRun{{ID: "pca"}}, Grid: Grid{Dims: []int{5, 10}}, Options: Options{Classifier: ClassifierKNN}}
 	with, err := Run(t.Context(), data, splits, spec, nil)
 	if err != nil {
@@ -136,8 +124,7 @@ func TestRunWithoutBaseline(t *testing.T) {
 // own fit to rounding. With several splits, a grid of percentages or
 // other parameters, Run fits as before.
 func TestRunFitted(t *testing.T) {
-	ds := loadShared(t, "medical/medical.csv")
-	data := analysis.Input{X: ds.Dense(), Y: ds.DenseY()}
+	data := medical(t)
 	n, _ := data.Y.Dims()
 	h, err := Holdout(n, 0.3, 1)
 	if err != nil {
@@ -187,4 +174,23 @@ func TestRunFitted(t *testing.T) {
 			}
 		})
 	}
+}
+
+// medical is the shared medical data set, dense.
+func medical(t *testing.T) analysis.Input {
+	t.Helper()
+	ds := loadShared(t, "medical/medical.csv")
+	return analysis.Input{X: ds.Dense(), Y: ds.DenseY()}
+}
+
+// medicalFolds is medical with 2 folds (seed 1).
+func medicalFolds(t *testing.T) (analysis.Input, []Split) {
+	t.Helper()
+	data := medical(t)
+	n, _ := data.Y.Dims()
+	splits, err := KFold(n, 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data, splits
 }
