@@ -23,7 +23,7 @@ func TestSelectCases(t *testing.T) {
 		{"one eval row", []string{"medical"}, []string{"eval"}, []string{"medical/eval"}, ""},
 		{"the mlknn rows", nil, []string{"mlknn"}, []string{"mlknn/mlknn", "mlknn/mlknn", "mlknn/mlknn"}, ""},
 		{"the default sizes leave out eval and mlknn", []string{"mlknn"}, defaultSizeList(), nil, "the eval, mlknn and xc rows run only when -sizes names them"},
-		{"the xc rows", nil, []string{"xc"}, []string{"pca/xc", "mddmp/xc", "plst/xc", "cplst/xc", "all+eval/xc"}, ""},
+		{"the xc rows", nil, []string{"xc"}, []string{"pca/xc", "mddmp/xc", "plst/xc", "cplst/xc", "all+eval/xc", "test+eval/xc"}, ""},
 		{"the default sizes leave out xc", []string{"plst"}, defaultSizeList(), nil, "no work"},
 		{"one wide row", []string{"cplst"}, []string{"wide"}, []string{"cplst/wide"}, ""},
 		{"no such end-to-end row", []string{"cplst"}, []string{"e2e"}, nil, "no work"},
@@ -63,8 +63,8 @@ func TestSelectCases(t *testing.T) {
 
 func TestAllCases(t *testing.T) {
 	cs := allCases(1)
-	if len(cs) != 30 {
-		t.Errorf("got %d cases, want 30 (8 at 100k, 4 at 20k, eigen, 4 wide, 2 end to end, 3 eval, 3 mlknn, 5 xc)", len(cs))
+	if len(cs) != 31 {
+		t.Errorf("got %d cases, want 31 (8 at 100k, 4 at 20k, eigen, 4 wide, 2 end to end, 3 eval, 3 mlknn, 6 xc)", len(cs))
 	}
 	for _, c := range cs {
 		if (c.work == "sdem") != c.multiDim {
