@@ -127,22 +127,7 @@ func labelGramTop(ctx context.Context, ones *sparseRows, m01 []float64, k int, s
 // eigenvalues are ZᵀZ's.
 func labelRowsOp(l *sparse.CSR, m01 []float64) linalg.SymOp {
 	n, q := l.Dims()
-	var t []float64
-	return linalg.SymOp{N: n, Cost: labelOpFlops(n, q, float64(l.NNZ())), Apply: func(ctx context.Context, v, av blas64.General) error {
-		b := v.Cols
-		if len(t) < q*b {
-			t = make([]float64, q*b)
-		}
-		tg := blas64.General{Rows: q, Cols: b, Stride: b, Data: t[:q*b]}
-		if err := centredTMul(ctx, l, m01, v, tg); err != nil { // Ycᵀ·V
-			return err
-		}
-		if err := centredMul(ctx, l, m01, tg, av); err != nil { // Yc·(YcᵀV)
-			return err
-		}
-		scaleBlock(av, 4)
-		return ctx.Err()
-	}}
+	return centredRowsOp(l, m01, 4, labelOpFlops(n, q, float64(l.NNZ())))
 }
 
 // krylovPhase is the progress stage of formedTop.

@@ -229,10 +229,17 @@ func (o *covOp) linalgOp() linalg.SymOp {
 // rowsOp is alpha·XcXcᵀ (order N) as a linalg.SymOp: pca's matrix on
 // the rows' side, whose non-zero eigenvalues are alpha·XcᵀXc's.
 func (o *covOp) rowsOp() linalg.SymOp {
-	n, d := o.x.Dims()
+	return centredRowsOp(o.x, o.mean, o.alpha, 4*float64(o.x.NNZ()))
+}
+
+// centredRowsOp is scale·XcXcᵀ (order N, Xc = X − 1·meanᵀ) as a
+// linalg.SymOp for x in CSR form: Xcᵀ·V, then Xc of it (centredTMul,
+// centredMul); cost is the flops of a product with one vector.
+func centredRowsOp(x *sparse.CSR, mean []float64, scale, cost float64) linalg.SymOp {
+	n, d := x.Dims()
 	var t []float64
-	var mu sync.Mutex
-	return linalg.SymOp{N: n, Cost: 4 * float64(o.x.NNZ()), Apply: func(ctx context.Context, v, av blas64.General) error {
+	var mu sync.Mutex // SymEigTopOp applies one block at a time; the lock keeps the buffer safe anyway
+	return linalg.SymOp{N: n, Cost: cost, Apply: func(ctx context.Context, v, av blas64.General) error {
 		mu.Lock()
 		defer mu.Unlock()
 		b := v.Cols
@@ -240,14 +247,14 @@ func (o *covOp) rowsOp() linalg.SymOp {
 			t = make([]float64, d*b)
 		}
 		tg := blas64.General{Rows: d, Cols: b, Stride: b, Data: t[:d*b]}
-		if err := centredTMul(ctx, o.x, o.mean, v, tg); err != nil {
+		if err := centredTMul(ctx, x, mean, v, tg); err != nil { // Xcᵀ·V
 			return err
 		}
-		if err := centredMul(ctx, o.x, o.mean, tg, av); err != nil {
+		if err := centredMul(ctx, x, mean, tg, av); err != nil { // Xc·(XcᵀV)
 			return err
 		}
-		scaleBlock(av, o.alpha)
-		return nil
+		scaleBlock(av, scale)
+		return ctx.Err()
 	}}
 }
 
