@@ -138,7 +138,7 @@ const krylovPhase = "eigen-decomposition (block Krylov)"
 // operator, where symEigFor would call linalg.SymEigTop (k known, 2k < q,
 // linalg.TopIterates(q, k); ok false otherwise, and with in.route forcing
 // the Gram route). The difference is the iteration's shape: SymEigTopOp
-// tries blocks of 8 vectors, 12 a cycle, before SymEigTop's blocks of
+// tries blocks of 8 vectors, 16 a cycle, before SymEigTop's blocks of
 // k + k/4, 4 a cycle. On the power-law spectra of many labels (EURLex-4K's
 // shape: 3 993 labels, d = 100), whose leading values are close together,
 // SymEigTop's shape predicts slow convergence and gives up for the direct

@@ -174,13 +174,13 @@ func (l *memoryLedger) memFree(n, d, k, labels float64, side freeSide) {
 
 // topOp follows linalg.SymEigTopOp for k pairs of an operator of order d
 // whose products hold two n×b blocks: both shapes it may try, the first's
-// buffers garbage while the second's are live (its block of 8 with 12 a
-// cycle, SymEigTop's b = k + max(8, k/4) with 4), the Ritz vectors at a
+// buffers garbage while the second's are live (its block of 8 with 16 a
+// cycle and k + 24 kept, SymEigTop's b = k + max(8, k/4) with 4), the Ritz vectors at a
 // restart with per-worker sums of the products ((workers − 1)·d·b), and
 // the vectors (d·k).
 func (l *memoryLedger) topOp(n, d, k float64) {
 	b1, b2 := 8.0, k+max(8, math.Floor(k/4))
-	m1 := min(d, k+b1/2+12*b1)
+	m1 := min(d, k+24+16*b1)
 	m2 := min(d, k+math.Floor(b2/2)+4*b2)
 	l.hold(2*(m1+m2)*d + m1*m1 + m2*m2 + (b1+b2)*(d+m2) + 2*n*(b1+b2))
 	l.burst(2*(k+b2/2)*d + (l.workers-1)*d*b2 + n + 1)

@@ -34,17 +34,23 @@ const (
 	// vectors before each later Rayleigh–Ritz step and restart.
 	topBlocksPerCycle = 4
 
-	// opBlock and opBlocksPerCycle are the block size and blocks per cycle
-	// of SymEigTopOp. An operator's products cost per vector, not per
+	// opBlock, opBlocksPerCycle and opExtra are the block size, blocks
+	// per cycle and Ritz vectors kept beyond k of SymEigTopOp's first
+	// shape (opShape). An operator's products cost per vector, not per
 	// block, so a small block and a long cycle (a polynomial of higher
 	// degree per restart for the same products) pay off: on the centred
 	// Gram of 20 000 × 5 000 random sparse rows (2 %), whose 20 leading
 	// eigenvalues sit at the edge of a Marchenko–Pastur bulk, the dense
-	// block (28, 4 a cycle) gave up after 448 products (the matrix then
-	// formed: 45 s), 12 with 8 a cycle took 3 060 products (17 s), 8 with
-	// 12 a cycle 1 904 (9 s), 4 with 12 gave up (35 s).
+	// block (28, 4 a cycle) gave up after 448 products, 12 with 8 a cycle
+	// took 3 060 products, 8 with 12 a cycle 1 904, 4 with 12 gave up. On
+	// the rows' side of 59 312 AmazonCat-13K-shaped rows (pca, k = 100),
+	// with cycles of full length from the first and ended by the
+	// estimated residuals: 8 with 12 a cycle and 4 kept beyond k took 456
+	// products (544 with growing cycles), 8 with 16 and 24 kept 384, 8
+	// with 20 and 32 kept 384 with a larger basis.
 	opBlock          = 8
-	opBlocksPerCycle = 12
+	opBlocksPerCycle = 16
+	opExtra          = 24
 
 	// topDirectCost is the cost of the direct method in flops of matrix
 	// multiplication, over n³: the reduction's 4n³/3 flops run at about
@@ -100,7 +106,7 @@ func SymEigTop(ctx context.Context, a mat.Symmetric, k int) (values []float64, v
 	scale := safeScale(full, n)
 	if TopIterates(n, k) {
 		mirrorUpper(full, n)
-		vals, yt, err := lanczosTop(ctx, denseRows(full, n), n, k, topBlock(k), topBlocksPerCycle, 2*float64(n)*float64(n), 0)
+		vals, yt, err := lanczosTop(ctx, denseRows(full, n), n, k, denseShape(k), 2*float64(n)*float64(n), 0)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -220,26 +226,49 @@ func tridiagTop(ctx context.Context, d, e []float64, k int) ([]float64, []float6
 	return vals, yt, nil
 }
 
-// lanczosTop runs the block Krylov–Schur iteration of SymEigTop and
+// lanczosShape is how lanczosTop grows and restarts its basis.
+type lanczosShape struct {
+	// b is the block size, per the blocks added before each restart.
+	b, per int
+	// extra is the number of Ritz vectors kept at a restart beyond the
+	// k wanted (the basis holds at most k + extra + per·b vectors).
+	extra int
+	// early runs every cycle to its full length from the first, and ends
+	// a cycle as soon as the residuals estimated from the Krylov relation
+	// pass the accuracy check (see estimator); otherwise the cycles grow
+	// (topFirstBlocks blocks at first, then topFirstBlocks more a cycle up
+	// to per) and each ends at its length. The explicit check decides in
+	// both.
+	early bool
+}
+
+// denseShape is SymEigTop's shape for k pairs: a block larger than k,
+// four blocks a cycle, growing cycles.
+func denseShape(k int) lanczosShape {
+	b := topBlock(k)
+	return lanczosShape{b: b, per: topBlocksPerCycle, extra: b / 2}
+}
+
+// lanczosTop is the block Krylov–Schur iteration of SymEigTop and
 // SymEigTopOp on the symmetric n×n matrix whose products apply computes
-// in blocks of b vectors, per blocks a cycle (opCost flops for one vector;
-// formCost the flops of forming the matrix for the direct method, 0 when
-// it is at hand). It returns the k largest Ritz values and
-// the k×n row-major Ritz vectors when they pass the accuracy check, nil
-// vectors when it gave up, and ctx.Err() if ctx is canceled.
+// (opCost flops for one vector; formCost the flops of forming the matrix
+// for the direct method, 0 when it is at hand), with the block, cycle and
+// restart of shape. It returns the k largest Ritz values and the k×n
+// row-major Ritz vectors when they pass the accuracy check, nil vectors
+// when it gave up, and ctx.Err() if ctx is canceled.
 //
 // The basis Q (rows of qt), the products AQ (rows of aqt) and the
-// projection H = QᵀAQ grow by blocks of b vectors, to topFirstBlocks·b at
-// first and to kept + topBlocksPerCycle·b later; then H is decomposed, the
-// k + b/2 best Ritz vectors Y are kept with AY (and H becomes diagonal), and
-// the iteration continues from the part of A·(last block) orthogonal to the
-// old basis, which is the next block of the Lanczos recurrence. Before each
-// restart the largest residual is extrapolated at the rate of decrease seen
-// so far; when that predicts more columns than half the direct method's
-// cost, the iteration gives up at once rather than when the budget is
-// spent.
-func lanczosTop(ctx context.Context, apply rowsApply, n, k, b, per int, opCost, formCost float64) ([]float64, []float64, error) {
-	keepMax := k + b/2
+// projection H = QᵀAQ grow by blocks of b vectors to the cycle's length;
+// then H is decomposed, the k + extra best Ritz vectors Y are kept with AY
+// (and H becomes diagonal), and the iteration continues from the part of
+// A·(last block) orthogonal to the old basis, which is the next block of
+// the Lanczos recurrence. Before each restart the largest residual is
+// extrapolated at the rate of decrease seen so far; when that predicts
+// more columns than half the direct method's cost, the iteration gives up
+// at once rather than when the budget is spent.
+func lanczosTop(ctx context.Context, apply rowsApply, n, k int, shape lanczosShape, opCost, formCost float64) ([]float64, []float64, error) {
+	b, per := shape.b, shape.per
+	keepMax := k + shape.extra
 	mmax := min(n, keepMax+per*b)
 	// The direct method's cost in columns of this iteration (see
 	// topDirectCost), forming the matrix included.
@@ -250,12 +279,13 @@ func lanczosTop(ctx context.Context, apply rowsApply, n, k, b, per int, opCost, 
 	h := make([]float64, mmax*mmax)
 	next := make([]float64, b*n)
 	coef := make([]float64, b*max(b, mmax))
+	first := make([]float64, b*mmax) // the block's coefficients against the basis, for its first Gram–Schmidt pass
 	rng := rand.New(rand.NewPCG(0x5eed, uint64(n)))
 
 	for i := range next {
 		next[i] = rng.NormFloat64()
 	}
-	orthonormalize(qt, 0, next, b, n, coef, rng)
+	orthonormalize(qt, 0, next, b, n, coef, nil, rng)
 	copy(qt, next)
 	nq := 0
 	used := 0
@@ -265,6 +295,11 @@ func lanczosTop(ctx context.Context, apply rowsApply, n, k, b, per int, opCost, 
 	limit := min(mmax, topFirstBlocks*b)
 	if b <= k { // a small block: enough of them for k Ritz vectors and a block
 		limit = min(mmax, k+2*b)
+	}
+	var est *estimator
+	if shape.early {
+		limit = mmax
+		est = &estimator{mmax: mmax, b: b, r: make([]float64, b*b), c: make([]float64, b)}
 	}
 	for {
 		// Expand by blocks.
@@ -285,6 +320,7 @@ func lanczosTop(ctx context.Context, apply rowsApply, n, k, b, per int, opCost, 
 					v := coef[i*b+j]
 					h[i*mmax+nq+j] = v
 					h[(nq+j)*mmax+i] = v
+					first[j*(nq+b)+i] = v
 				}
 			}
 			nq += b
@@ -292,18 +328,20 @@ func lanczosTop(ctx context.Context, apply rowsApply, n, k, b, per int, opCost, 
 				break
 			}
 			copy(next, w)
-			orthonormalize(qt, nq, next, b, n, coef, rng)
+			orthonormalize(qt, nq, next, b, n, coef, first[:b*nq], rng)
 			copy(qt[nq*n:(nq+b)*n], next)
+			if est != nil && nq >= k+b {
+				if est.spent += float64(b) * opCost; est.spent >= estimateCost*math.Pow(float64(nq), 3) {
+					est.spent = 0
+					if est.converged(ctx, h, nq, k, w, next, n) {
+						break
+					}
+				}
+			}
 		}
 
 		// Rayleigh–Ritz.
-		hs := mat.NewSymDense(nq, nil)
-		for i := range nq {
-			for j := i; j < nq; j++ {
-				hs.SetSym(i, j, (h[i*mmax+j]+h[j*mmax+i])/2)
-			}
-		}
-		theta, u, err := SymEig(ctx, hs)
+		theta, u, err := SymEig(ctx, projection(h, mmax, nq))
 		if err != nil {
 			return nil, nil, err
 		}
@@ -352,11 +390,14 @@ func lanczosTop(ctx context.Context, apply rowsApply, n, k, b, per int, opCost, 
 		cycle++
 		// The cycles grow: the second adds topFirstBlocks blocks too.
 		limit = min(mmax, min(keepMax, nq-b)+min(per, cycle*topFirstBlocks)*b)
+		if shape.early {
+			limit = mmax
+		}
 
 		// Restart: the next Lanczos block is A·(last block) orthogonalized
 		// against the whole old basis; then the basis becomes [Y, next].
 		copy(next, aqt[(nq-b)*n:nq*n])
-		orthonormalize(qt, nq, next, b, n, coef, rng)
+		orthonormalize(qt, nq, next, b, n, coef, nil, rng)
 		copy(qt, yt)
 		copy(aqt, ayt)
 		for i := range keep {
@@ -371,7 +412,9 @@ func lanczosTop(ctx context.Context, apply rowsApply, n, k, b, per int, opCost, 
 
 // orthonormalize makes the b rows of blk (each of length n) orthonormal and
 // orthogonal to the first nq rows of qt (orthonormal): two passes of block
-// classical Gram–Schmidt against qt ("twice is enough"), then two passes of
+// classical Gram–Schmidt against qt ("twice is enough"; the first pass's
+// coefficients blk·Qᵀ, b×nq, are taken from first when not nil: the
+// iteration has them already, as its projection's new column), then two passes of
 // Cholesky QR within the block (CholQR2; Fukaya et al., "CholeskyQR2: a
 // simple and communication-avoiding algorithm for computing a tall-skinny
 // QR factorization", 2014), all matrix multiplications. When the block is
@@ -379,12 +422,17 @@ func lanczosTop(ctx context.Context, apply rowsApply, n, k, b, per int, opCost, 
 // a row that loses all but 1e-10 of its norm is replaced by a random one,
 // so the block keeps full rank when the Krylov space becomes invariant.
 // coef is work space of b·max(b, nq) entries.
-func orthonormalize(qt []float64, nq int, blk []float64, b, n int, coef []float64, rng *rand.Rand) {
+func orthonormalize(qt []float64, nq int, blk []float64, b, n int, coef, first []float64, rng *rand.Rand) {
 	if nq > 0 {
-		for range 2 {
+		for pass := range 2 {
 			// C = blk Qᵀ (b × nq); blk −= C Q.
-			gemmNT(b, nq, n, 1, blk, n, qt, n, 0, coef, nq)
-			gemm(b, n, nq, -1, coef, nq, qt, n, 1, blk, n)
+			c := coef
+			if pass == 0 && first != nil {
+				c = first
+			} else {
+				gemmNT(b, nq, n, 1, blk, n, qt, n, 0, coef, nq)
+			}
+			gemm(b, n, nq, -1, c, nq, qt, n, 1, blk, n)
 		}
 	}
 	if cholQR(blk, b, n, coef) && cholQR(blk, b, n, coef) {
@@ -476,4 +524,75 @@ func seq(k int) []int {
 		s[i] = i
 	}
 	return s
+}
+
+// projection is the leading nq×nq block of the projection h (stride mmax)
+// as a symmetric matrix, the mean of its two triangles.
+func projection(h []float64, mmax, nq int) *mat.SymDense {
+	hs := mat.NewSymDense(nq, nil)
+	for i := range nq {
+		for j := i; j < nq; j++ {
+			hs.SetSym(i, j, (h[i*mmax+j]+h[j*mmax+i])/2)
+		}
+	}
+	return hs
+}
+
+// estimateCost is the flops of an estimator's test over nq³: SymEig of
+// the nq×nq projection with its vectors. The iteration tests after a block
+// once its products since the last test cost some four times as much.
+const estimateCost = 40
+
+// estimateMargin is the share of the check's bound an estimated residual
+// must stay within: the estimates run a little below the residuals of the
+// actual products (on AmazonCat-13K-shaped rows, estimates within the
+// bound gave residuals of 1.1–1.6 times it), and a failed check costs a
+// Rayleigh–Ritz step and a restart, more than the block or two the margin
+// adds.
+const estimateMargin = 0.5
+
+// estimator tests, within a cycle of lanczosTop, whether the k leading
+// Ritz pairs of the basis so far would pass the accuracy check, from the
+// Krylov relation A·Q = Q·H + F·E_lastᵀ rather than from products with
+// the Ritz vectors: the residual of the Ritz vector Q·s is F·s_last (s_last
+// the entries of s on the basis's last block), and with F = R·next (next
+// the orthonormalized block that continues the basis, R = W_last·nextᵀ for
+// the last block's products W_last) its norm is ‖Rᵀ·s_last‖. The explicit
+// check on the actual products still decides whether the iteration ends.
+type estimator struct {
+	mmax, b int
+	r, c    []float64
+	// spent is the flops of the products since the last test.
+	spent float64
+}
+
+// converged reports whether every one of the k leading Ritz pairs of the
+// nq×nq projection h (stride mmax) has an estimated residual within
+// TopTol·‖A‖; w holds the products of the basis's last block and next
+// the block that follows it (b rows of length n each).
+func (e *estimator) converged(ctx context.Context, h []float64, nq, k int, w, next []float64, n int) bool {
+	b := e.b
+	gemmNT(b, b, n, 1, w, n, next, n, 0, e.r, b)
+	theta, u, err := SymEig(ctx, projection(h, e.mmax, nq))
+	if err != nil {
+		return false
+	}
+	normA := math.Max(math.Abs(theta[0]), math.Abs(theta[nq-1]))
+	for i := range k {
+		clear(e.c)
+		for j := range b {
+			s := u.At(nq-b+j, i)
+			for t, r := range e.r[j*b : (j+1)*b] {
+				e.c[t] += s * r
+			}
+		}
+		ss := 0.0
+		for _, v := range e.c {
+			ss += v * v
+		}
+		if !(math.Sqrt(ss) <= estimateMargin*TopTol*normA) {
+			return false
+		}
+	}
+	return true
 }

@@ -33,16 +33,19 @@ type SymOp struct {
 // its dense matrix as the operator), with the same accuracy check
 // ‖A v − λ v‖₂ ≤ TopTol·‖A‖ on the residuals of the actual products.
 //
-// It runs with blocks of b = 8 vectors and 12 blocks a cycle (opBlock)
-// where SymEigTop takes k + max(8, k/4) and 4: the products cost by the
-// vector, so a higher degree per restart wins on a spectrum that converges
-// slowly; should that iteration give up, SymEigTop's block and cycle are
+// It runs with blocks of b = 8 vectors and 16 blocks a cycle, keeping
+// k + 24 Ritz vectors at a restart (opShape), where SymEigTop takes
+// k + max(8, k/4), 4 and k + b/2: the products cost by the vector, so a
+// higher degree per restart wins on a spectrum that converges slowly, and
+// a cycle ends as soon as the residuals estimated from the Krylov relation
+// pass the check, so that the last cycle does not run to its full length
+// for nothing; should that iteration give up, SymEigTop's block and cycle are
 // tried next (a cluster of more than 8 at the top can need them). Hence
 // one difference in what it guarantees: an eigenvalue of multiplicity
 // above 8 straddling the k-th position may show fewer copies than it has
 // when the first iteration converges (each pair returned still passes
 // the check). The iteration holds the basis and its products, 2·m·n
-// values for m = k + 4 + 96, or k + 1.5b + 4b with SymEigTop's block b,
+// values for m = k + 24 + 128, or k + 1.5b + 4b with SymEigTop's block b,
 // and never the n×n matrix.
 //
 // When the iteration does not apply (!TopIterates(n, k)) or gives up (see
@@ -73,8 +76,8 @@ func SymEigTopOp(ctx context.Context, op SymOp, k int) (values []float64, vector
 	}
 	if TopIterates(n, k) {
 		// The small block first, then SymEigTop's own shape.
-		for _, shape := range [][2]int{{min(opBlock, topBlock(k)), opBlocksPerCycle}, {topBlock(k), topBlocksPerCycle}} {
-			vals, yt, err := lanczosTop(ctx, opRows(op), n, k, shape[0], shape[1], cost, float64(n)*cost)
+		for _, shape := range []lanczosShape{opShape(k), denseShape(k)} {
+			vals, yt, err := lanczosTop(ctx, opRows(op), n, k, shape, cost, float64(n)*cost)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -89,6 +92,13 @@ func SymEigTopOp(ctx context.Context, op SymOp, k int) (values []float64, vector
 	}
 	scale := safeScale(full, n)
 	return directTop(ctx, full, n, k, scale)
+}
+
+// opShape is SymEigTopOp's first shape for k pairs: blocks of 8 (fewer
+// for a small k), 16 a cycle, 24 Ritz vectors kept beyond k, cycles of
+// full length ended early by the estimated residuals.
+func opShape(k int) lanczosShape {
+	return lanczosShape{b: min(opBlock, topBlock(k)), per: opBlocksPerCycle, extra: opExtra, early: true}
 }
 
 // opRows adapts op to the iteration's layout (vectors as rows): each block

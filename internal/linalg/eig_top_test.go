@@ -153,7 +153,7 @@ func TestLanczosTopGivesUp(t *testing.T) {
 					}
 				}
 			}
-			vals, yt, err := lanczosTop(context.Background(), denseRows(full, n), n, tc.k, topBlock(tc.k), topBlocksPerCycle, 2*float64(n)*float64(n), 0)
+			vals, yt, err := lanczosTop(context.Background(), denseRows(full, n), n, tc.k, denseShape(tc.k), 2*float64(n)*float64(n), 0)
 			if err != nil {
 				t.Fatal(err)
 			}
