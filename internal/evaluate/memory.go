@@ -42,8 +42,9 @@ import (
 // again for what the collector has not reclaimed within it (Run collects
 // the previous stage's buffers before each stage: runner.settle), and
 // what the split's fits share (analysis.SharedBytes). With spec.RowErrors, the per-row errors
-// are added: RowErrorBytes per row and per (method, d) of the run, ori
-// included, held to the end. Like analysis's, the
+// are added: RowErrorBytes per row and, on multi-label data,
+// LabelCountBytes per label, per (method, d) of the run, ori included,
+// held to the end. Like analysis's, the
 // estimate is of the live heap: the runtime may hold up to twice that
 // with the default GOGC unless a memory limit is set.
 func EstimateMemory(s analysis.Shape, testRows int, spec Spec) (int64, error) {
@@ -182,7 +183,11 @@ func EstimateMemory(s analysis.Shape, testRows int, spec Spec) (int64, error) {
 	// What the split's fits share (analysis.Shared) is held through it.
 	total := split + float64(analysis.SharedBytes(train)) + keptFactor + stageSlack*peak + rows
 	if spec.RowErrors {
-		total += RowErrorBytes * n * (1 + dims) // ori and every method's grid points
+		perCell := RowErrorBytes * n
+		if s.Classes == nil { // multi-label: the per-label counts
+			perCell += LabelCountBytes * float64(s.Q)
+		}
+		total += perCell * (1 + dims) // ori and every method's grid points
 	}
 	if total > math.MaxInt64/2 {
 		return math.MaxInt64 / 2, nil

@@ -30,6 +30,13 @@ import (
 // Label-space methods are scored on their decoded labels, lda with one
 // block per class variable on the prediction assembled from its blocks:
 // the predictions the metrics are computed from.
+//
+// On multi-label data the same rows also give each label's decisions,
+// summed over the rows whose errors are kept (each row once, as tested
+// by the first split that tests it): TP (the row has the label and it was
+// predicted), FP (predicted, not had) and FN (had, not predicted). With
+// k-fold splits every row is counted once, so TP + FN is the label's
+// number of rows. They are nil on multi-dimensional data.
 type RowErrors struct {
 	// Method, D, DPerVariable and Percent name the cell as its mean Row
 	// does.
@@ -40,6 +47,8 @@ type RowErrors struct {
 	// Hamming and Exact have one value per row of the data. Two cells of a
 	// percent grid whose percentages give the same d share the slices.
 	Hamming, Exact []float32
+	// TP, FP and FN have one count per label (multi-label data only).
+	TP, FP, FN []int32
 }
 
 // RowErrorBytes is the memory per row and cell that Spec.RowErrors costs:
@@ -54,9 +63,14 @@ type errKey struct {
 	d      int
 }
 
+// LabelCountBytes is the memory per label and cell that Spec.RowErrors
+// costs on multi-label data: three int32 counts (RowErrors.TP, FP, FN).
+const LabelCountBytes = 12
+
 // rowErrors holds the values of one errKey.
 type rowErrors struct {
 	hamming, exact []float32
+	tp, fp, fn     []int32 // per label; nil on multi-dimensional data
 }
 
 // recordErrors stores, when the spec asks for them, the per-row errors of
@@ -72,17 +86,20 @@ func (r *runner) recordErrors(method string, d, f int, test, pred mat.Matrix, mu
 	k := errKey{method: method, d: d}
 	e := r.rowErrs[k]
 	if e == nil {
-		n, _ := r.data.LabelDims()
+		n, q := r.data.LabelDims()
 		e = &rowErrors{hamming: nanSlice(n), exact: nanSlice(n)}
+		if !multiDim {
+			e.tp, e.fp, e.fn = make([]int32, q), make([]int32, q), make([]int32, q)
+		}
 		if r.rowErrs == nil {
 			r.rowErrs = map[errKey]*rowErrors{}
 		}
 		r.rowErrs[k] = e
 	}
 	_, q := test.Dims()
-	wrongOf := denseWrong(test, pred, multiDim)
+	wrongOf := denseWrong(test, pred, multiDim, e)
 	if ts, ok := test.(*sparse.CSR); ok {
-		wrongOf = sparseWrong(ts, pred.(*sparse.CSR))
+		wrongOf = sparseWrong(ts, pred.(*sparse.CSR), e)
 	}
 	for i, row := range r.splits[f].Test {
 		if !math.IsNaN(float64(e.hamming[row])) {
@@ -98,8 +115,9 @@ func (r *runner) recordErrors(method string, d, f int, test, pred mat.Matrix, mu
 }
 
 // denseWrong counts the wrong labels (class variables) of row i of dense
-// predictions.
-func denseWrong(test, pred mat.Matrix, multiDim bool) func(i int) int {
+// predictions, and on multi-label data adds the row's decisions to e's
+// per-label counts.
+func denseWrong(test, pred mat.Matrix, multiDim bool, e *rowErrors) func(i int) int {
 	return func(i int) int {
 		yi, pi := test.(*mat.Dense).RawRowView(i), pred.(*mat.Dense).RawRowView(i)
 		wrong := 0
@@ -108,7 +126,16 @@ func denseWrong(test, pred mat.Matrix, multiDim bool) func(i int) int {
 				if yi[j] != pi[j] {
 					wrong++
 				}
-			} else if (yi[j] != 0) != (pi[j] != 0) { // as MultiLabelMetrics decides
+				continue
+			}
+			switch had, said := yi[j] != 0, pi[j] != 0; { // as MultiLabelMetrics decides
+			case had && said:
+				e.tp[j]++
+			case said:
+				e.fp[j]++
+				wrong++
+			case had:
+				e.fn[j]++
 				wrong++
 			}
 		}
@@ -116,12 +143,30 @@ func denseWrong(test, pred mat.Matrix, multiDim bool) func(i int) int {
 	}
 }
 
-// sparseWrong counts the labels in one of row i's sets but not both.
-func sparseWrong(test, pred *sparse.CSR) func(i int) int {
+// sparseWrong counts the labels in one of row i's sets but not both, and
+// adds the row's decisions to e's per-label counts.
+func sparseWrong(test, pred *sparse.CSR, e *rowErrors) func(i int) int {
 	return func(i int) int {
 		a, _ := test.Row(i)
 		b, _ := pred.Row(i)
-		return sparse.SymmetricDifference(a, b)
+		ia, ib, wrong := 0, 0, 0
+		for ia < len(a) || ib < len(b) {
+			switch {
+			case ib == len(b) || (ia < len(a) && a[ia] < b[ib]):
+				e.fn[a[ia]]++
+				ia++
+				wrong++
+			case ia == len(a) || b[ib] < a[ia]:
+				e.fp[b[ib]]++
+				ib++
+				wrong++
+			default:
+				e.tp[a[ia]]++
+				ia++
+				ib++
+			}
+		}
+		return wrong
 	}
 }
 
@@ -133,7 +178,7 @@ func (r *runner) cellErrors(k cellKey, mean Row) (RowErrors, bool) {
 		return RowErrors{}, false
 	}
 	return RowErrors{Method: mean.Method, D: mean.D, DPerVariable: mean.DPerVariable, Percent: mean.Percent,
-		Hamming: e.hamming, Exact: e.exact}, true
+		Hamming: e.hamming, Exact: e.exact, TP: e.tp, FP: e.fp, FN: e.fn}, true
 }
 
 // nanSlice is n NaN.

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"mldr/internal/analysis"
 )
 
@@ -84,8 +86,77 @@ func checkRowErrors(t *testing.T, res *Result, splits []Split, n, q int, multiDi
 	}
 }
 
+// checkLabelCounts checks a multi-label run's per-label counts against
+// the data and the per-row errors: each label's TP + FN is its number of
+// ones among the rows the splits test (each row once), Σ(FP + FN) over
+// the labels is the per-row Hamming losses' sum times q, and with a single
+// split the fold's macro_f1 and micro_f1 are those of the counts (a label
+// never had nor predicted counting 1, as MultiLabelMetrics does).
+func checkLabelCounts(t *testing.T, res *Result, splits []Split, y *mat.Dense) {
+	t.Helper()
+	n, q := y.Dims()
+	tested := make([]bool, n)
+	for _, sp := range splits {
+		for _, i := range sp.Test {
+			tested[i] = true
+		}
+	}
+	had := make([]int32, q)
+	for i := range n {
+		if tested[i] {
+			for l, v := range y.RawRowView(i) {
+				if v != 0 {
+					had[l]++
+				}
+			}
+		}
+	}
+	cell := 0
+	for _, r := range res.Rows {
+		if r.Fold != nil {
+			if len(splits) == 1 {
+				e := res.RowErrors[cell]
+				var macro float64
+				var tp, fp, fn float64
+				for l := range q {
+					macro += f1Of(float64(e.TP[l]), float64(e.FP[l]), float64(e.FN[l]))
+					tp, fp, fn = tp+float64(e.TP[l]), fp+float64(e.FP[l]), fn+float64(e.FN[l])
+				}
+				if got, want := macro/float64(q), r.Metrics[MacroF1]; math.Abs(got-want) > 1e-12 {
+					t.Errorf("%s d=%d: macro F1 of the per-label counts %v, the fold's %v", r.Method, r.D, got, want)
+				}
+				if got, want := f1Of(tp, fp, fn), r.Metrics[MicroF1]; math.Abs(got-want) > 1e-12 {
+					t.Errorf("%s d=%d: micro F1 of the per-label counts %v, the fold's %v", r.Method, r.D, got, want)
+				}
+			}
+			continue
+		}
+		e := res.RowErrors[cell]
+		cell++
+		if len(e.TP) != q || len(e.FP) != q || len(e.FN) != q {
+			t.Fatalf("%s d=%d: %d, %d and %d per-label counts, want %d each", r.Method, r.D, len(e.TP), len(e.FP), len(e.FN), q)
+		}
+		var wrong, hamming float64
+		for l := range q {
+			if e.TP[l]+e.FN[l] != had[l] {
+				t.Errorf("%s d=%d: label %d: TP %d + FN %d, want its %d ones among the tested rows", r.Method, r.D, l, e.TP[l], e.FN[l], had[l])
+			}
+			wrong += float64(e.FP[l] + e.FN[l])
+		}
+		for i, h := range e.Hamming {
+			if tested[i] {
+				hamming += float64(h) * float64(q)
+			}
+		}
+		if math.Abs(wrong-hamming) > 1e-3 {
+			t.Errorf("%s d=%d: Σ(FP + FN) = %v, the per-row Hamming losses sum to %v wrong decisions", r.Method, r.D, wrong, hamming)
+		}
+	}
+}
+
 // TestRunRowErrors: with Spec.RowErrors, every cell's per-row errors agree
-// with its fold metrics (feature-space methods, label-space ones on their
+// with its fold metrics, and on multi-label data its per-label counts with
+// the labels and the metrics (checkLabelCounts) (feature-space methods, label-space ones on their
 // decoded labels, lda's blocks on the assembled prediction, a percent grid
 // whose percentages share a d, ori), k-fold gives every row a value and a
 // holdout only its test rows; the metrics are those of a run without them.
@@ -125,6 +196,15 @@ func TestRunRowErrors(t *testing.T) {
 			n, _ := tc.data.X.Dims()
 			_, q := tc.data.Y.Dims()
 			checkRowErrors(t, res, tc.splits, n, q, tc.multiDim)
+			if tc.multiDim {
+				for _, e := range res.RowErrors {
+					if e.TP != nil || e.FP != nil || e.FN != nil {
+						t.Errorf("%s: per-label counts on multi-dimensional data", e.Method)
+					}
+				}
+			} else {
+				checkLabelCounts(t, res, tc.splits, tc.data.Y)
+			}
 			kept := withoutTimes(res)
 			kept.RowErrors = nil
 			if !reflect.DeepEqual(kept, withoutTimes(plain)) {
@@ -174,7 +254,7 @@ func TestRunRowErrorsFirstSplit(t *testing.T) {
 }
 
 // TestEstimateMemoryRowErrors: the per-row errors add RowErrorBytes per
-// row and per (method, d), ori included.
+// row and LabelCountBytes per label, per (method, d), ori included.
 func TestEstimateMemoryRowErrors(t *testing.T) {
 	s := analysis.Shape{N: 1000, D: 20, Q: 5}
 	spec := Spec{Methods: []MethodRun{{ID: "pca"}, {ID: "cplst"}}, Grid: Grid{Dims: []int{1, 2, 3}}}
@@ -187,8 +267,8 @@ func TestEstimateMemoryRowErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := with-without, int64(RowErrorBytes*1000*(1+2*3)); got != want {
-		t.Errorf("per-row errors add %d bytes, want %d (8 bytes × 1000 rows × 7 cells)", got, want)
+	if got, want := with-without, int64((RowErrorBytes*1000+LabelCountBytes*5)*(1+2*3)); got != want {
+		t.Errorf("per-row errors add %d bytes, want %d ((8 bytes × 1000 rows + 12 × 5 labels) × 7 cells)", got, want)
 	}
 }
 

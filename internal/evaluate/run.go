@@ -108,8 +108,9 @@ type Spec struct {
 	Grid    Grid        `json:"grid"`
 	Options Options     `json:"options"`
 	// RowErrors asks Run to keep each row's errors for every cell (see
-	// RowErrors): RowErrorBytes (two float32) per row of the data and per
-	// distinct (method, d) of the run, ori included, held until Run
+	// RowErrors): RowErrorBytes (two float32) per row of the data, and on
+	// multi-label data LabelCountBytes per label (the per-label
+	// decisions), per distinct (method, d) of the run, ori included, held until Run
 	// returns and then by its Result. On large grids over many rows this
 	// is large (10⁶ rows × 100 cells: 800 MB), so it is off by default.
 	RowErrors bool `json:"-"`

@@ -190,6 +190,9 @@ func TestRunSparseLabels(t *testing.T) {
 				if !slices.Equal(g.Hamming, w.Hamming) && !slices.EqualFunc(g.Hamming, w.Hamming, func(a, b float32) bool { return a == b || a != a && b != b }) {
 					t.Errorf("%s at d = %d: per-row Hamming losses differ", w.Method, w.D)
 				}
+				if !slices.Equal(g.TP, w.TP) || !slices.Equal(g.FP, w.FP) || !slices.Equal(g.FN, w.FN) || len(w.TP) == 0 {
+					t.Errorf("%s at d = %d: per-label counts differ from the dense labels' (or are missing)", w.Method, w.D)
+				}
 			}
 		})
 	}

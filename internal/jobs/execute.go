@@ -203,7 +203,7 @@ func (x *Executor) execute(ctx context.Context, job Job, report Report) ([]strin
 	}
 	if evalShare > 0 {
 		spec := evaluationSpec(req)
-		spec.RowErrors = true // FileRowErrors, for the explorer
+		spec.RowErrors = true // FileRowErrors, for the explorer, and FileLabelResults
 		spec.Fitted = fitted
 		start := 0.05 + fitSpan
 		res, err := evaluate.Run(ctx, p.data, p.splits, spec, func(f float64, phase string) {
@@ -227,6 +227,9 @@ func (x *Executor) execute(ctx context.Context, job Job, report Report) ([]strin
 			return notes, diskFull(err)
 		}
 		if err := writeRowErrors(staged, p, res.RowErrors); err != nil {
+			return notes, diskFull(err)
+		}
+		if err := writeLabelResults(staged, p, res.RowErrors); err != nil {
 			return notes, diskFull(err)
 		}
 	}

@@ -34,6 +34,9 @@ type Results struct {
 	Metrics *MetricsFile
 	// Comparison is a study's comparison.json; nil for other jobs.
 	Comparison *comparison.File
+	// LabelResults is true when the job wrote FileLabelResults (an
+	// evaluation on multi-label data).
+	LabelResults bool
 }
 
 // Results reads a succeeded job's result files, each checked against the
@@ -86,6 +89,10 @@ func (s *Service) Results(id string) (*Results, error) {
 		res.Metrics = &metrics
 	case !errors.Is(err, os.ErrNotExist):
 		return nil, fmt.Errorf("job %s: %w", id, err)
+	}
+	if res.Metrics != nil && !j.Request.Study() {
+		_, err := os.Stat(filepath.Join(s.store.JobDir(id), FileLabelResults))
+		res.LabelResults = err == nil
 	}
 	return res, nil
 }

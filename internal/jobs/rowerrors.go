@@ -184,6 +184,26 @@ func readFloat32s(br *bufio.Reader, n int) ([]float32, error) {
 	return v, nil
 }
 
+// evaluatedJob checks that job id is a succeeded job on one data set with
+// an evaluation, whose results (what) its evaluation wrote: otherwise a
+// *RequestError, 409 for a job not succeeded, 404 saying why for a study
+// and a job without an evaluation; ErrNotFound for an unknown job.
+func (s *Service) evaluatedJob(id, what string) error {
+	j, err := s.Get(id)
+	if err != nil {
+		return err
+	}
+	switch req := j.Request; {
+	case j.Status != Succeeded:
+		return &RequestError{Status: http.StatusConflict, Msg: fmt.Sprintf("job %s has %s; its %s are there once it has succeeded", id, j.Status, what)}
+	case req.Study():
+		return &RequestError{Status: http.StatusNotFound, Msg: fmt.Sprintf("a study over several data sets keeps no %s; a job on one data set with an evaluation does", what)}
+	case req.Evaluate == nil || req.Evaluate.Classifier == evaluate.ClassifierNone:
+		return &RequestError{Status: http.StatusNotFound, Msg: fmt.Sprintf("this job ran no evaluation, so it has no %s; run one with an evaluation", what)}
+	}
+	return nil
+}
+
 // RowErrors returns a succeeded job's per-row errors (FileRowErrors), every
 // record with its values, checked against the job's checksums first (a
 // file that fails the check gives an error wrapping store.ErrCorruptResult).
@@ -197,17 +217,8 @@ func (s *Service) RowErrors(id string) (*RowErrorsFile, error) { return s.RowErr
 // RowErrorsOf is RowErrors with only the records keep accepts carrying
 // values (see ReadRowErrors): what a page that shows one cell reads.
 func (s *Service) RowErrorsOf(id string, keep func(RowErrorsRecord) bool) (*RowErrorsFile, error) {
-	j, err := s.Get(id)
-	if err != nil {
+	if err := s.evaluatedJob(id, "per-row errors"); err != nil {
 		return nil, err
-	}
-	switch req := j.Request; {
-	case j.Status != Succeeded:
-		return nil, &RequestError{Status: http.StatusConflict, Msg: fmt.Sprintf("job %s has %s; its per-row errors are there once it has succeeded", id, j.Status)}
-	case req.Study():
-		return nil, &RequestError{Status: http.StatusNotFound, Msg: "a study over several data sets keeps no per-row errors; a job on one data set with an evaluation does"}
-	case req.Evaluate == nil || req.Evaluate.Classifier == evaluate.ClassifierNone:
-		return nil, &RequestError{Status: http.StatusNotFound, Msg: "this job ran no evaluation, so it has no per-row errors; run one with an evaluation"}
 	}
 	path, err := s.resultFile(id, FileRowErrors)
 	if err != nil {

@@ -317,8 +317,9 @@ func TestReadRowErrors(t *testing.T) {
 }
 
 // TestEstimateRowErrors: the memory estimate of a job on one data set with
-// an evaluation counts its per-row errors (8 bytes per row and cell: ori,
-// and pca and cplst at d = 1, 2); a study keeps none.
+// an evaluation counts its per-row errors and per-label counts (8 bytes
+// per row and 12 per label, per cell: ori, and pca and cplst at d = 1, 2);
+// a study keeps none.
 func TestEstimateRowErrors(t *testing.T) {
 	rec := mlRecord("ml", 1000, 10, 2)
 	req := Request{Dataset: "ml", Methods: []string{"pca", "cplst"}, Evaluate: &Evaluate{Dims: []int{1, 2}}}
@@ -334,7 +335,7 @@ func TestEstimateRowErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := e.Evaluation-without, int64(8*1000*(1+2*2)); got != want {
+	if got, want := e.Evaluation-without, int64((8*1000+12*2)*(1+2*2)); got != want {
 		t.Errorf("the per-row errors add %d bytes to the evaluation's estimate, want %d", got, want)
 	}
 	if evalSpec(Request{Datasets: []string{"ml", "ml2"}, Evaluate: &Evaluate{}}).RowErrors {

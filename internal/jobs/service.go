@@ -102,8 +102,9 @@ func (s *Service) Rerun(id string) (Job, error) {
 
 // ResultPath finds a result file of a succeeded job and checks it against
 // the job's checksums before the caller reads it. method may be empty
-// when the job has one method; file is a name of MethodFiles or
-// FileMetrics. A file that fails the check gives an error wrapping
+// when the job has one method; file is a name of MethodFiles,
+// FileMetrics or FileLabelResults (which a multi-label evaluation writes:
+// the caller meets its absence otherwise). A file that fails the check gives an error wrapping
 // store.ErrCorruptResult (a *store.CorruptResultError naming it); a file
 // the job did not write (mds has no projection) is not checked, and the
 // caller meets its absence. Results written before checksums existed are
@@ -137,6 +138,12 @@ func (s *Service) resultRel(id, method, file string) (string, Job, error) {
 			return "", j, &RequestError{Status: http.StatusNotFound, Msg: "this job ran no evaluation, so it has no metrics"}
 		}
 		return FileMetrics, j, nil
+	}
+	if file == FileLabelResults && !j.Request.Study() {
+		if j.Request.Evaluate == nil || j.Request.Evaluate.Classifier == "none" {
+			return "", j, &RequestError{Status: http.StatusNotFound, Msg: "this job ran no evaluation, so it has no per-label results"}
+		}
+		return FileLabelResults, j, nil
 	}
 	if j.Request.Study() {
 		if !slices.Contains(StudyFiles, file) {
