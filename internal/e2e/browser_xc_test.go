@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -118,8 +119,51 @@ func TestBrowserXC(t *testing.T) {
 	if len(eig.Residuals) != len(eig.Eigenvalues) || len(eig.Residuals) == 0 {
 		t.Errorf("plst's eigenvalues.json: %d residuals for %d eigenvalues", len(eig.Residuals), len(eig.Eigenvalues))
 	}
+	checkXCLabelResults(t, ctx, a, id)
 	if strings.Contains(a.logText(), "panic") {
 		t.Errorf("the server's log mentions a panic:\n%s", a.logText())
+	}
+}
+
+// checkXCLabelResults follows the job page's link to its per-label
+// results and uses them as a user would: the first page of the 3 993
+// labels, the next one, a search typed and submitted with Enter, and a
+// sort by a method's recall; each is screenshotted.
+func checkXCLabelResults(t *testing.T, ctx context.Context, a *app, id string) {
+	t.Helper()
+	count := `document.querySelector('[data-testid="label-results-count"]').textContent.trim()`
+	rows := `document.querySelectorAll('[data-testid="label-results-row"]').length`
+	run(t, ctx, "open the per-label results", chromedp.Navigate(a.url+"/jobs/"+id),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="label-results-link"]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid="label-results-link"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="label-results-table"]`)))
+	shot(t, ctx, "xc-3-labels")
+	if got, n := eval[string](t, ctx, count), eval[int](t, ctx, rows); got != "Labels 1–50 of 3 993." || n != 50 {
+		t.Errorf("the first page says %q and shows %d labels, want 1–50 of 3 993", got, n)
+	}
+	run(t, ctx, "the next page", chromedp.Click(chromedp.CSS(`[data-testid="label-results-next"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="label-results-prev"]`)))
+	if got := eval[string](t, ctx, count); got != "Labels 51–100 of 3 993." {
+		t.Errorf("the second page says %q", got)
+	}
+	run(t, ctx, "search by name", chromedp.SetValue(chromedp.CSS(`[data-testid="label-results-search"]`), "99"),
+		chromedp.Focus(chromedp.CSS(`[data-testid="label-results-search"]`)), chromedp.KeyEvent("\r"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="label-results-table"]`)))
+	shot(t, ctx, "xc-4-labels-search")
+	names := eval[[]string](t, ctx, `[...document.querySelectorAll('[data-testid="label-results-row"] th')].map(e => e.textContent)`)
+	if got := eval[string](t, ctx, count); !strings.Contains(got, "whose names hold “99”") || len(names) == 0 {
+		t.Errorf("after searching 99: %q, %d labels", got, len(names))
+	}
+	for _, n := range names {
+		if !strings.Contains(n, "99") {
+			t.Errorf("the search for 99 shows the label %q", n)
+		}
+	}
+	run(t, ctx, "sort by pca's recall", chromedp.Navigate(a.url+"/jobs/"+id+"/labels?sort=pca_d10&metric=recall"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="label-results-table"]`)))
+	shot(t, ctx, "xc-5-labels-recall")
+	if got := eval[string](t, ctx, `document.querySelector('[data-testid="label-results-table"] thead th:nth-child(5)').textContent`); got != "Recall: PCA, d = 10" {
+		t.Errorf("the fifth column is %q, want pca's recall", got)
 	}
 }
 

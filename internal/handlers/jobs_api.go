@@ -41,6 +41,8 @@ type JobService interface {
 	// RowErrorsOf reads the per-row errors of the job's classifier, the
 	// values of the records keep accepts.
 	RowErrorsOf(id string, keep func(jobs.RowErrorsRecord) bool) (*jobs.RowErrorsFile, error)
+	// LabelResults reads a job's per-label results (jobs.FileLabelResults).
+	LabelResults(id string) (*jobs.LabelResultsFile, error)
 	// The explorer's named selections of a job's rows.
 	SaveSelection(id string, sel jobs.Selection) error
 	Selections(id string) ([]jobs.Selection, error)
@@ -176,6 +178,10 @@ func (h *handler) apiJobResult(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) && file == jobs.FileLabelResults {
+		h.fail(w, r, notFound("this job has no per-label results: an evaluation writes them on multi-label data, not on multi-dimensional data, and results written before they existed have none"))
+		return
+	}
 	if errors.Is(err, os.ErrNotExist) {
 		h.fail(w, r, notFound("this result does not exist for this method (mds has no projection)"))
 		return
@@ -206,7 +212,7 @@ func (h *handler) downloadName(j jobs.Job, dir, file string) string {
 	if j.Request.Study() {
 		return fmt.Sprintf("study-%s_%s", j.ID[:min(8, len(j.ID))], file)
 	}
-	if file == jobs.FileMetrics {
+	if file == jobs.FileMetrics || file == jobs.FileLabelResults {
 		return name + "_" + file
 	}
 	if m, err := jobs.ReadManifest(dir); err == nil {

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"math"
 	"net/http"
 
 	"github.com/go-chi/chi/v5"
@@ -97,4 +98,23 @@ func (h *handler) resultsView(r *http.Request, id string) (*templates.ResultsVie
 		return nil, err
 	}
 	return h.build.Results(id, views.ResultsOptions{Plot: q, Study: func() (views.StudyOptions, error) { return parseStudyQuery(r.URL.Query()) }})
+}
+
+// pageJobLabels is a job's per-label results, a page of labels at a time
+// (?q= finds labels by name, ?sort=, ?order=, ?metric=, ?page=).
+func (h *handler) pageJobLabels(w http.ResponseWriter, r *http.Request) {
+	id := chi.URLParam(r, "id")
+	q := r.URL.Query()
+	page, err := queryInt(q, "page", 1, 1, math.MaxInt32)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	v, err := h.build.LabelResults(id, views.LabelResultsOptions{Search: q.Get("q"), Sort: q.Get("sort"), Order: q.Get("order"), Metric: q.Get("metric"), Page: page})
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	v.Page = h.page("Per-label results, job "+id[:min(8, len(id))], "jobs")
+	h.render(w, r, http.StatusOK, templates.LabelResultsPage(*v))
 }

@@ -220,6 +220,7 @@ func New(cfg Config) http.Handler {
 			r.Route("/{id}", func(r chi.Router) {
 				r.Get("/", h.pageJob)
 				r.Get("/results", h.pageJobResults)
+				r.Get("/labels", h.pageJobLabels)
 				r.With(h.limitBody(formLimit)).Post("/cancel", h.pageCancelJob)
 				r.With(h.limitBody(formLimit)).Post("/delete", h.pageDeleteJob)
 				r.With(h.limitBody(formLimit)).Post("/rerun", h.pageRerunJob)

@@ -35,6 +35,11 @@ type Jobs interface {
 	// List returns every job, newest first, or why they could not be
 	// read.
 	List() ([]jobs.Job, error)
+	// Get returns a job (jobs.ErrNotFound when there is none).
+	Get(id string) (jobs.Job, error)
+	// LabelResults returns a succeeded job's per-label results, or a
+	// *jobs.RequestError saying why it has none.
+	LabelResults(id string) (*jobs.LabelResultsFile, error)
 	Results(id string) (*jobs.Results, error)
 	// Projected returns a method's projected rows, with the components
 	// cols (0-based; all when none are given).

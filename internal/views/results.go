@@ -80,6 +80,12 @@ func (b *Builder) Results(id string, o ResultsOptions) (*templates.ResultsView, 
 		v.Table = MetricsTable(res, v.Metric)
 		v.Times = TimesTable(res)
 		v.MetricsDownload = "/api/jobs/" + id + "/metrics.json"
+		if res.LabelResults {
+			v.LabelResults = "/jobs/" + id + "/labels"
+			if rec, err := b.store.Dataset(res.Job.Request.Dataset); err == nil {
+				v.LabelCount = rec.Summary.LabelCount
+			}
+		}
 	}
 	for _, m := range res.Methods {
 		mv := templates.MethodView{ID: m.Method, Name: MethodName(m.Method), Space: string(m.Manifest.Space), Paper: m.Manifest.Paper,

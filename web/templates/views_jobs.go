@@ -114,7 +114,12 @@ type ResultsView struct {
 	Table           *MetricsTable
 	Times           *TimesTable // nil for jobs evaluated before times were kept
 	MetricsDownload string
-	Notes           []string
+	// LabelResults links the per-label results page; empty when the job
+	// has none (no evaluation, multi-dimensional data, a study).
+	LabelResults string
+	// LabelCount is the number of labels it lists.
+	LabelCount int
+	Notes      []string
 }
 
 // MethodView is one method's results.
@@ -270,4 +275,46 @@ type StudyPairedT struct {
 type StudyTPair struct {
 	A, B, T, P  string
 	Significant bool
+}
+
+// LabelResultsView is a job's per-label results page: one page of its
+// labels, found by name and sorted as asked, with each method's precision,
+// recall or F1 on them.
+type LabelResultsView struct {
+	Page
+	JobID, Dataset string
+	// Search, Sort, Order and Metric are the page's choices, with the
+	// options of the last three.
+	Search, Sort, Order, Metric              string
+	SortOptions, OrderOptions, MetricOptions []Option
+	// MetricName is Metric in words ("F1", "recall"), MetricHead as a
+	// column's heading begins ("F1", "Recall").
+	MetricName, MetricHead string
+	Cells                  []LabelCellHead
+	Rows                   []LabelResultRow
+	// Total is the number of labels, Matching those the search finds;
+	// From and To the 1-based range shown.
+	Total, Matching, From, To int
+	PageNumber, Pages         int
+	PrevURL, NextURL          string
+	Download, JobURL          string
+}
+
+// LabelCellHead is a column of the per-label results: a method at one d.
+type LabelCellHead struct {
+	Key, Name string
+}
+
+// LabelResultRow is one label's line.
+type LabelResultRow struct {
+	Name         string
+	Rows, Tested int
+	Values       []LabelValue
+}
+
+// LabelValue is one cell's value of the chosen metric, as text ("—" when
+// undefined), and its counts in words for the title.
+type LabelValue struct {
+	Text, Title string
+	Undefined   bool
 }
