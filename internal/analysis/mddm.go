@@ -111,22 +111,31 @@ func fitMDDMp(ctx context.Context, in Input, p Params, st stage) (*Model, error)
 
 // mddmpDenseBudget is the most the low-rank route's dense matrices may
 // take before mddmp with the linear kernel on sparse features is fitted
-// matrix-free. Below it that route is the faster (on EURLex-4K's shape,
-// 12 431 × 5 000 with 3 993 labels at d = 100: 5 s, its 160 MB D×q matrix
-// formed from the sparse products and decomposed at gemm's speed, where
-// the operator's 10⁴ sparse products a vector would take some 20 s).
+// matrix-free whatever the costs (on AmazonCat-13K's shape, 203 882
+// features and 13 330 labels, F alone is 21.7 GB).
 const mddmpDenseBudget = 1 << 30
+
+// mddmpOpCost is mddmpFreeRule's cost of the matrix-free route in flops
+// per non-zero of the features: some 6k vectors (the iteration's products
+// for k pairs) times the four sparse products of each (Lc·u, Xcᵀ, Xc,
+// Lcᵀ; about 4·nnz flops), times 4 for the sparse products' lower speed
+// than the dense kernels', per pair asked for.
+const mddmpOpCost = 6 * 4 * 4
 
 // mddmpFreeRule reports whether mddmp with the linear kernel on n sparse
 // rows of d features with nnz entries and c label columns takes the
 // matrix-free route, and its k pairs: A = XcᵀLcLcᵀXc applied as an
 // operator (covOp with alpha 0, gamma 1: the same matrix as FFᵀ, F =
-// XcᵀHY), when the k pairs are iterated (iteratedTop), k is within the
-// rank's bound min(c, n − 1), and the low-rank route's dense matrices —
-// F (8·D·c), or on the N×N path (n < d and n < c) the D×N reflectors and
-// N×c product — would exceed mddmpDenseBudget: on AmazonCat-13K's shape
-// (203 882 features, 13 330 labels) F alone is 21.7 GB. forced skips the
-// budget.
+// XcᵀHY), when the k pairs are iterated (iteratedTop) and k is within the
+// rank's bound min(c, n − 1), and either the low-rank route's dense
+// matrices — F (8·D·c), or on the N×N path (n < d and n < c) the D×N
+// reflectors and N×c product — would exceed mddmpDenseBudget, or the
+// operator's products (mddmpOpCost·k·nnz flops) are predicted cheaper than
+// that route's Gram FᵀF and its iteration (D·c² + 3 000·c²). On a fold of
+// EURLex-4K's shape (12 431 × 5 000, 3 993 labels, d = 100) the operator
+// takes 1.5 s where the low-rank route took 5.7 s; with a few dozen labels
+// the low-rank route's c×c matrices cost next to nothing and it stays.
+// forced skips both tests.
 func mddmpFreeRule(n, d, c int, nnz int64, p Params, forced bool) (int, bool) {
 	k, ok := iteratedTop(p, d)
 	if !ok || k > min(c, n-1) || nnz <= 0 {
@@ -137,7 +146,9 @@ func mddmpFreeRule(n, d, c int, nnz int64, p Params, forced bool) (int, bool) {
 	if n < d && n < c {
 		dense = 8*df*nf + 8*nf*cf
 	}
-	return k, forced || dense > mddmpDenseBudget
+	formed := df*cf*cf + 3000*cf*cf
+	op := mddmpOpCost * float64(k) * float64(nnz)
+	return k, forced || dense > mddmpDenseBudget || op < formed
 }
 
 // quadraticRows is the feature map of the quadratic kernel (⟨y, y'⟩ + 1)²
