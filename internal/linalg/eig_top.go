@@ -544,11 +544,10 @@ func projection(h []float64, mmax, nq int) *mat.SymDense {
 const estimateCost = 40
 
 // estimateMargin is the share of the check's bound an estimated residual
-// must stay within: the estimates run a little below the residuals of the
-// actual products (on AmazonCat-13K-shaped rows, estimates within the
-// bound gave residuals of 1.1–1.6 times it), and a failed check costs a
-// Rayleigh–Ritz step and a restart, more than the block or two the margin
-// adds.
+// must stay within: the estimates leave out the rounding of the products
+// and of the basis's orthogonality, which the explicit check measures, and
+// a failed check costs a Rayleigh–Ritz step and a restart, more than the
+// block or two the margin adds.
 const estimateMargin = 0.5
 
 // estimator tests, within a cycle of lanczosTop, whether the k leading
@@ -568,7 +567,7 @@ type estimator struct {
 
 // converged reports whether every one of the k leading Ritz pairs of the
 // nq×nq projection h (stride mmax) has an estimated residual within
-// TopTol·‖A‖; w holds the products of the basis's last block and next
+// estimateMargin·TopTol·‖A‖; w holds the products of the basis's last block and next
 // the block that follows it (b rows of length n each).
 func (e *estimator) converged(ctx context.Context, h []float64, nq, k int, w, next []float64, n int) bool {
 	b := e.b
