@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"mldr/cmd/benchcmp/xcdata"
 )
@@ -119,37 +119,62 @@ func TestBrowserXC(t *testing.T) {
 	if len(eig.Residuals) != len(eig.Eigenvalues) || len(eig.Residuals) == 0 {
 		t.Errorf("plst's eigenvalues.json: %d residuals for %d eigenvalues", len(eig.Residuals), len(eig.Eigenvalues))
 	}
-	checkXCLabelResults(t, ctx, a, id)
 	if strings.Contains(a.logText(), "panic") {
 		t.Errorf("the server's log mentions a panic:\n%s", a.logText())
 	}
 }
 
-// checkXCLabelResults follows the job page's link to its per-label
-// results and uses them as a user would: the first page of the 3 993
-// labels, the next one, a search typed and submitted with Enter, and a
-// sort by a method's recall; each is screenshotted.
-func checkXCLabelResults(t *testing.T, ctx context.Context, a *app, id string) {
-	t.Helper()
+// TestBrowserLabelResults runs a small job on 311 rows of EURLex-4K's
+// shape (3 993 labels; pca and plst at d = 5, a 2-fold k-NN vote), follows
+// the job page's link to its per-label results and uses them as a user
+// would: the first page of the 3 993 labels, the next one, a search typed
+// and submitted with Enter, and a sort by pca's recall; each page is
+// screenshotted.
+func TestBrowserLabelResults(t *testing.T) {
+	shape, err := xcdata.Lookup("eurlex-4k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if shape, err = shape.Scaled(0.02); err != nil {
+		t.Fatal(err)
+	}
+	var file bytes.Buffer
+	if _, err := xcdata.Write(&file, shape, xcdata.Train, 1); err != nil {
+		t.Fatal(err)
+	}
+	ctx := browser(t)
+	a := start(t, t.TempDir(), "-workers", "1")
+	ds, code := a.upload("eurlex-tiny.txt", file.Bytes())
+	if code != http.StatusCreated {
+		t.Fatalf("uploading: got %d, want 201", code)
+	}
+	id := jtSubmit(ctx, t, a, map[string]any{
+		"dataset": ds.ID, "methods": []string{"pca", "plst"}, "params": map[string]any{"d": 5},
+		"split":    map[string]any{"kind": "kfold", "folds": 2, "seed": 1},
+		"evaluate": map[string]any{"classifier": "knn", "k": 5},
+	})
+	if j := jtPoll(ctx, t, a, id, "the job finished", func(j jtJob) bool { return jtTerminal(j.Status) }); j.Status != "succeeded" {
+		t.Fatalf("the job %s: %s", j.Status, j.Error)
+	}
 	count := `document.querySelector('[data-testid="label-results-count"]').textContent.trim()`
 	rows := `document.querySelectorAll('[data-testid="label-results-row"]').length`
 	run(t, ctx, "open the per-label results", chromedp.Navigate(a.url+"/jobs/"+id),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="label-results-link"]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid="label-results-link"]`)),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid="label-results-table"]`)))
-	shot(t, ctx, "xc-3-labels")
+		chromedp.Click(chromedp.CSS(`[data-testid="label-results-link"]`)))
+	waitURL(t, ctx, "/labels")
+	shot(t, ctx, "labels-1")
 	if got, n := eval[string](t, ctx, count), eval[int](t, ctx, rows); got != "Labels 1–50 of 3 993." || n != 50 {
 		t.Errorf("the first page says %q and shows %d labels, want 1–50 of 3 993", got, n)
 	}
-	run(t, ctx, "the next page", chromedp.Click(chromedp.CSS(`[data-testid="label-results-next"]`)),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid="label-results-prev"]`)))
+	run(t, ctx, "the next page", chromedp.Click(chromedp.CSS(`[data-testid="label-results-next"]`)))
+	waitURL(t, ctx, "page=2")
 	if got := eval[string](t, ctx, count); got != "Labels 51–100 of 3 993." {
 		t.Errorf("the second page says %q", got)
 	}
 	run(t, ctx, "search by name", chromedp.SetValue(chromedp.CSS(`[data-testid="label-results-search"]`), "99"),
-		chromedp.Focus(chromedp.CSS(`[data-testid="label-results-search"]`)), chromedp.KeyEvent("\r"),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid="label-results-table"]`)))
-	shot(t, ctx, "xc-4-labels-search")
+		chromedp.Focus(chromedp.CSS(`[data-testid="label-results-search"]`)), chromedp.KeyEvent(kb.Enter))
+	waitURL(t, ctx, "q=99")
+	shot(t, ctx, "labels-2-search")
 	names := eval[[]string](t, ctx, `[...document.querySelectorAll('[data-testid="label-results-row"] th')].map(e => e.textContent)`)
 	if got := eval[string](t, ctx, count); !strings.Contains(got, "whose names hold “99”") || len(names) == 0 {
 		t.Errorf("after searching 99: %q, %d labels", got, len(names))
@@ -159,10 +184,10 @@ func checkXCLabelResults(t *testing.T, ctx context.Context, a *app, id string) {
 			t.Errorf("the search for 99 shows the label %q", n)
 		}
 	}
-	run(t, ctx, "sort by pca's recall", chromedp.Navigate(a.url+"/jobs/"+id+"/labels?sort=pca_d10&metric=recall"),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid="label-results-table"]`)))
-	shot(t, ctx, "xc-5-labels-recall")
-	if got := eval[string](t, ctx, `document.querySelector('[data-testid="label-results-table"] thead th:nth-child(5)').textContent`); got != "Recall: PCA, d = 10" {
+	run(t, ctx, "sort by pca's recall", chromedp.Navigate(a.url+"/jobs/"+id+"/labels?sort=pca_d5&metric=recall"))
+	waitURL(t, ctx, "metric=recall")
+	shot(t, ctx, "labels-3-recall")
+	if got := eval[string](t, ctx, `document.querySelector('[data-testid="label-results-table"] thead th:nth-child(5)').textContent`); got != "Recall: PCA, d = 5" {
 		t.Errorf("the fifth column is %q, want pca's recall", got)
 	}
 }
