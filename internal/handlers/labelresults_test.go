@@ -121,8 +121,11 @@ func TestLabelResultsPage(t *testing.T) {
 		t.Fatalf("first page: %d rows, %q", len(rows), doc.Find(`[data-testid="label-results-count"]`).Text())
 	}
 	heads := doc.Find(`[data-testid="label-results-table"] thead th`).Map(func(_ int, s *goquery.Selection) string { return s.Text() })
-	if want := []string{"Label", "Rows", "Tested", "F1: ori, d = 8", "F1: PCA, d = 3", "F1: PLST, d = 3"}; strings.Join(heads, "|") != strings.Join(want, "|") {
+	if want := []string{"Label", "Rows", "Tested", "F1 of each method", "orid = 8", "PCAd = 3", "PLSTd = 3"}; strings.Join(heads, "|") != strings.Join(want, "|") {
 		t.Errorf("columns %q, want %q", heads, want)
+	}
+	if span, _ := doc.Find(`[data-testid="label-results-metric-head"]`).Attr("colspan"); span != "3" {
+		t.Errorf("the metric's heading spans %q columns, want the 3 methods'", span)
 	}
 	prevRows := 1 << 30
 	for _, r := range rows {

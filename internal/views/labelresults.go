@@ -78,9 +78,9 @@ func (b *Builder) LabelResults(id string, o LabelResultsOptions) (*templates.Lab
 	v.SortOptions = []templates.Option{{Value: "rows", Text: "rows with the label"}, {Value: "name", Text: "name"}}
 	sortCell := -1
 	for c, cell := range lr.Cells {
-		head := templates.LabelCellHead{Key: cell.Key(), Name: fmt.Sprintf("%s, d = %d", MethodName(cell.Method), cell.D)}
+		head := templates.LabelCellHead{Key: cell.Key(), Method: MethodName(cell.Method), D: cell.D}
 		v.Cells = append(v.Cells, head)
-		v.SortOptions = append(v.SortOptions, templates.Option{Value: head.Key, Text: m.name + " of " + head.Name})
+		v.SortOptions = append(v.SortOptions, templates.Option{Value: head.Key, Text: fmt.Sprintf("%s of %s, d = %d", m.name, head.Method, head.D)})
 		if head.Key == o.Sort {
 			sortCell = c
 		}

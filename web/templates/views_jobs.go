@@ -300,9 +300,11 @@ type LabelResultsView struct {
 	Download, JobURL          string
 }
 
-// LabelCellHead is a column of the per-label results: a method at one d.
+// LabelCellHead is a column of the per-label results: a method (its name
+// as pages show it) at one d, and its key ("pca_d100").
 type LabelCellHead struct {
-	Key, Name string
+	Key, Method string
+	D           int
 }
 
 // LabelResultRow is one label's line.
