@@ -178,10 +178,6 @@ func (h *handler) apiJobResult(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) && file == jobs.FileLabelResults {
-		h.fail(w, r, notFound("this job has no per-label results: an evaluation writes them on multi-label data, not on multi-dimensional data, and results written before they existed have none"))
-		return
-	}
 	if errors.Is(err, os.ErrNotExist) {
 		h.fail(w, r, notFound("this result does not exist for this method (mds has no projection)"))
 		return

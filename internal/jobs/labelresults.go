@@ -126,7 +126,7 @@ func writeLabelResults(staged *store.StagedResults, p *plan, errs []evaluate.Row
 			line[0], line[1], line[2] = name, strconv.Itoa(rows[l]), strconv.Itoa(int(c0.TP[l]+c0.FN[l]))
 			for i, e := range cells {
 				c := LabelCounts{TP: int(e.TP[l]), FP: int(e.FP[l]), FN: int(e.FN[l])}
-				f := line[3+6*i : 3+6*(i+1)]
+				f := line[3+len(labelResultFields)*i : 3+len(labelResultFields)*(i+1)]
 				f[0], f[1], f[2] = strconv.Itoa(c.TP), strconv.Itoa(c.FP), strconv.Itoa(c.FN)
 				f[3], f[4], f[5] = fraction(c.Precision()), fraction(c.Recall()), fraction(c.F1())
 			}
@@ -233,6 +233,14 @@ func ReadLabelResults(r io.Reader) (*LabelResultsFile, error) {
 	}
 }
 
+// noLabelResults is the 404 of an evaluated job that wrote no
+// FileLabelResults.
+func noLabelResults(id string) error {
+	return &RequestError{Status: http.StatusNotFound, Msg: fmt.Sprintf(
+		"job %s has no per-label results: they are written for multi-label data (not multi-dimensional), "+
+			"and results written before they existed have none (POST /api/jobs/%s/rerun)", id, id)}
+}
+
 // LabelResults returns a succeeded job's per-label results
 // (FileLabelResults), checked against the job's checksums first (a file
 // that fails the check gives an error wrapping store.ErrCorruptResult).
@@ -251,9 +259,7 @@ func (s *Service) LabelResults(id string) (*LabelResultsFile, error) {
 	}
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, &RequestError{Status: http.StatusNotFound, Msg: fmt.Sprintf(
-			"job %s has no per-label results: they are written for multi-label data (not multi-dimensional), "+
-				"and results written before they existed have none (POST /api/jobs/%s/rerun)", id, id)}
+		return nil, noLabelResults(id)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading the per-label results of job %s: %w", id, err)

@@ -103,8 +103,7 @@ func (s *Service) Rerun(id string) (Job, error) {
 // ResultPath finds a result file of a succeeded job and checks it against
 // the job's checksums before the caller reads it. method may be empty
 // when the job has one method; file is a name of MethodFiles,
-// FileMetrics or FileLabelResults (which a multi-label evaluation writes:
-// the caller meets its absence otherwise). A file that fails the check gives an error wrapping
+// FileMetrics or FileLabelResults (a job without it answers why, 404). A file that fails the check gives an error wrapping
 // store.ErrCorruptResult (a *store.CorruptResultError naming it); a file
 // the job did not write (mds has no projection) is not checked, and the
 // caller meets its absence. Results written before checksums existed are
@@ -142,6 +141,9 @@ func (s *Service) resultRel(id, method, file string) (string, Job, error) {
 	if file == FileLabelResults && !j.Request.Study() {
 		if j.Request.Evaluate == nil || j.Request.Evaluate.Classifier == "none" {
 			return "", j, &RequestError{Status: http.StatusNotFound, Msg: "this job ran no evaluation, so it has no per-label results"}
+		}
+		if _, err := os.Stat(filepath.Join(s.store.JobDir(id), FileLabelResults)); errors.Is(err, os.ErrNotExist) {
+			return "", j, noLabelResults(id)
 		}
 		return FileLabelResults, j, nil
 	}
