@@ -526,15 +526,29 @@ class Client:
 
         ``progress`` True prints a line on stderr whenever the status, phase
         or whole percent changes; a callable is called with the job object
-        at every read instead; False is silent. Returns the job object once
+        at every read instead; False is silent. A read answered 429 or 503
+        (a busy server, the shared mode's database briefly unreachable) is
+        tried again after its ``Retry-After``. Returns the job object once
         it has succeeded. Raises :class:`JobFailed` when it fails or is
-        canceled, and :class:`WaitTimeout` after ``timeout`` seconds (None:
-        no limit) with the job still unfinished (it goes on running).
+        canceled, :class:`WaitTimeout` after ``timeout`` seconds (None: no
+        limit) with the job still unfinished (it goes on running), and
+        :class:`APIError` for any other refusal (404: no such job).
         """
         deadline = None if timeout is None else time.monotonic() + timeout
-        last = None
+        last, j = None, {"id": job_id, "status": "unknown"}
         while True:
-            j = self.job(job_id)
+            try:
+                j = self.job(job_id)
+            except APIError as e:
+                if e.status not in (429, 503):
+                    raise
+                # The server is busy or its database briefly unreachable:
+                # the job goes on, so read it again when the server says.
+                pause = poll if e.retry_after is None else e.retry_after
+                if deadline is not None and time.monotonic() + pause > deadline:
+                    raise WaitTimeout(j, timeout) from e
+                time.sleep(pause)
+                continue
             if callable(progress):
                 progress(j)
             elif progress:

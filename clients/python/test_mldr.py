@@ -114,7 +114,10 @@ class FakeJobs(mldr.Client):
         self.seen = list(seen)
 
     def job(self, job_id):
-        return self.seen.pop(0) if len(self.seen) > 1 else self.seen[0]
+        j = self.seen.pop(0) if len(self.seen) > 1 else self.seen[0]
+        if isinstance(j, Exception):
+            raise j
+        return j
 
 
 class WaitTest(unittest.TestCase):
@@ -128,6 +131,15 @@ class WaitTest(unittest.TestCase):
         self.assertEqual(cm.exception.message, "d = 12 exceeds the rank 10")
         self.assertEqual(cm.exception.status, "failed")
         self.assertIn("d = 12 exceeds the rank 10", str(cm.exception))
+
+    def test_unavailable_is_read_again(self):
+        unavailable = mldr.APIError(503, "the database is unreachable", "GET", "/api/jobs/j", retry_after=0)
+        c = FakeJobs([unavailable, {"id": "j", "status": "succeeded", "progress": 1}])
+        self.assertEqual(c.wait("j", poll=0, progress=False)["status"], "succeeded")
+        c = FakeJobs([mldr.APIError(404, "no such job", "GET", "/api/jobs/j")])
+        with self.assertRaises(mldr.APIError) as cm:
+            c.wait("j", poll=0, progress=False)
+        self.assertEqual(cm.exception.message, "no such job")
 
     def test_unfinished_job_times_out(self):
         c = FakeJobs([{"id": "j", "status": "running", "progress": 0.25}])
@@ -260,6 +272,46 @@ class ServerTest(unittest.TestCase):
         whole = self.c.transform(job, file=self.test_path, method="mddmp")
         self.assertEqual(np.asarray(whole).shape, (202, 3))
         np.testing.assert_array_equal(np.asarray(whole)[:20], np.asarray(z))
+
+    def test_other_results(self):
+        job = self.job["id"]
+        status, body = raw("GET", "/api/jobs/%s/eigenvalues.json?method=pca" % job)
+        self.assertEqual(status, 200)
+        eig = self.c.eigenvalues(job, method="pca")
+        self.assertEqual(eig, json.loads(body))
+        self.assertEqual(eig["d"], 3)
+        status, body = raw("GET", "/api/jobs/%s/label_results.csv" % job)
+        self.assertEqual(status, 200)
+        lr = self.c.label_results(job)
+        self.assertEqual(lr, list(csv.DictReader(io.StringIO(body.decode()))))
+        self.assertEqual([r["label"] for r in lr], self.train["labels"])
+        self.assertIn("mddmp_d3_f1", lr[0])
+
+    def test_job_lifecycle(self):
+        with self.assertRaises(mldr.APIError) as cm:
+            self.c.cancel(self.job["id"])
+        self.assertEqual(cm.exception.status, 409)
+        again = self.c.rerun(self.job["id"])
+        self.assertNotEqual(again["id"], self.job["id"])
+        self.assertEqual(self.c.wait(again["id"], timeout=120, poll=0.1, progress=False)["request"],
+                         self.c.job(self.job["id"])["request"])
+        self.assertIn(again["id"], [j["id"] for j in self.c.jobs()])
+        self.c.delete_job(again["id"])
+        with self.assertRaises(mldr.APIError) as cm:
+            self.c.job(again["id"])
+        self.assertEqual(cm.exception.status, 404)
+
+    def test_dataset_lifecycle(self):
+        ds = self.c.upload(self.train_path, name="relabelled")
+        names = ds["label_columns"][:2]
+        self.assertEqual(self.c.relabel(ds["id"], names)["labels"], [n[len("label:"):] for n in names])
+        self.c.delete_dataset(ds["id"])
+        with self.assertRaises(mldr.APIError) as cm:
+            self.c.dataset(ds["id"])
+        self.assertEqual(cm.exception.status, 404)
+        with self.assertRaises(mldr.APIError) as cm:
+            self.c.delete_dataset(self.train["id"])
+        self.assertEqual(cm.exception.status, 409)
 
     def test_study_comparison(self):
         status, body = raw("GET", "/api/jobs/%s/comparison.json" % self.study["id"])
