@@ -9,16 +9,19 @@ API it speaks is docs/API.md; the client is documented in docs/CLIENTS.md.
 In a notebook::
 
     import mldr
-    c = mldr.Client("http://127.0.0.1:8080")          # token: MLDR_TOKEN
-    ds = c.upload("emotions.csv")                      # label: columns
-    job = c.run({"dataset": ds["id"], "methods": ["pca", "mddmp"],
+    c = mldr.Client("http://127.0.0.1:8080")     # the token: MLDR_TOKEN, if any
+    train = c.upload("emotions-train.csv")       # label columns: label:...
+    test = c.upload("emotions-test.arff", xml="emotions.xml")
+    job = c.run({"dataset": train["id"], "methods": ["pca", "mddmp"],
                  "params": {"d": 3}, "evaluate": {"classifier": "mlknn"}})
-    m = c.metrics(job["id"])                           # metrics.json, a dict
-    P = c.projection(job["id"], method="mddmp")        # features x d
-    Z = c.transform(job["id"], x_new, method="mddmp")  # (x - means) . P
-    study = c.run({"datasets": [ds["id"], other["id"]], "methods": ["pca"],
-                   "params": {"d": 3}, "evaluate": {"classifier": "ridge"}})
-    cmp = c.comparison(study["id"])                    # comparison.json
+    m = c.metrics(job["id"])                     # metrics.json as a dict
+    P = c.projection(job["id"], method="mddmp")  # 72 x 3, from projection.npy
+    pr = c.projected(job["id"], method="mddmp")  # pr.rows, pr.split, pr.components
+    Z = c.transform(job["id"], file="emotions-test.csv", method="mddmp")
+    study = c.run({"datasets": [train["id"], test["id"]],
+                   "methods": ["pca", "mddmp"], "params": {"d": 3},
+                   "evaluate": {"classifier": "ridge"}})
+    cmp = c.comparison(study["id"])              # comparison.json as a dict
 
 A refusal raises :class:`APIError` with the server's sentence; a job that
 fails or is canceled raises :class:`JobFailed` with the job's error.

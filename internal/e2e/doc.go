@@ -5,4 +5,8 @@
 // Browser tests need /usr/bin/chromium (Debian's chromium package). Without
 // it they are skipped, unless MLDR_REQUIRE_BROWSER=1 (as in CI), when they
 // fail. Set MLDR_SCREENSHOTS=DIR to keep screenshots of every page visited.
+//
+// The Python client's test (clients/python/test_mldr.py) needs
+// /usr/bin/python3 with numpy (Debian's python3-numpy) and ../shared's
+// emotions; without them it is skipped, unless MLDR_REQUIRE_SHARED=1.
 package e2e
