@@ -99,13 +99,36 @@ func CriticalDifference(in CriticalDifferenceInput) (*Figure, error) {
 	}
 
 	title := cmp.Or(in.Title, "Critical difference diagram")
-	subtitle := cdSubtitle(ranks, cd, in.Alpha, in.Datasets)
-	lay := newCDLayout(names, ranks, cd, title)
+	d := cdDiagram{names: names, ranks: ranks, cd: cd, alpha: in.Alpha, title: title,
+		subtitle: cdSubtitle(ranks, cd, in.Alpha, in.Datasets)}
+	return d.figure(cdPreferredWidth, cdLeast(title)), nil
+}
+
+// cdLeast is the least width of a diagram on screen: that of the other
+// figures, or of its title on one line.
+func cdLeast(title string) vg.Length {
+	return max(figureWidth, 2*margin+titleStyle().Width(title)+vg.Points(20))
+}
+
+// cdDiagram is what a critical-difference figure shows, checked: the
+// methods best first with their ascending ranks, the critical difference
+// (0 for none), its level, the title and the subtitle.
+type cdDiagram struct {
+	names                  []string
+	ranks                  []float64
+	cd                     float64
+	alpha, title, subtitle string
+}
+
+// figure lays the diagram out at the preferred width, at least least wide
+// (see newCDLayout); printed, it is laid out afresh at the print width.
+func (d cdDiagram) figure(preferred, least vg.Length) *Figure {
+	lay := newCDLayout(d.names, d.ranks, d.cd, preferred, least)
 	note := "no critical difference"
-	if cd > 0 {
+	if d.cd > 0 {
 		note = lay.cdLabel
-		if in.Alpha != "" {
-			note += " at α = " + in.Alpha
+		if d.alpha != "" {
+			note += " at α = " + d.alpha
 		}
 	}
 
@@ -121,18 +144,20 @@ func CriticalDifference(in CriticalDifferenceInput) (*Figure, error) {
 		p.Add(lay)
 		return &scene{plot: p, meta: Meta{
 			Kind:   "cd",
-			Cols:   clone(names),
-			Values: [][]float64{clone(ranks)},
+			Cols:   clone(d.names),
+			Values: [][]float64{clone(d.ranks)},
 			Note:   note,
 		}}
 	}
+	w := lay.dataW + 2*margin
 	return &Figure{
-		title:    title,
-		subtitle: subtitle,
-		width:    lay.dataW + 2*margin,
-		height:   2*margin + headerHeight(title, subtitle, lay.dataW+2*margin) + lay.height,
+		title:    d.title,
+		subtitle: d.subtitle,
+		width:    w,
+		height:   2*margin + headerHeight(d.title, d.subtitle, w) + lay.height,
+		relayout: func(w vg.Length) *Figure { return d.figure(w, w) },
 		build:    build,
-	}, nil
+	}
 }
 
 // cdSubtitle says what the ranks average over and how to read the bars.
@@ -240,8 +265,11 @@ type cdLayout struct {
 	yCD, yTickLabel, yAxis, yBar0, yRow0, rowH, height vg.Length
 }
 
-// newCDLayout lays out the diagram of names with ascending ranks.
-func newCDLayout(names []string, ranks []float64, cd float64, title string) *cdLayout {
+// newCDLayout lays out the diagram of names with ascending ranks, as near
+// the preferred width as the room per rank allows (see cdMinStep and
+// cdMaxStep), never narrower than least nor than its text and cdMinStep
+// per rank need.
+func newCDLayout(names []string, ranks []float64, cd float64, preferred, least vg.Length) *cdLayout {
 	k := len(names)
 	l := &cdLayout{names: names, ranks: ranks, cd: cd, nLeft: (k + 1) / 2}
 	l.groups = cliques(ranks, cd)
@@ -266,10 +294,10 @@ func newCDLayout(names []string, ranks []float64, cd float64, title string) *cdL
 
 	// The width: the preferred one if the axis then gets between
 	// cdMinStep and cdMaxStep per rank, else as near as that allows, and
-	// never narrower than the other figures or the title.
+	// never narrower than least.
 	intervals := vg.Length(k - 1)
-	axisW := min(max(cdPreferredWidth-2*margin-textL-textR, intervals*cdMinStep), intervals*cdMaxStep)
-	width := max(2*margin+textL+textR+axisW, figureWidth, 2*margin+titleStyle().Width(title)+vg.Points(20))
+	axisW := min(max(preferred-2*margin-textL-textR, intervals*cdMinStep), intervals*cdMaxStep)
+	width := max(2*margin+textL+textR+axisW, least)
 	l.dataW = width - 2*margin
 	l.x0 = textL
 	l.step = (l.dataW - textL - textR) / intervals

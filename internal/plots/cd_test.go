@@ -134,7 +134,7 @@ func TestCDLayout(t *testing.T) {
 		for _, cd := range []float64{0, 0.8, 0.25 * float64(k), float64(k)} {
 			t.Run(fmt.Sprintf("k=%d cd=%g", k, cd), func(t *testing.T) {
 				names, ranks := cdNames(k, long), spreadRanks(k, uint64(k))
-				l := newCDLayout(names, ranks, cd, "Critical difference diagram")
+				l := newCDLayout(names, ranks, cd, cdPreferredWidth, cdLeast("Critical difference diagram"))
 				if l.step < cdMinStep-1e-9 {
 					t.Errorf("got %v pt per rank, want at least %v", l.step, cdMinStep)
 				}
@@ -196,7 +196,7 @@ func TestCDLayout(t *testing.T) {
 				}
 				// Long names are cut: the diagram is as wide as with
 				// names of maxNameRunes.
-				cut := newCDLayout(cdNames(k, long[:maxNameRunes-3]), ranks, cd, "Critical difference diagram")
+				cut := newCDLayout(cdNames(k, long[:maxNameRunes-3]), ranks, cd, cdPreferredWidth, cdLeast("Critical difference diagram"))
 				if l.dataW > cut.dataW+vg.Points(20) {
 					t.Errorf("got %v pt wide with long names, %v with names of %d runes; want about the same", l.dataW, cut.dataW, maxNameRunes)
 				}
@@ -243,7 +243,7 @@ func TestCriticalDifferenceMeta(t *testing.T) {
 			if math.IsNaN(cd) {
 				cd = 0
 			}
-			l := newCDLayout(m.Cols, m.Values[0], cd, "Critical difference diagram")
+			l := newCDLayout(m.Cols, m.Values[0], cd, cdPreferredWidth, cdLeast("Critical difference diagram"))
 			img := decodePNG(t, fig)
 			yOff := l.yAxis + vg.Points(3) // just under the axis, above every bar
 			for i, r := range m.Values[0] {

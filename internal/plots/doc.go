@@ -1,5 +1,5 @@
 // Package plots turns results into figures: gonum/plot drawings rendered
-// as SVG or PNG.
+// as SVG, PNG or PDF.
 //
 // Each builder checks and copies its data and returns a *Figure, or an
 // *InputError saying which input is wrong:
@@ -15,11 +15,13 @@
 //     significantly joined by bars.
 //   - RankHeatmap: each method's rank on each data set, and the average.
 //
-// A Figure renders as a complete SVG document or a PNG at twice the CSS
-// resolution (Render), as an <svg> element to inline in HTML (InlineSVG),
-// and describes itself for client-side hover (Meta): where its data area
-// lies in the SVG's viewBox, its axis ranges, and the data under the
-// pointer.
+// A Figure renders as a complete SVG document, a PNG at twice the CSS
+// resolution or a one-page PDF with its font embedded (Render), as an
+// <svg> element to inline in HTML (InlineSVG), and describes itself for
+// client-side hover (Meta): where its data area lies in the SVG's viewBox,
+// its axis ranges, and the data under the pointer. ForPrint lays a figure
+// out for a paper, a column (ColumnWidth) or a page (PageWidth) wide, its
+// text at the sizes of a paper's figures.
 //
 // Every figure follows one style: a bold title and a grey subtitle across
 // the top; legends and colour bars in a column right of the plot, never
@@ -32,5 +34,5 @@
 //
 // Figures are rebuilt from their data at every render, so they are
 // immutable and safe for concurrent use, and rendering is deterministic:
-// the same input gives the same bytes.
+// the same input gives the same bytes (a PDF but for its creation date).
 package plots

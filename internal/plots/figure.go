@@ -37,7 +37,8 @@ const (
 	sideGap     = 14 // between the plot and its side column
 )
 
-// Figure is a finished plot: render it as SVG or PNG.
+// Figure is a finished plot: render it as SVG, PNG or PDF, at its own size
+// or, through ForPrint, at the width of a paper's column or page.
 //
 // A Figure is immutable: its builder copied and checked the data, and every
 // Render, InlineSVG and Meta lays the figure out afresh from them, so a
@@ -45,8 +46,19 @@ const (
 type Figure struct {
 	title    string
 	subtitle string
-	width    vg.Length
-	height   vg.Length
+	// width and height are the size the figure is laid out at, in its
+	// own points; it is drawn scale times that size.
+	width  vg.Length
+	height vg.Length
+	// scale is what the figure is drawn at (ForPrint sets it); 0 means 1.
+	scale float64
+	// minWidth is the least width the figure's content can be laid out
+	// at (0: any); a figure of that width is centred in a wider one.
+	minWidth vg.Length
+	// relayout, when set, lays the figure out afresh at a width (at
+	// least what its content needs), for a figure whose drawing depends
+	// on its width beyond filling it; nil means resize does.
+	relayout func(w vg.Length) *Figure
 	build    func() *scene
 }
 
@@ -76,9 +88,10 @@ type sidePanel interface {
 	draw(c draw.Canvas, data vg.Rectangle)
 }
 
-// Render writes the figure: format "svg" (a complete SVG document) or "png"
-// (at PNGDPI, twice the CSS resolution, for sharp screens). Any other
-// format is an error.
+// Render writes the figure: format "svg" (a complete SVG document), "png"
+// (at PNGDPI, twice the CSS resolution, for sharp screens) or "pdf" (one
+// page of the figure's size, its fonts embedded). Any other format is an
+// error.
 func (f *Figure) Render(w io.Writer, format string) error {
 	var b []byte
 	var err error
@@ -87,8 +100,10 @@ func (f *Figure) Render(w io.Writer, format string) error {
 		b, err = f.svg()
 	case "png":
 		b, err = f.png()
+	case "pdf":
+		b, err = f.pdf()
 	default:
-		return fmt.Errorf("plots: unknown format %q, want svg or png", format)
+		return fmt.Errorf("plots: unknown format %q, want svg, png or pdf", format)
 	}
 	if err != nil {
 		return err
@@ -96,6 +111,9 @@ func (f *Figure) Render(w io.Writer, format string) error {
 	_, err = w.Write(b)
 	return err
 }
+
+// Title returns the figure's title, as drawn across its top.
+func (f *Figure) Title() string { return f.title }
 
 // InlineSVG returns just the <svg …>…</svg> element, without the XML
 // declaration, for embedding in HTML. It carries role="img" and
@@ -116,17 +134,18 @@ func (f *Figure) InlineSVG() (string, error) {
 	}
 	s = s[i:]
 	// Natural size in CSS px instead of pt, for HTML layout.
+	w, h := f.size()
 	s = strings.Replace(s,
-		fmt.Sprintf(`width="%s" height="%s"`, ptAttr(f.width), ptAttr(f.height)),
-		fmt.Sprintf(`width="%s" height="%s"`, pxAttr(f.width), pxAttr(f.height)), 1)
+		fmt.Sprintf(`width="%s" height="%s"`, ptAttr(w), ptAttr(h)),
+		fmt.Sprintf(`width="%s" height="%s"`, pxAttr(w), pxAttr(h)), 1)
 	return strings.TrimRight(s, "\n"), nil
 }
 
 // svg renders the complete SVG document: gonum's output with the
 // accessibility attributes and a font fallback added.
 func (f *Figure) svg() ([]byte, error) {
-	c := vgsvg.New(f.width, f.height)
-	if err := f.drawSafely(draw.New(c)); err != nil {
+	c := vgsvg.New(f.size())
+	if err := f.drawSafely(c); err != nil {
 		return nil, err
 	}
 	var buf bytes.Buffer
@@ -138,8 +157,8 @@ func (f *Figure) svg() ([]byte, error) {
 
 // png renders the figure at PNGDPI.
 func (f *Figure) png() ([]byte, error) {
-	c := vgimg.NewWith(vgimg.UseWH(f.width, f.height), vgimg.UseDPI(PNGDPI))
-	if err := f.drawSafely(draw.New(c)); err != nil {
+	c := vgimg.NewWith(vgimg.UseWH(f.size()), vgimg.UseDPI(PNGDPI))
+	if err := f.drawSafely(c); err != nil {
 		return nil, err
 	}
 	var buf bytes.Buffer
@@ -153,16 +172,16 @@ func (f *Figure) png() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// drawSafely draws the figure, turning a panic inside gonum/plot into an
-// error: the builders checked the data, so a panic here is a bug, but it
-// must not take a web server's request down.
-func (f *Figure) drawSafely(c draw.Canvas) (err error) {
+// drawSafely draws the figure on c, a canvas of its size, turning a panic
+// inside gonum/plot into an error: the builders checked the data, so a
+// panic here is a bug, but it must not take a web server's request down.
+func (f *Figure) drawSafely(c vg.Canvas) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("plots: internal error drawing %q: %v", f.title, r)
 		}
 	}()
-	f.drawScene(c, f.build())
+	f.drawScene(f.canvas(c), f.build())
 	return nil
 }
 

@@ -129,12 +129,13 @@ func NMIHeatmapPart(labels []string, m [][]float64, constant []bool, part Part) 
 	s := build()
 	left, right, bottom, top := insets(s.plot)
 	side := vg.Length(q) * cell
-	w := 2*margin + left + side + right + sideGap + s.side.width()
-	w = max(w, 2*margin+titleStyle().Width(title)+vg.Points(20))
+	content := 2*margin + left + side + right + sideGap + s.side.width()
+	w := max(content, 2*margin+titleStyle().Width(title)+vg.Points(20))
 	return &Figure{
 		title:    title,
 		subtitle: subtitle,
 		width:    w,
+		minWidth: content,
 		height:   2*margin + headerHeight(title, subtitle, w) + top + side + bottom,
 		build:    build,
 	}, nil

@@ -2,7 +2,6 @@ package plots
 
 import (
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/vg/draw"
 )
 
 // Meta describes a rendered figure for client-side hover.
@@ -93,15 +92,16 @@ type SeriesMeta struct {
 // needs; see the Meta type. It lays the figure out exactly as Render does.
 func (f *Figure) Meta() Meta {
 	s := f.build()
-	c := draw.New(nopCanvas{w: f.width, h: f.height})
-	data := f.drawScene(c, s)
+	w, h := f.size()
+	data := f.drawScene(f.canvas(nopCanvas{w: w, h: h}), s)
+	k := f.zoom()
 	m := s.meta
-	m.Width = f.width.Points()
-	m.Height = f.height.Points()
-	m.X0 = data.Min.X.Points()
-	m.X1 = data.Max.X.Points()
-	m.Y0 = (f.height - data.Max.Y).Points()
-	m.Y1 = (f.height - data.Min.Y).Points()
+	m.Width = w.Points()
+	m.Height = h.Points()
+	m.X0 = k * data.Min.X.Points()
+	m.X1 = k * data.Max.X.Points()
+	m.Y0 = k * (f.height - data.Max.Y).Points()
+	m.Y1 = k * (f.height - data.Min.Y).Points()
 	m.XMin, m.XMax = s.plot.X.Min, s.plot.X.Max
 	m.YMin, m.YMax = s.plot.Y.Min, s.plot.Y.Max
 	_, m.XLog = s.plot.X.Scale.(plot.LogScale)

@@ -178,15 +178,16 @@ func RankHeatmap(in RankHeatmapInput) (*Figure, error) {
 
 	title := cmp.Or(in.Title, "Ranks by data set")
 	left, right, bottom, top := insets(build().plot)
-	w := 2*margin + left + vg.Length(k)*cellW + right
+	content := 2*margin + left + vg.Length(k)*cellW + right
 	if side != nil {
-		w += sideGap + side.width()
+		content += sideGap + side.width()
 	}
-	w = max(w, 2*margin+titleStyle().Width(title)+vg.Points(20))
+	w := max(content, 2*margin+titleStyle().Width(title)+vg.Points(20))
 	return &Figure{
 		title:    title,
 		subtitle: subtitle,
 		width:    w,
+		minWidth: content,
 		height:   2*margin + headerHeight(title, subtitle, w) + top + dataH + bottom,
 		build:    build,
 	}, nil
