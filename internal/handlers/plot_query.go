@@ -6,6 +6,9 @@ import (
 	"strconv"
 	"strings"
 
+	"gonum.org/v1/plot/vg"
+
+	"mldr/internal/plots"
 	"mldr/internal/views"
 )
 
@@ -52,18 +55,61 @@ func component(q url.Values, name string) (int, error) {
 	return n, nil
 }
 
-// downloadFlag reads ?download=: 1 asks for an attachment, 0 or absent
-// not.
-func downloadFlag(q url.Values) (bool, error) {
+// figureFile is how a figure's file is asked for, beside what it shows.
+type figureFile struct {
+	// download asks for an attachment.
+	download bool
+	// width is the printed width (plots.Figure.ForPrint); 0 keeps the
+	// figure's own size.
+	width vg.Length
+}
+
+// parseFigureFile reads ?download= and ?width= (see figureWidth), which
+// every figure's file takes.
+func parseFigureFile(q url.Values) (figureFile, error) {
+	var f figureFile
 	switch v := q.Get("download"); v {
 	case "", "0":
-		return false, nil
 	case "1":
-		return true, nil
+		f.download = true
 	default:
-		return false, badRequest("download", "download must be 1 (save the file) or 0, not %q", views.CutName(v))
+		return f, badRequest("download", "download must be 1 (save the file) or 0, not %q", views.CutName(v))
 	}
+	var err error
+	f.width, err = figureWidth(q.Get("width"))
+	return f, err
 }
+
+// printUnits are the units a ?width= length may be written in.
+var printUnits = map[string]vg.Length{"in": vg.Inch, "cm": vg.Centimeter, "mm": vg.Millimeter, "pt": 1}
+
+// figureWidth reads a figure's ?width=: "" keeps the figure's own size;
+// column and page are plots.ColumnWidth and plots.PageWidth; a length is a
+// decimal number and its unit (3.5in, 8.4cm, 89mm, 252pt) from
+// plots.MinPrintWidth to plots.MaxPrintWidth. Anything else is a 400
+// naming the parameter and what it may be.
+func figureWidth(s string) (vg.Length, error) {
+	switch s {
+	case "":
+		return 0, nil
+	case "column":
+		return plots.ColumnWidth, nil
+	case "page":
+		return plots.PageWidth, nil
+	}
+	num := strings.TrimRight(s, "abcdefghijklmnopqrstuvwxyz")
+	unit, ok := printUnits[s[len(num):]]
+	v, err := strconv.ParseFloat(num, 64)
+	w := vg.Length(v) * unit
+	if !ok || err != nil || strings.Trim(num, "0123456789.") != "" || w < plots.MinPrintWidth || w > plots.MaxPrintWidth {
+		return 0, badRequest("width", "width must be column (%s), page (%s) or a length from %s to %s with its unit, in, cm, mm or pt (3.5in, 8.4cm, 89mm), not %q",
+			inches(plots.ColumnWidth), inches(plots.PageWidth), inches(plots.MinPrintWidth), inches(plots.MaxPrintWidth), views.CutName(s))
+	}
+	return w, nil
+}
+
+// inches writes a length in inches: "3.3in".
+func inches(l vg.Length) string { return strconv.FormatFloat(float64(l/vg.Inch), 'g', 4, 64) + "in" }
 
 // nemenyiAlphas are the levels a critical difference is shown at.
 var nemenyiAlphas = []string{"0.05", "0.10"}

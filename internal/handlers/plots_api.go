@@ -15,11 +15,11 @@ import (
 	"mldr/internal/views"
 )
 
-// apiJobPlot serves one of a job's plots as SVG or PNG.
+// apiJobPlot serves one of a job's plots as SVG, PNG or PDF.
 func (h *handler) apiJobPlot(w http.ResponseWriter, r *http.Request) {
 	name, format, ok := plotFile(chi.URLParam(r, "file"))
 	if !ok {
-		h.fail(w, r, notFound("plots are NAME.svg or NAME.png"))
+		h.fail(w, r, notFound(plotFormats))
 		return
 	}
 	id := chi.URLParam(r, "id")
@@ -33,8 +33,9 @@ func (h *handler) apiJobPlot(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q, err := parsePlotQuery(r.URL.Query())
+	var file figureFile
 	if err == nil {
-		_, err = downloadFlag(r.URL.Query())
+		file, err = parseFigureFile(r.URL.Query())
 	}
 	if err != nil {
 		h.fail(w, r, err)
@@ -109,7 +110,7 @@ func (h *handler) apiJobPlot(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	h.sendFigure(w, r, f, format, name)
+	h.sendFigure(w, r, f, format, name, file)
 }
 
 func methodResult(res *jobs.Results, method string) (jobs.MethodResult, error) {
@@ -134,11 +135,12 @@ func methodResult(res *jobs.Results, method string) (jobs.MethodResult, error) {
 func (h *handler) apiDatasetPlot(w http.ResponseWriter, r *http.Request) {
 	name, format, ok := plotFile(chi.URLParam(r, "file"))
 	if !ok {
-		h.fail(w, r, notFound("plots are NAME.svg or NAME.png"))
+		h.fail(w, r, notFound(plotFormats))
 		return
 	}
 	rec := datasetFrom(r)
-	if _, err := downloadFlag(r.URL.Query()); err != nil {
+	file, err := parseFigureFile(r.URL.Query())
+	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
@@ -157,30 +159,42 @@ func (h *handler) apiDatasetPlot(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	h.sendFigure(w, r, f, format, name)
+	h.sendFigure(w, r, f, format, name, file)
 }
 
+// plotFormats says what a figure's file may be called.
+const plotFormats = "plots are NAME.svg, NAME.png or NAME.pdf"
+
+// figureTypes are the content types of a figure's formats.
+var figureTypes = map[string]string{"svg": "image/svg+xml", "png": "image/png", "pdf": "application/pdf"}
+
+// plotFile splits a figure's file name into its name and its format.
 func plotFile(file string) (name, format string, ok bool) {
 	ext := path.Ext(file)
-	if ext != ".svg" && ext != ".png" {
+	if _, ok := figureTypes[strings.TrimPrefix(ext, ".")]; !ok {
 		return "", "", false
 	}
 	return strings.TrimSuffix(file, ext), ext[1:], true
 }
 
-func (h *handler) sendFigure(w http.ResponseWriter, r *http.Request, f *plots.Figure, format, name string) {
+// sendFigure renders f in format, at the printed width file asks for if
+// any, as an attachment if it asks for one.
+func (h *handler) sendFigure(w http.ResponseWriter, r *http.Request, f *plots.Figure, format, name string, file figureFile) {
+	if file.width > 0 {
+		var err error
+		if f, err = f.ForPrint(file.width); err != nil {
+			h.fail(w, r, fmt.Errorf("sizing the %s figure for print: %w", name, err))
+			return
+		}
+	}
 	var buf bytes.Buffer
 	if err := f.Render(&buf, format); err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	ctype := "image/svg+xml"
-	if format == "png" {
-		ctype = "image/png"
-	}
-	w.Header().Set("Content-Type", ctype)
+	w.Header().Set("Content-Type", figureTypes[format])
 	w.Header().Set("Cache-Control", "no-store")
-	if download, _ := downloadFlag(r.URL.Query()); download { // checked by the callers
+	if file.download {
 		w.Header().Set("Content-Disposition", attachment(name+"."+format))
 	}
 	_, _ = buf.WriteTo(w)
