@@ -57,7 +57,9 @@ func (s *server) page(path string) *goquery.Document {
 }
 
 // checkFigure checks a figure's structure: inline SVG with a text
-// alternative, PNG and SVG links, and returns its metadata.
+// alternative, links to its PNG, SVG and PDF and to its PDF a column and a
+// page of a paper wide, each named for the figure and the format, and
+// returns its metadata.
 func checkFigure(t *testing.T, s *server, fig *goquery.Selection, what string) map[string]any {
 	t.Helper()
 	if fig.Length() != 1 {
@@ -75,8 +77,22 @@ func checkFigure(t *testing.T, s *server, fig *goquery.Selection, what string) m
 	if err := json.Unmarshal([]byte(raw), &meta); err != nil {
 		t.Errorf("%s: data-meta %q: %v", what, raw, err)
 	}
-	for _, link := range []struct{ sel, ctype, magic string }{{"a[data-png]", "image/png", "\x89PNG"}, {"a[data-svg]", "image/svg+xml", "<"}} {
-		href, _ := fig.Find(link.sel).Attr("href")
+	title := fig.Find(".plot-svg svg title").Text()
+	for _, link := range []struct{ sel, ctype, magic, name, query string }{
+		{"a[data-png]", "image/png", "\x89PNG", ", PNG", ""},
+		{"a[data-svg]", "image/svg+xml", "<", ", SVG", ""},
+		{"a[data-pdf]", "application/pdf", "%PDF-", ", PDF", ""},
+		{"a[data-pdf-column]", "application/pdf", "%PDF-", ", PDF 3.3 in wide", "width=column"},
+		{"a[data-pdf-page]", "application/pdf", "%PDF-", ", PDF 7 in wide", "width=page"},
+	} {
+		a := fig.Find(link.sel)
+		href, _ := a.Attr("href")
+		if label, _ := a.Attr("aria-label"); title == "" || !strings.HasPrefix(label, title+link.name) || !strings.Contains(label, a.Text()) {
+			t.Errorf("%s: link %q is named %q, want the figure's title %q, %q and its text", what, a.Text(), label, title, link.name)
+		}
+		if link.query != "" && !strings.Contains(href, link.query) {
+			t.Errorf("%s: %s has no %s", what, href, link.query)
+		}
 		resp, body := s.do("GET", href, "", nil)
 		if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != link.ctype || !bytes.HasPrefix(bytes.TrimSpace(body), []byte(link.magic)) {
 			t.Errorf("%s: %s gave %d %s %.20q", what, href, resp.StatusCode, resp.Header.Get("Content-Type"), body)

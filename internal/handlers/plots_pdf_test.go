@@ -42,6 +42,8 @@ func TestFigurePDF(t *testing.T) {
 	study := body["id"].(string)
 	s.waitJob(job, jobs.Succeeded)
 	s.waitJob(study, jobs.Succeeded)
+	// The study's page links the diagram's PDFs as the other pages do.
+	checkFigure(t, s, s.page("/jobs/"+study+"?metric=hamming_loss").Find("figure#cd"), "critical-difference diagram")
 
 	for _, fig := range []struct{ name, path, query string }{
 		{"job curves", "/api/jobs/" + job + "/plots/curves", ""},

@@ -137,9 +137,13 @@ type MethodView struct {
 	Downloads            []Download
 }
 
-// FigureView is a plot inline, with its PNG and a text alternative.
+// FigureView is a plot inline, with a text alternative and the addresses
+// of its files: PNG, SVG, PDF, and PDF sized for a paper's column and page.
 type FigureView struct {
-	ID, Title, SVG, PNG, SVGURL, Alt, Meta string
+	// Title names the figure in its links' accessible names.
+	ID, Title, SVG, Alt, Meta string
+	PNG, SVGURL, PDF          string
+	PDFColumn, PDFPage        string
 	// Note, without SVG, says why the data allow no such plot.
 	Note string
 }
