@@ -263,14 +263,15 @@ func headerHeight(title, subtitle string, w vg.Length) vg.Length {
 }
 
 // wrap breaks s into lines no wider than w at spaces (after "; " by
-// preference), for gonum's multi-line text.
+// preference), but never within an equation ("α = 0.10"), for gonum's
+// multi-line text.
 func wrap(sty text.Style, s string, w vg.Length) string {
 	if sty.Width(s) <= w {
 		return s
 	}
 	var lines []string
 	line := ""
-	for _, word := range strings.Split(s, " ") {
+	for _, word := range unbreakable(s) {
 		next := word
 		if line != "" {
 			next = line + " " + word
@@ -282,6 +283,20 @@ func wrap(sty text.Style, s string, w vg.Length) string {
 		line = next
 	}
 	return strings.Join(append(lines, line), "\n")
+}
+
+// unbreakable splits s at the spaces a line may break at: each space but
+// those around an "=" standing alone, so that "d = 3" stays whole.
+func unbreakable(s string) []string {
+	var out []string
+	for _, word := range strings.Split(s, " ") {
+		if n := len(out); n > 0 && (word == "=" || strings.HasSuffix(out[n-1], " =")) {
+			out[n-1] += " " + word
+			continue
+		}
+		out = append(out, word)
+	}
+	return out
 }
 
 // decorateSVG adds role, aria attributes, <title> and <desc> to gonum's SVG

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/plot/font"
@@ -206,5 +208,30 @@ func TestPDF(t *testing.T) {
 				pdftest.Open(t, buf.Bytes(), dpi).Check(t, int(math.Round(float64(fw/vg.Inch)*dpi)))
 			}
 		})
+	}
+}
+
+// TestWrapKeepsEquations: a narrow figure's subtitle breaks between words,
+// never within "α = 0.10".
+func TestWrapKeepsEquations(t *testing.T) {
+	sty := subtitleStyle()
+	s := "a bar joins methods that do not differ significantly (Nemenyi test, α = 0.10)"
+	for _, c := range []struct {
+		width vg.Length
+		want  string // a line of the wrapped text
+	}{
+		{sty.Width(s), s},
+		{sty.Width("a bar joins methods that do not differ significantly (Nemenyi test, α"), "α = 0.10)"},
+		{sty.Width("a bar joins methods that do not differ significantly (Nemenyi test, α ="), "α = 0.10)"},
+		{sty.Width("α = 0.10)"), "α = 0.10)"},
+		{sty.Width("α"), "α = 0.10)"}, // too narrow for it: a line too long, never a split
+	} {
+		lines := strings.Split(wrap(sty, s, c.width), "\n")
+		if !slices.Contains(lines, c.want) && !slices.ContainsFunc(lines, func(l string) bool { return strings.HasSuffix(l, " "+c.want) }) {
+			t.Errorf("wrapped at %.1f pt: got lines %q, want one that is or ends with %q", c.width, lines, c.want)
+		}
+	}
+	if got, want := unbreakable("= d = 3 keeps x ="), []string{"=", "d = 3", "keeps", "x ="}; !slices.Equal(got, want) {
+		t.Errorf("unbreakable: got %q, want %q", got, want)
 	}
 }
