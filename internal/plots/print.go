@@ -51,12 +51,18 @@ func (f *Figure) ForPrint(w vg.Length) (*Figure, error) {
 }
 
 // resize returns the figure laid out at width w, or at the least width its
-// content needs if that is more. Its height keeps the room below the
-// header; the header's wraps at the new width.
+// content needs if that is more: afresh if it has a relayout, else widened.
 func (f *Figure) resize(w vg.Length) *Figure {
 	if f.relayout != nil {
 		return f.relayout(w)
 	}
+	return f.widen(w)
+}
+
+// widen returns the figure w wide, or its least width (minWidth) if that
+// is more, its content centred or stretched. Its height keeps the room
+// below the header; the header wraps at the new width.
+func (f *Figure) widen(w vg.Length) *Figure {
 	g := *f
 	g.width = max(w, f.minWidth)
 	g.height += headerHeight(f.title, f.subtitle, g.width) - headerHeight(f.title, f.subtitle, f.width)

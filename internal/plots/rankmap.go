@@ -97,12 +97,36 @@ func RankHeatmap(in RankHeatmapInput) (*Figure, error) {
 	} else {
 		avg = columnMeans(ranks, k)
 	}
-	methods, datasets := clone(in.Methods), clone(in.Datasets)
+	m := rankMap{methods: clone(in.Methods), datasets: clone(in.Datasets), ranks: ranks, avg: avg,
+		missing: missing, averaged: in.AvgRanks == nil, title: cmp.Or(in.Title, "Ranks by data set")}
+	return m.figure(rankCellW(k, 440)), nil
+}
 
-	// Cells 16…44 pt wide, 10…30 pt high: small for many methods and
-	// data sets, and high enough for few data sets that the colour bar
-	// has room.
-	cellW := vg.Length(math.Max(16, math.Min(44, 440/float64(k))))
+// rankMap is what a rank heatmap shows, checked.
+type rankMap struct {
+	methods, datasets []string
+	ranks             [][]float64
+	avg               []float64
+	// missing says some rank is NaN; averaged that avg are the column
+	// means of the ranks rather than the caller's.
+	missing, averaged bool
+	title             string
+}
+
+// rankCellW is the width of a column when k of them share about room:
+// 16…44 pt.
+func rankCellW(k int, room vg.Length) vg.Length {
+	return vg.Length(math.Max(16, math.Min(44, float64(room)/float64(k))))
+}
+
+// figure lays the heatmap out with columns cellW wide; printed, its
+// columns share what the print width leaves them (see rankCellW).
+func (m rankMap) figure(cellW vg.Length) *Figure {
+	k, n := len(m.methods), len(m.datasets)
+	methods, datasets, ranks, avg, missing := m.methods, m.datasets, m.ranks, m.avg, m.missing
+
+	// Cells 10…30 pt high: small for many data sets, and high enough for
+	// few that the colour bar has room.
 	rows := float64(n) - avgRowY + 0.5 // the data rows, the gap and the average row
 	cellH := vg.Length(math.Min(30, math.Max(math.Max(10, math.Min(20, 520/float64(n))), 150/rows)))
 	dataH := vg.Length(rows) * cellH
@@ -130,7 +154,7 @@ func RankHeatmap(in RankHeatmapInput) (*Figure, error) {
 		plural(k, "method", "methods"), plural(n, "data set", "data sets"))
 	if missing {
 		subtitle += "; — no result"
-		if in.AvgRanks == nil {
+		if m.averaged {
 			subtitle += " (averages over the data sets with a result)"
 		}
 	}
@@ -176,21 +200,23 @@ func RankHeatmap(in RankHeatmapInput) (*Figure, error) {
 		return s
 	}
 
-	title := cmp.Or(in.Title, "Ranks by data set")
+	title := m.title
 	left, right, bottom, top := insets(build().plot)
 	content := 2*margin + left + vg.Length(k)*cellW + right
 	if side != nil {
 		content += sideGap + side.width()
 	}
 	w := max(content, 2*margin+titleStyle().Width(title)+vg.Points(20))
+	others := content - vg.Length(k)*cellW // what is not the columns
 	return &Figure{
 		title:    title,
 		subtitle: subtitle,
 		width:    w,
 		minWidth: content,
 		height:   2*margin + headerHeight(title, subtitle, w) + top + dataH + bottom,
+		relayout: func(w vg.Length) *Figure { return m.figure(rankCellW(k, w-others)).widen(w) },
 		build:    build,
-	}, nil
+	}
 }
 
 // columnMeans is the mean of each of the k columns of m over its rows
