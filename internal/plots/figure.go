@@ -57,7 +57,7 @@ type Figure struct {
 	minWidth vg.Length
 	// relayout, when set, lays the figure out afresh at a width (at
 	// least what its content needs), for a figure whose drawing depends
-	// on its width beyond filling it; nil means resize does.
+	// on its width beyond filling it; nil means widen does.
 	relayout func(w vg.Length) *Figure
 	build    func() *scene
 }
@@ -90,8 +90,8 @@ type sidePanel interface {
 
 // Render writes the figure: format "svg" (a complete SVG document), "png"
 // (at PNGDPI, twice the CSS resolution, for sharp screens) or "pdf" (one
-// page of the figure's size, its fonts embedded). Any other format is an
-// error.
+// page of the figure's size, its font embedded; see cp1252Text). Any other
+// format is an error.
 func (f *Figure) Render(w io.Writer, format string) error {
 	var b []byte
 	var err error

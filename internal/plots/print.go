@@ -38,8 +38,9 @@ const minPrintLine = 0.5
 // minPrintLine thick. A figure whose content needs more room (many
 // methods in a critical-difference diagram, many labels in a heatmap) is
 // laid out at the width it needs and drawn smaller, so that it is still
-// exactly w wide; its height follows. A width outside the bounds is an
-// error.
+// exactly w wide; its height follows. Text a figure sets small on screen
+// already (the names of a heatmap of 50 labels, 7 pt) prints smaller than
+// 6 pt. A width outside the bounds is an error.
 func (f *Figure) ForPrint(w vg.Length) (*Figure, error) {
 	if !(w >= MinPrintWidth && w <= MaxPrintWidth) {
 		return nil, fmt.Errorf("plots: a printed figure is %.4g to %.4g in wide, not %.4g in",
