@@ -310,6 +310,29 @@ func (st *Staged) ReceiveFolds(ctx context.Context, r io.Reader) error {
 // *dataset.InputError. A label file received with ReceiveXML names the
 // labels.
 func (s *Store) CreateDataset(ctx context.Context, st *Staged, name string, opts dataset.Options) (DatasetRecord, error) {
+	return s.createDataset(ctx, st, NewID(), name, opts)
+}
+
+// CreateDatasetAs is CreateDataset with the data set's id chosen by the
+// caller, an id of NewID's form not yet stored: the command line's runs
+// (webapp run) store the data files a spec names in a data directory of
+// their own under the ids the spec gives them (experiment.json's), so that
+// their results name the data sets as the experiment did.
+func (s *Store) CreateDatasetAs(ctx context.Context, st *Staged, id, name string, opts dataset.Options) (DatasetRecord, error) {
+	if !ValidID(id) {
+		return DatasetRecord{}, fmt.Errorf("data set id %q: an id is 16 characters from a-z and 2-7", id)
+	}
+	if _, err := s.Dataset(id); err == nil {
+		return DatasetRecord{}, fmt.Errorf("data set id %q is taken", id)
+	}
+	return s.createDataset(ctx, st, id, name, opts)
+}
+
+// SHA256 is the SHA-256 of the received data file's bytes, hex-encoded
+// ("" before ReceiveSource): the record's SHA256 once it is stored.
+func (st *Staged) SHA256() string { return st.sha256 }
+
+func (s *Store) createDataset(ctx context.Context, st *Staged, id, name string, opts dataset.Options) (DatasetRecord, error) {
 	if !st.received {
 		return DatasetRecord{}, &dataset.InputError{Field: "file", Msg: "choose a CSV, ARFF or libsvm file to upload"}
 	}
@@ -340,7 +363,7 @@ func (s *Store) CreateDataset(ctx context.Context, st *Staged, name string, opts
 	}
 	now := s.now().UTC()
 	rec := DatasetRecord{
-		ID: NewID(), Name: displayName(name, st.fileName), FileName: baseName(st.fileName),
+		ID: id, Name: displayName(name, st.fileName), FileName: baseName(st.fileName),
 		CreatedAt: now, UpdatedAt: now, Bytes: st.size, SHA256: st.sha256,
 		Options: opts, Gen: 1, Folds: nfolds,
 	}

@@ -3,6 +3,8 @@ package store
 import (
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 )
 
 // ErrNotFound is returned for an id that names nothing stored.
@@ -66,4 +68,31 @@ func FormatBytes(n int64) string {
 		return fmt.Sprintf("%d %s", int64(v), suffix)
 	}
 	return fmt.Sprintf("%.1f %s", v, suffix)
+}
+
+// ParseBytes reads a size as the command line's flags take it: "1048576",
+// "500MB", "1GiB", "2g" (k, m, g alone mean the binary units); it must be
+// positive.
+func ParseBytes(s string) (int64, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	units := []struct {
+		suffix string
+		mult   int64
+	}{
+		{"kib", 1 << 10}, {"mib", 1 << 20}, {"gib", 1 << 30}, {"tib", 1 << 40},
+		{"kb", 1e3}, {"mb", 1e6}, {"gb", 1e9}, {"tb", 1e12},
+		{"k", 1 << 10}, {"m", 1 << 20}, {"g", 1 << 30}, {"t", 1 << 40}, {"b", 1},
+	}
+	mult := int64(1)
+	for _, u := range units {
+		if strings.HasSuffix(t, u.suffix) {
+			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.mult
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || v <= 0 || v*float64(mult) > 1<<62 {
+		return 0, fmt.Errorf("%q is not a positive size such as 1048576, 500MB or 1GiB", s)
+	}
+	return int64(v * float64(mult)), nil
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base32"
 	"errors"
 	"fmt"
@@ -20,6 +21,18 @@ func NewID() string {
 	var b [10]byte
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
 	return idEncoding.EncodeToString(b[:])
+}
+
+// NameID is the id that name stands for: name itself when it has
+// NewID's form, else one made from name's SHA-256, so that the same name
+// always gives the same id (webapp run stores the data sets its spec
+// names under them).
+func NameID(name string) string {
+	if ValidID(name) {
+		return name
+	}
+	sum := sha256.Sum256([]byte(name))
+	return idEncoding.EncodeToString(sum[:10])
 }
 
 // ValidID reports whether s has the form NewID gives. Every id from a URL is

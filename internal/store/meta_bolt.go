@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -50,6 +52,28 @@ func openBolt(path, dir string) (*boltMeta, error) {
 		return nil, err
 	}
 	return &boltMeta{db: db}, nil
+}
+
+// ReadDatasetRecords reads the data set records of the embedded data
+// directory dir without changing anything in it (meta.db opened read
+// only), for a process that only reads its data sets (webapp run
+// -data-dir). A server holding the directory keeps it locked: that is an
+// error saying so.
+func ReadDatasetRecords(dir string) ([]DatasetRecord, error) {
+	path := filepath.Join(dir, "meta.db")
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("the data directory %s has no meta.db (is it the server's -data-dir?): %w", dir, err)
+	}
+	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: 2 * time.Second})
+	if errors.Is(err, bolt.ErrTimeout) {
+		return nil, fmt.Errorf("the data directory %s is in use by a running server (meta.db is locked); stop the server, or name the data files in the spec", dir)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: %w", path, err)
+	}
+	defer db.Close()
+	m := &boltMeta{db: db}
+	return m.Datasets(context.Background())
 }
 
 // Close closes meta.db.
