@@ -214,6 +214,7 @@ func (x *Executor) execute(ctx context.Context, job Job, report Report) ([]strin
 		}
 		notes = append(notes, res.Notes...)
 		mf := metricsFile(spec.Options, *req.Split, res)
+		mf.Version = x.version
 		mf.EvaluatedOn = evaluatedOn(req, p, "")
 		if p.test != nil {
 			rec, err := x.store.Dataset(req.TestDataset)
@@ -237,6 +238,9 @@ func (x *Executor) execute(ctx context.Context, job Job, report Report) ([]strin
 		return notes, err
 	}
 	report(0.96, "saving", "writing the results")
+	if err := x.writeExperiment(staged, job); err != nil {
+		return notes, err
+	}
 	return notes, diskFull(x.store.CommitJobResults(staged))
 }
 
@@ -477,6 +481,9 @@ type MetricsFile struct {
 	// Datasets are a study's data sets, in the order of its request; the
 	// Dataset of each row is one of their ids.
 	Datasets []ManifestDataset `json:"datasets,omitempty"`
+	// Version is the software that computed the metrics, as in model.json
+	// (absent in files written before it was recorded).
+	Version string `json:"software_version,omitempty"`
 }
 
 // evaluatedOn says which rows a job's metrics come from.

@@ -422,6 +422,9 @@ func (x *Executor) executeOutOfCore(ctx context.Context, job Job, rec store.Data
 		return notes, err
 	}
 	report(0.96, "saving", "writing the results")
+	if err := x.writeExperiment(staged, job); err != nil {
+		return notes, err
+	}
 	return notes, diskFull(x.store.CommitJobResults(staged))
 }
 

@@ -37,6 +37,9 @@ type Results struct {
 	// LabelResults is true when the job wrote FileLabelResults (an
 	// evaluation on multi-label data).
 	LabelResults bool
+	// Experiment is true when the job wrote FileExperiment (every job
+	// since it existed).
+	Experiment bool
 }
 
 // Results reads a succeeded job's result files, each checked against the
@@ -94,6 +97,8 @@ func (s *Service) Results(id string) (*Results, error) {
 		_, err := os.Stat(filepath.Join(s.store.JobDir(id), FileLabelResults))
 		res.LabelResults = err == nil
 	}
+	_, err = os.Stat(filepath.Join(s.store.JobDir(id), FileExperiment))
+	res.Experiment = err == nil
 	return res, nil
 }
 

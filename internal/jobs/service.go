@@ -103,7 +103,7 @@ func (s *Service) Rerun(id string) (Job, error) {
 // ResultPath finds a result file of a succeeded job and checks it against
 // the job's checksums before the caller reads it. method may be empty
 // when the job has one method; file is a name of MethodFiles,
-// FileMetrics or FileLabelResults (a job without it answers why, 404). A file that fails the check gives an error wrapping
+// FileMetrics, FileExperiment or FileLabelResults (a job without it answers why, 404). A file that fails the check gives an error wrapping
 // store.ErrCorruptResult (a *store.CorruptResultError naming it); a file
 // the job did not write (mds has no projection) is not checked, and the
 // caller meets its absence. Results written before checksums existed are
@@ -131,6 +131,12 @@ func (s *Service) resultRel(id, method, file string) (string, Job, error) {
 	}
 	if j.Status != Succeeded {
 		return "", j, &RequestError{Status: http.StatusConflict, Msg: fmt.Sprintf("job %s has %s; results are there once it has succeeded", id, j.Status)}
+	}
+	if file == FileExperiment {
+		if _, err := os.Stat(filepath.Join(s.store.JobDir(id), FileExperiment)); errors.Is(err, os.ErrNotExist) {
+			return "", j, noExperiment(id)
+		}
+		return FileExperiment, j, nil
 	}
 	if file == FileMetrics {
 		if j.Request.Evaluate == nil || j.Request.Evaluate.Classifier == "none" {
@@ -196,25 +202,31 @@ func (s *Service) projectedCSV(id, method string) (string, error) {
 		if err != nil {
 			return err
 		}
-		f, err := os.Open(bin)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		st, err := f.Stat()
-		if err != nil {
-			return err
-		}
-		pf, err := openProjected(f, st.Size())
-		if err != nil {
-			return err
-		}
-		return writeProjectedCSV(w, pf)
+		return WriteProjectedCSV(w, bin)
 	})
 	if err != nil {
 		return "", err
 	}
 	return filepath.Join(dir, filepath.FromSlash(rel)), nil
+}
+
+// WriteProjectedCSV writes projected.csv from the FileProjectedRows
+// file at path, as its first download derives it.
+func WriteProjectedCSV(w io.Writer, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	pf, err := openProjected(f, st.Size())
+	if err != nil {
+		return err
+	}
+	return writeProjectedCSV(w, pf)
 }
 
 // resultFile checks a succeeded job's result file rel (its path in the

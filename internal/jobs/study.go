@@ -82,6 +82,7 @@ func (x *Executor) executeStudy(ctx context.Context, job Job, report Report) ([]
 	report(0.96, "comparing", "ranks and significance tests over the data sets")
 	mf := metricsFile(spec.Options, *req.Split, &evaluate.Result{Rows: rows, Notes: notes, Propensity: propensity})
 	mf.Datasets = records
+	mf.Version = x.version
 	if err := writeJSON(staged, FileMetrics, mf); err != nil {
 		return notes, diskFull(err)
 	}
@@ -96,6 +97,9 @@ func (x *Executor) executeStudy(ctx context.Context, job Job, report Report) ([]
 		return notes, diskFull(err)
 	}
 	report(0.98, "saving", "writing the results")
+	if err := x.writeExperiment(staged, job); err != nil {
+		return notes, err
+	}
 	return notes, diskFull(x.store.CommitJobResults(staged))
 }
 
