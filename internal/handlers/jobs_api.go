@@ -208,7 +208,7 @@ func (h *handler) downloadName(j jobs.Job, dir, file string) string {
 	if j.Request.Study() {
 		return fmt.Sprintf("study-%s_%s", j.ID[:min(8, len(j.ID))], file)
 	}
-	if file == jobs.FileMetrics || file == jobs.FileLabelResults {
+	if file == jobs.FileMetrics || file == jobs.FileLabelResults || file == jobs.FileExperiment {
 		return name + "_" + file
 	}
 	if m, err := jobs.ReadManifest(dir); err == nil {

@@ -142,6 +142,8 @@ func TestJobsAPI(t *testing.T) {
 		{"/projected.csv?method=plst", "text/csv", 200},
 		{"/model.json?method=pca", "application/json", 200},
 		{"/metrics.json", "application/json", 200},
+		{"/experiment.json", "application/json", 200},
+		{"/experiment.json?method=pca", "application/json", 200},  // per job: the method is not asked
 		{"/projection.csv", "application/json", 400},              // several methods: ?method= needed
 		{"/projection.csv?method=mddmp", "application/json", 404}, // not run
 		{"/secrets.txt?method=pca", "application/json", 404},
@@ -154,7 +156,18 @@ func TestJobsAPI(t *testing.T) {
 	if resp, _ := s.do("GET", "/api/jobs/"+id+"/projection.csv?method=pca", "", nil); resp.Header.Get("Content-Disposition") != "attachment; filename=Demo__synthetic_scenes__multi-label__pca_d2_projection.csv" {
 		t.Errorf("got Content-Disposition %q", resp.Header.Get("Content-Disposition"))
 	}
-	_, b := s.do("GET", "/api/jobs", "", nil)
+	resp, b := s.do("GET", "/api/jobs/"+id+"/experiment.json", "", nil)
+	if got := resp.Header.Get("Content-Disposition"); got != "attachment; filename=Demo__synthetic_scenes__multi-label__experiment.json" {
+		t.Errorf("experiment.json: got Content-Disposition %q", got)
+	}
+	if e := decode[jobs.Experiment](t, b); e.Job != id || e.Request.Dataset != ds || e.Data[ds].SHA256 == "" || e.Seeds["split"] != 1 {
+		t.Errorf("experiment.json: got %+v, want job %s on %s with its SHA-256 and split seed 1", e, id, ds)
+	}
+	resp, b = s.do("GET", "/jobs/"+id, "", nil)
+	if resp.StatusCode != 200 || !strings.Contains(string(b), `href="/api/jobs/`+id+`/experiment.json"`) {
+		t.Errorf("job page: got %d without the link to experiment.json", resp.StatusCode)
+	}
+	_, b = s.do("GET", "/api/jobs", "", nil)
 	if list := decode[[]jobs.Job](t, b); len(list) != 1 || list[0].ID != id {
 		t.Errorf("list: %v", list)
 	}

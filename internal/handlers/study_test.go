@@ -76,6 +76,7 @@ func TestStudyAPI(t *testing.T) {
 		{"/comparison.csv", "text/csv; charset=utf-8", 200, "metric,d,percent,dataset"},
 		{"/comparison.tex", "text/x-tex; charset=utf-8", 200, `\begin{tabular}`},
 		{"/metrics.json", "application/json", 200, `"dataset"`},
+		{"/experiment.json", "application/json", 200, `"datasets"`},
 		{"/projection.csv", "application/json", 404, "a study has no result"},
 		{"/plots/cd.svg?metric=hamming_loss", "image/svg+xml", 200, "<svg"},
 		{"/plots/cd.png?metric=hamming_loss&alpha=0.10", "image/png", 200, "PNG"},

@@ -44,6 +44,9 @@ func (b *Builder) Results(id string, o ResultsOptions) (*templates.ResultsView, 
 	}
 	q.X, q.Y = cmp.Or(q.X, 1), cmp.Or(q.Y, 2)
 	v := &templates.ResultsView{JobID: id, X: q.X, Y: q.Y, Log: q.Log, Notes: res.Job.Notes}
+	if res.Experiment {
+		v.Experiment = "/api/jobs/" + id + "/" + jobs.FileExperiment
+	}
 	if res.Comparison != nil {
 		sq, err := o.Study()
 		if err != nil {

@@ -119,6 +119,9 @@ type ResultsView struct {
 	LabelResults string
 	// LabelCount is the number of labels it lists.
 	LabelCount int
+	// Experiment links the job's experiment.json (what it ran, to run it
+	// again with webapp run); empty for results written before it existed.
+	Experiment string
 	Notes      []string
 }
 
