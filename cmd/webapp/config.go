@@ -36,6 +36,8 @@ type config struct {
 	maxUpload   int64
 	logFormat   string
 	healthcheck bool
+	// version asks for the software version, printed instead of serving.
+	version     bool
 	workers     int64
 	maxQueued   int64
 	maxCells    int64
@@ -117,6 +119,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&minUploadRate, "min-upload-rate", env("MLDR_MIN_UPLOAD_RATE", "10KiB"), "slowest an upload (or relabelling, transform) may send its body, per second, over 20 s; slower, and it ends with 408 and frees its slot; 0 for no minimum (env MLDR_MIN_UPLOAD_RATE)")
 	fs.StringVar(&shardSize, "shard-size", env("MLDR_SHARD_SIZE", "256MiB"), "a data set whose stored form is larger is stored in row shards of at most about this size, bytes or with a unit, e.g. 64MiB, so that a job that does not fit in -max-job-memory can fit it one shard at a time (env MLDR_SHARD_SIZE)")
 	fs.StringVar(&c.logFormat, "log-format", env("MLDR_LOG_FORMAT", "text"), "log format: text or json (env MLDR_LOG_FORMAT)")
+	fs.BoolVar(&c.version, "version", false, "print the software version (the module version, or dev- and the VCS revision, +dirty for a modified tree) and exit")
 	fs.BoolVar(&c.healthcheck, "healthcheck", false, "ask the server at -addr whether it is ready (/readyz: it answers, its database answers and its data directory takes new files) and exit 0 if it is, 1 if not; the container's health check")
 	var workers, maxQueued, maxCells, maxPairwise, maxUploads, tokenFile, maxJobMemory, maxUploadMemory, trustedProxy string
 	fs.StringVar(&workers, "workers", env("MLDR_WORKERS", strconv.Itoa(runtime.NumCPU())), "jobs run at once (env MLDR_WORKERS)")
@@ -186,7 +189,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		return c, fmt.Errorf("-trusted-proxy: %w", err)
 	}
 	c.trustedProxies = proxies
-	n, err := parseBytes(maxUpload)
+	n, err := store.ParseBytes(maxUpload)
 	if err != nil {
 		return c, fmt.Errorf("-max-upload: %w", err)
 	}
@@ -196,7 +199,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		c.maxJobMemory = worker.DefaultMemoryLimit()
 	case "0":
 	default:
-		if c.maxJobMemory, err = parseBytes(maxJobMemory); err != nil {
+		if c.maxJobMemory, err = store.ParseBytes(maxJobMemory); err != nil {
 			return c, fmt.Errorf("-max-job-memory: %w", err)
 		}
 		if c.maxJobMemory < minJobMemory {
@@ -208,16 +211,16 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		c.maxUploadMemory = worker.DefaultMemoryLimit() / 2
 	case "0":
 	default:
-		if c.maxUploadMemory, err = parseBytes(maxUploadMemory); err != nil || c.maxUploadMemory < minUploadMemory {
+		if c.maxUploadMemory, err = store.ParseBytes(maxUploadMemory); err != nil || c.maxUploadMemory < minUploadMemory {
 			return c, fmt.Errorf("-max-upload-memory must be at least %s, such as 2GiB, or 0 for no limit, not %q", store.FormatBytes(minUploadMemory), maxUploadMemory)
 		}
 	}
-	if c.shardSize, err = parseBytes(shardSize); err != nil || c.shardSize < minShardSize {
+	if c.shardSize, err = store.ParseBytes(shardSize); err != nil || c.shardSize < minShardSize {
 		return c, fmt.Errorf("-shard-size must be at least %s, such as 256MiB, not %q", store.FormatBytes(minShardSize), shardSize)
 	}
 	if strings.TrimSpace(minUploadRate) == "0" {
 		c.minUploadRate = -1
-	} else if c.minUploadRate, err = parseBytes(minUploadRate); err != nil {
+	} else if c.minUploadRate, err = store.ParseBytes(minUploadRate); err != nil {
 		return c, fmt.Errorf("-min-upload-rate: %w (bytes a second, or 0 for no minimum)", err)
 	}
 	for _, f := range []struct {
@@ -236,7 +239,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	if c.token != "" && len(c.token) < auth.MinTokenLength {
 		return c, auth.ErrShortToken
 	}
-	if c.token == "" && !c.healthcheck && !loopback(c.addr) {
+	if c.token == "" && !c.healthcheck && !c.version && !loopback(c.addr) {
 		return c, fmt.Errorf("-addr %s would let anyone who can reach this machine in: without an access token (-token, -token-file or MLDR_TOKEN) the server listens on loopback only, e.g. 127.0.0.1:8080", c.addr)
 	}
 	return c, nil
@@ -264,32 +267,6 @@ func envDuration(getenv func(string) string, key string, def time.Duration) time
 		return -1 // refused below with the flag's name
 	}
 	return def
-}
-
-// parseBytes reads "1048576", "500MB", "1GiB", "2g" (k, m, g alone mean the
-// binary units).
-func parseBytes(s string) (int64, error) {
-	t := strings.ToLower(strings.TrimSpace(s))
-	units := []struct {
-		suffix string
-		mult   int64
-	}{
-		{"kib", 1 << 10}, {"mib", 1 << 20}, {"gib", 1 << 30}, {"tib", 1 << 40},
-		{"kb", 1e3}, {"mb", 1e6}, {"gb", 1e9}, {"tb", 1e12},
-		{"k", 1 << 10}, {"m", 1 << 20}, {"g", 1 << 30}, {"t", 1 << 40}, {"b", 1},
-	}
-	mult := int64(1)
-	for _, u := range units {
-		if strings.HasSuffix(t, u.suffix) {
-			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.mult
-			break
-		}
-	}
-	v, err := strconv.ParseFloat(t, 64)
-	if err != nil || v <= 0 || v*float64(mult) > 1<<62 {
-		return 0, fmt.Errorf("%q is not a positive size such as 1048576, 500MB or 1GiB", s)
-	}
-	return int64(v * float64(mult)), nil
 }
 
 // version is the module version, or the VCS revision of a development build.

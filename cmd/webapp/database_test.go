@@ -92,7 +92,7 @@ func TestRunWithDatabase(t *testing.T) {
 	addrc := make(chan string, 1)
 	errc := make(chan error, 1)
 	go func() {
-		errc <- run(ctx, []string{"-addr", "127.0.0.1:0", "-data-dir", dir, "-database", dsn, "-workers", "1"}, func(string) string { return "" }, logs, func(a string) { addrc <- a })
+		errc <- run(ctx, []string{"-addr", "127.0.0.1:0", "-data-dir", dir, "-database", dsn, "-workers", "1"}, testEnv(logs), func(a string) { addrc <- a })
 	}()
 	var addr string
 	select {
@@ -123,7 +123,7 @@ func TestRunWithDatabase(t *testing.T) {
 	addr2c := make(chan string, 1)
 	errc2 := make(chan error, 1)
 	go func() {
-		errc2 <- run(ctx2, []string{"-addr", "127.0.0.1:0", "-data-dir", dir, "-database", dsn, "-role", "worker", "-workers", "1"}, func(string) string { return "" }, second, func(a string) { addr2c <- a })
+		errc2 <- run(ctx2, []string{"-addr", "127.0.0.1:0", "-data-dir", dir, "-database", dsn, "-role", "worker", "-workers", "1"}, testEnv(second), func(a string) { addr2c <- a })
 	}()
 	var addr2 string
 	select {

@@ -10,6 +10,15 @@
 // (-role all, web or worker: what this process does in the shared mode),
 // MLDR_RESCUE_AFTER, MLDR_LEASE. A flag wins over the environment.
 //
+//	webapp run [flags] SPEC.json
+//
+// runs a job or a study without a server (package runcli; webapp run
+// -help says how), and
+//
+//	webapp -version
+//
+// prints the software version.
+//
 //	webapp -healthcheck [-addr …]
 //
 // asks a running server's /readyz and exits 0 if it is ready: the
@@ -39,6 +48,7 @@ import (
 	"mldr/internal/linalg"
 	"mldr/internal/membudget"
 	"mldr/internal/pgmeta"
+	"mldr/internal/runcli"
 	"mldr/internal/sharedjobs"
 	"mldr/internal/store"
 	"mldr/internal/worker"
@@ -47,24 +57,57 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	e := env{getenv: os.Getenv, stdout: os.Stdout, stderr: os.Stderr, version: version()}
 	if worker.IsWorker(os.Getenv) {
-		if err := runWorker(ctx, os.Args[1:], os.Getenv); err != nil {
+		if err := runWorker(ctx, os.Args[1:], e); err != nil {
 			fmt.Fprintln(os.Stderr, "webapp worker:", err)
 			os.Exit(1)
 		}
 		return
 	}
-	if err := run(ctx, os.Args[1:], os.Getenv, os.Stderr, nil); err != nil {
+	// "webapp run SPEC.json" runs a job without a server; the first
+	// argument decides, before the server's flags are parsed.
+	if len(os.Args) > 1 && os.Args[1] == "run" {
+		if err := runcli.Run(ctx, os.Args[2:], runEnv(e, terminal(os.Stdout))); err != nil {
+			fmt.Fprintln(os.Stderr, "webapp run:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if err := run(ctx, os.Args[1:], e, nil); err != nil {
 		fmt.Fprintln(os.Stderr, "webapp:", err)
 		os.Exit(1)
 	}
+}
+
+// env is what main gives the commands: the environment, the standard
+// output and error, and the software version (written into results and
+// the start-up log).
+type env struct {
+	getenv         func(string) string
+	stdout, stderr io.Writer
+	version        string
+}
+
+// runEnv is what webapp run is given: e, with whether its standard output
+// is a terminal (progress bars) and the default job memory limit, the
+// server's.
+func runEnv(e env, isTerminal bool) runcli.Env {
+	return runcli.Env{Stdout: e.stdout, Terminal: isTerminal, Getenv: e.getenv, Version: e.version,
+		DefaultMemory: worker.DefaultMemoryLimit()}
+}
+
+// terminal reports whether f is a terminal (a character device).
+func terminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 // runWorker is the main of a worker process, which the server starts
 // (worker.Pool) with the data directory as its one flag: it runs the jobs
 // the server sends, reading the data sets and writing the results
 // through the data directory's files.
-func runWorker(ctx context.Context, args []string, getenv func(string) string) error {
+func runWorker(ctx context.Context, args []string, e env) error {
 	fs := flag.NewFlagSet("webapp worker", flag.ContinueOnError)
 	dir := fs.String("data-dir", "", "the server's data directory")
 	staging := fs.String("staging-dir", "", "the server's staging directory (default: tmp/ in the data directory)")
@@ -79,15 +122,15 @@ func runWorker(ctx context.Context, args []string, getenv func(string) string) e
 	if *staging != "" {
 		files = store.OpenFilesStaging(*dir, *staging, nil)
 	}
-	limit, err := worker.MemoryLimit(getenv)
+	limit, err := worker.MemoryLimit(e.getenv)
 	if err != nil {
 		return err
 	}
-	run := worker.Executor(files, version(), limit)
+	run := worker.Executor(files, e.version, limit)
 	if *seal {
-		run = worker.SealingExecutor(files, version(), limit)
+		run = worker.SealingExecutor(files, e.version, limit)
 	}
-	return worker.Main(ctx, getenv, testHooks(run, getenv))
+	return worker.Main(ctx, e.getenv, testHooks(run, e.getenv))
 }
 
 // Shutdown: requests in flight get shutdownTimeout, running jobs
@@ -99,16 +142,21 @@ const (
 )
 
 // run starts the server and blocks until ctx is done, then shuts down
-// gracefully. ready, if not nil, receives the listening address.
-func run(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer, ready func(addr string)) error {
-	cfg, err := parseConfig(args, getenv, stderr)
+// gracefully. ready, if not nil, receives the listening address. With
+// -version it prints e's version on e's standard output instead.
+func run(ctx context.Context, args []string, e env, ready func(addr string)) error {
+	cfg, err := parseConfig(args, e.getenv, e.stderr)
 	if err != nil {
+		return err
+	}
+	if cfg.version {
+		_, err := fmt.Fprintln(e.stdout, e.version)
 		return err
 	}
 	if cfg.healthcheck {
 		return checkHealth(ctx, cfg.addr)
 	}
-	log := newLogger(stderr, cfg.logFormat)
+	log := newLogger(e.stderr, cfg.logFormat)
 	// The readings of uploads, relabellings and transforms share one
 	// budget of the server's memory (-max-upload-memory).
 	memory := membudget.New(cfg.maxUploadMemory)
@@ -165,7 +213,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		handler = workerHealth(running, handlers.Readiness(database, st.CheckWritable, log))
 	} else {
 		svc := jobs.NewService(queue, st, jobs.Limits{MaxCells: cfg.maxCells, MaxPairwiseRows: int(cfg.maxPairwise), MaxJobMemory: cfg.maxJobMemory})
-		handler = handlers.New(handlers.Config{Store: st, Memory: memory, Jobs: svc, Logger: log, MaxUpload: cfg.maxUpload, Version: version(),
+		handler = handlers.New(handlers.Config{Store: st, Memory: memory, Jobs: svc, Logger: log, MaxUpload: cfg.maxUpload, Version: e.version,
 			Guard: guard, MaxUploads: int(cfg.maxUploads), TrustedProxies: cfg.trustedProxies,
 			MinUploadRate: cfg.minUploadRate, Database: database})
 	}
@@ -196,7 +244,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	if cfg.role != roleWorker {
 		attrs = append(attrs, "access", access)
 	}
-	attrs = append(attrs, "linear_algebra", linalg.Backend, "version", version())
+	attrs = append(attrs, "linear_algebra", linalg.Backend, "version", e.version)
 	log.Info("MLDR Explorer is running", attrs...)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

@@ -16,11 +16,17 @@ import (
 )
 
 // TestMain lets the server that tests start in this process start this
-// test binary as its workers: a worker runs runWorker, as main does. The
-// tests themselves get a throwaway PostgreSQL (pgtest).
+// test binary as its workers: a worker runs runWorker, as main does. With
+// envRunMain=1 the test binary is the command itself (main), for the
+// tests of its exit status. The tests themselves get a throwaway
+// PostgreSQL (pgtest).
 func TestMain(m *testing.M) {
+	if os.Getenv(envRunMain) == "1" {
+		main()
+		os.Exit(0)
+	}
 	if worker.IsWorker(os.Getenv) {
-		if err := runWorker(context.Background(), os.Args[1:], os.Getenv); err != nil {
+		if err := runWorker(context.Background(), os.Args[1:], env{getenv: os.Getenv, stdout: os.Stdout, stderr: os.Stderr, version: testVersion}); err != nil {
 			fmt.Fprintln(os.Stderr, "webapp worker:", err)
 			os.Exit(1)
 		}
@@ -29,28 +35,16 @@ func TestMain(m *testing.M) {
 	pgtest.Main(m)
 }
 
-func TestParseBytes(t *testing.T) {
-	tests := []struct {
-		in   string
-		want int64
-		ok   bool
-	}{
-		{"1048576", 1 << 20, true},
-		{"1GiB", 1 << 30, true},
-		{"500MB", 500e6, true},
-		{"2g", 2 << 30, true},
-		{" 1.5 KiB ", 1536, true},
-		{"0", 0, false},
-		{"-5", 0, false},
-		{"lots", 0, false},
-		{"1e30", 0, false},
-	}
-	for _, tc := range tests {
-		got, err := parseBytes(tc.in)
-		if (err == nil) != tc.ok || got != tc.want {
-			t.Errorf("parseBytes(%q) = %d, %v; want %d, ok %v", tc.in, got, err, tc.want, tc.ok)
-		}
-	}
+// envRunMain makes the test binary run main (TestMain).
+const envRunMain = "MLDR_TEST_RUN_MAIN"
+
+// testVersion is the software version the tests give the commands.
+const testVersion = "test-version"
+
+// testEnv is the env of a test's command: no environment, standard error
+// to stderr, the version testVersion.
+func testEnv(stderr io.Writer) env {
+	return env{getenv: func(string) string { return "" }, stdout: io.Discard, stderr: stderr, version: testVersion}
 }
 
 func TestParseConfig(t *testing.T) {
@@ -145,7 +139,7 @@ func TestRunServesAndShutsDown(t *testing.T) {
 	addrc := make(chan string, 1)
 	errc := make(chan error, 1)
 	go func() {
-		errc <- run(ctx, []string{"-addr", "127.0.0.1:0", "-data-dir", t.TempDir()}, func(string) string { return "" }, io.Discard, func(a string) { addrc <- a })
+		errc <- run(ctx, []string{"-addr", "127.0.0.1:0", "-data-dir", t.TempDir()}, testEnv(io.Discard), func(a string) { addrc <- a })
 	}()
 	var addr string
 	select {
@@ -160,7 +154,7 @@ func TestRunServesAndShutsDown(t *testing.T) {
 		t.Fatalf("healthz: %v %v", err, resp)
 	}
 	resp.Body.Close()
-	if err := run(ctx, []string{"-healthcheck", "-addr", addr}, func(string) string { return "" }, io.Discard, nil); err != nil {
+	if err := run(ctx, []string{"-healthcheck", "-addr", addr}, testEnv(io.Discard), nil); err != nil {
 		t.Errorf("-healthcheck against a running server: %v", err)
 	}
 	cancel()
@@ -172,7 +166,7 @@ func TestRunServesAndShutsDown(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("no shutdown within 20 s")
 	}
-	if err := run(context.Background(), []string{"-healthcheck", "-addr", addr}, func(string) string { return "" }, io.Discard, nil); err == nil {
+	if err := run(context.Background(), []string{"-healthcheck", "-addr", addr}, testEnv(io.Discard), nil); err == nil {
 		t.Error("-healthcheck against a stopped server: got no error")
 	}
 }
@@ -185,14 +179,14 @@ func TestSecondServerOnSameDirectory(t *testing.T) {
 	started := make(chan string, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-data-dir", dir}, func(string) string { return "" }, io.Discard, func(a string) { started <- a })
+		done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-data-dir", dir}, testEnv(io.Discard), func(a string) { started <- a })
 	}()
 	select {
 	case <-started:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the first server did not start")
 	}
-	err := run(context.Background(), []string{"-addr", "127.0.0.1:0", "-data-dir", dir}, func(string) string { return "" }, io.Discard, nil)
+	err := run(context.Background(), []string{"-addr", "127.0.0.1:0", "-data-dir", dir}, testEnv(io.Discard), nil)
 	if err == nil || !strings.Contains(err.Error(), "in use by another process") {
 		t.Errorf("second server: got %v, want an error saying the directory is in use", err)
 	}
