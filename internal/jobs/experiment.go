@@ -53,8 +53,11 @@ type ExperimentData struct {
 	Options dataset.Options `json:"options"`
 	Rows    int             `json:"rows"`
 	// Folds is the number of predefined folds the data set carries (a
-	// folds file, which a rerun must be given again).
-	Folds int `json:"folds,omitempty"`
+	// folds file, which a rerun must be given again), FoldsSHA256 the
+	// SHA-256 of that file's bytes as uploaded (absent for data sets
+	// stored before it was kept).
+	Folds       int    `json:"folds,omitempty"`
+	FoldsSHA256 string `json:"folds_sha256,omitempty"`
 }
 
 // Seeds lists the seeds of the random choices a request makes.
@@ -72,7 +75,7 @@ func (r Request) Seeds() map[string]uint64 {
 // ExperimentDataOf is what experiment.json says of a data set record.
 func ExperimentDataOf(rec store.DatasetRecord) ExperimentData {
 	return ExperimentData{Name: rec.Name, FileName: rec.FileName, Bytes: rec.Bytes, SHA256: rec.SHA256,
-		Options: rec.Options.WithoutMemory(), Rows: rec.Summary.Rows, Folds: rec.Folds}
+		Options: rec.Options.WithoutMemory(), Rows: rec.Summary.Rows, Folds: rec.Folds, FoldsSHA256: rec.FoldsSHA256}
 }
 
 // experiment is job's experiment.json.

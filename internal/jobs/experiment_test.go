@@ -56,8 +56,11 @@ func TestExperimentFile(t *testing.T) {
 			}
 			for _, rec := range tc.datasets {
 				d, ok := got.Data[rec.ID]
-				if !ok || d.SHA256 != rec.SHA256 || d.Name != rec.Name || d.Rows != rec.Summary.Rows || d.Folds != rec.Folds || d.Bytes != rec.Bytes {
-					t.Errorf("data %s: got %+v, want the record's name, sha256 %s, rows, folds and bytes", rec.ID, d, rec.SHA256)
+				if !ok || d.SHA256 != rec.SHA256 || d.Name != rec.Name || d.Rows != rec.Summary.Rows || d.Folds != rec.Folds || d.Bytes != rec.Bytes || d.FoldsSHA256 != rec.FoldsSHA256 {
+					t.Errorf("data %s: got %+v, want the record's name, sha256 %s, rows, folds, folds_sha256 and bytes", rec.ID, d, rec.SHA256)
+				}
+				if (rec.Folds > 0) != (d.FoldsSHA256 != "") {
+					t.Errorf("data %s: %d folds with folds_sha256 %q; want it exactly when there are folds", rec.ID, rec.Folds, d.FoldsSHA256)
 				}
 			}
 			svc := e.serviceOver(succeeded(job))

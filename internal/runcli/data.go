@@ -130,7 +130,10 @@ func gather(ctx context.Context, spec *Spec, scratch *store.Store, dataDir strin
 			rs.recs[rec.ID], rs.files[rec.ID] = rec, &scratch.Files
 		case inDir:
 			if named {
-				if err := checkSum(id, d, rec.SHA256, "the data set "+id+" of "+dataDir); err != nil {
+				if err := checkSum(id, d, "the data set "+id+" of "+dataDir, d.SHA256, rec.SHA256); err != nil {
+					return nil, err
+				}
+				if err := checkSum(id, d, "the folds file of the data set "+id+" of "+dataDir, d.FoldsSHA256, rec.FoldsSHA256); err != nil {
 					return nil, err
 				}
 				if d.Folds > 0 && rec.Folds == 0 {
@@ -140,7 +143,7 @@ func gather(ctx context.Context, spec *Spec, scratch *store.Store, dataDir strin
 			rs.ids[id] = id
 			rs.recs[id], rs.files[id] = rec, dirFiles
 		case named:
-			return nil, fmt.Errorf("data set %s names no file: give one with --data %s=FILE (or \"file\" in the spec's data), or -data-dir with the data set", label(id, d), id)
+			return nil, fmt.Errorf("data set %s names no file: give one with --data %s=FILE (or \"file\" in the spec's data), or -data-dir with the data set", label(id, d), cmp.Or(d.Name, id))
 		case dataDir != "":
 			return nil, fmt.Errorf("the request names data set %q, which is neither in the spec's data (%s) nor in -data-dir %s", id, listOr(spec.names()), dataDir)
 		default:
@@ -175,7 +178,7 @@ func importFile(ctx context.Context, scratch *store.Store, id string, d Data) (s
 	if err := st.ReceiveSource(ctx, filepath.Base(d.File), f, 0); err != nil {
 		return fail("reading "+d.File, err)
 	}
-	if err := checkSum(id, d, st.SHA256(), "the file "+d.File); err != nil {
+	if err := checkSum(id, d, "the file "+d.File, d.SHA256, st.SHA256()); err != nil {
 		return store.DatasetRecord{}, err
 	}
 	for _, part := range []struct {
@@ -202,22 +205,25 @@ func importFile(ctx context.Context, scratch *store.Store, id string, d Data) (s
 	if err != nil {
 		return fail("reading "+d.File, err)
 	}
+	if err := checkSum(id, d, "the folds file "+d.FoldsFile, d.FoldsSHA256, rec.FoldsSHA256); err != nil {
+		return store.DatasetRecord{}, err
+	}
 	return rec, nil
 }
 
-// checkSum refuses data whose SHA-256 is not the one the spec's entry
-// gives (none given: any).
-func checkSum(id string, d Data, actual, what string) error {
-	if d.SHA256 == "" || strings.EqualFold(d.SHA256, actual) {
+// checkSum refuses a file of data set id whose SHA-256 (actual) is not
+// the one the spec's entry expects (none expected, or none known: any).
+func checkSum(id string, d Data, what, expected, actual string) error {
+	if expected == "" || actual == "" || strings.EqualFold(expected, actual) {
 		return nil
 	}
-	return fmt.Errorf("data set %s: %s has SHA-256 %s, but the spec expects %s: it is not the data the experiment ran on", label(id, d), what, actual, d.SHA256)
+	return fmt.Errorf("data set %s: %s has SHA-256 %s, but the spec expects %s: it is not the data the experiment ran on", label(id, d), what, actual, expected)
 }
 
 // foldsMissing is the refusal of a data set that carried predefined folds
 // given without its folds file.
 func foldsMissing(id string, d Data) error {
-	return fmt.Errorf("data set %s carried %d predefined folds: give its folds file with --folds %s=FILE (or \"folds_file\" in the spec's data)", label(id, d), d.Folds, id)
+	return fmt.Errorf("data set %s carried %d predefined folds: give its folds file with --folds %s=FILE (or \"folds_file\" in the spec's data)", label(id, d), d.Folds, cmp.Or(d.Name, id))
 }
 
 // label names a data set in a sentence: its display name and the spec's

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -326,5 +327,77 @@ func TestRunDataDir(t *testing.T) {
 	if _, err := run(context.Background(), wrong, "-data-dir", dir, "-out", filepath.Join(t.TempDir(), "wrong")); err == nil ||
 		!strings.Contains(err.Error(), "data set scenes ("+rec.ID+")") || !strings.Contains(err.Error(), rec.SHA256) || !strings.Contains(err.Error(), "expects 00") {
 		t.Errorf("another SHA-256: got %v, want a refusal naming the data set and both hashes", err)
+	}
+}
+
+// A data set with predefined folds runs again from experiment.json only
+// with its folds file: without one, or with another (its SHA-256), it is
+// refused.
+func TestRunFolds(t *testing.T) {
+	f := newFixture(t)
+	folds := func(name string, shift int) string {
+		var b strings.Builder
+		b.WriteString("fold,split,row\n")
+		for fold := range 3 {
+			for r := 1; r <= 400; r++ {
+				part := "train"
+				if (r+shift)%3 == fold {
+					part = "test"
+				}
+				fmt.Fprintf(&b, "%d,%s,%d\n", fold+1, part, r)
+			}
+		}
+		p := filepath.Join(f.dir, name)
+		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	mine, other := folds("folds.csv", 0), folds("other-folds.csv", 1)
+	spec := f.writeSpec(t, "folds.json", `{"request": {"dataset": "parts", "method": "pca", "params": {"d": 2}, "split": {"kind": "predefined"}, "evaluate": {"classifier": "mlknn"}},
+		"data": {"parts": {"file": "multidim.csv", "folds_file": "folds.csv"}}}`)
+	first := filepath.Join(t.TempDir(), "first")
+	if log, err := run(context.Background(), spec, "-out", first); err != nil {
+		t.Fatalf("run: %v\n%s", err, log)
+	}
+	exp := filepath.Join(first, "experiment.json")
+	var e jobs.Experiment
+	readJSON(t, exp, &e)
+	tests := []struct {
+		name string
+		args []string
+		says []string // nil: it runs, giving the same metrics.json
+	}{
+		{"its folds", []string{"--data", "parts=" + f.md, "--folds", "parts=" + mine}, nil},
+		{"no folds", []string{"--data", "parts=" + f.md}, []string{"data set parts", "carried 3 predefined folds", "--folds parts=FILE"}},
+		{"other folds", []string{"--data", "parts=" + f.md, "--folds", "parts=" + other}, []string{"data set parts", "the folds file " + other, "expects"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			log, err := run(context.Background(), append([]string{exp, "-out", out}, tc.args...)...)
+			if tc.says == nil {
+				if err != nil {
+					t.Fatalf("run: %v\n%s", err, log)
+				}
+				if got, want := metricsWithoutTimes(t, filepath.Join(out, "metrics.json")), metricsWithoutTimes(t, filepath.Join(first, "metrics.json")); got != want {
+					t.Errorf("metrics.json:\n got %s\nwant %s", got, want)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatal("got no error")
+			}
+			for _, s := range tc.says {
+				if !strings.Contains(err.Error(), s) {
+					t.Errorf("got %q, want it to say %q", err, s)
+				}
+			}
+		})
+	}
+	for _, d := range e.Data {
+		if d.Folds != 3 || d.FoldsSHA256 == "" {
+			t.Errorf("experiment.json's data: got %d folds, folds_sha256 %q; want 3 and the file's SHA-256", d.Folds, d.FoldsSHA256)
+		}
 	}
 }

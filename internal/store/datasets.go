@@ -50,9 +50,12 @@ type DatasetRecord struct {
 	// label names and label statistics; see Files.Details), beside its
 	// data file.
 	DetailsFile string `json:"details_file,omitempty"`
-	// Folds is the number of predefined folds stored with the data set.
-	Folds int `json:"folds,omitempty"`
-	Gen   int `json:"gen"` // bumped by every relabel
+	// Folds is the number of predefined folds stored with the data set,
+	// FoldsSHA256 the SHA-256 of their file as uploaded (empty for data
+	// sets stored before it was kept).
+	Folds       int    `json:"folds,omitempty"`
+	FoldsSHA256 string `json:"folds_sha256,omitempty"`
+	Gen         int    `json:"gen"` // bumped by every relabel
 	// Shards, for a data set stored in row shards (shards.go), lists them
 	// in order, and DataFile is then their directory; nil for a data set
 	// stored in one file.
@@ -103,6 +106,8 @@ type Staged struct {
 	received bool
 	xml      []string
 	folds    bool
+	// foldsSHA256 is the folds file's SHA-256, hex-encoded.
+	foldsSHA256 string
 
 	readWith *dataset.Options // ReadAsReceived's options, for the next ReceiveSource
 	sizeHint int64
@@ -293,14 +298,15 @@ func (st *Staged) ReceiveXML(ctx context.Context, r io.Reader) error {
 // ReceiveFolds copies a predefined folds file (see dataset.ParseFolds); it
 // is checked against the data when CreateDataset reads them.
 func (st *Staged) ReceiveFolds(ctx context.Context, r io.Reader) error {
-	if _, err := spool(ctx, st.fs, filepath.Join(st.dir, foldsFile), r, maxXMLBytes); err != nil {
+	h := sha256.New()
+	if _, err := spool(ctx, st.fs, filepath.Join(st.dir, foldsFile), io.TeeReader(r, h), maxXMLBytes); err != nil {
 		var tl *TooLargeError
 		if errors.As(err, &tl) {
 			return &dataset.InputError{Field: "folds", Msg: "the folds file is larger than " + FormatBytes(maxXMLBytes)}
 		}
 		return err
 	}
-	st.folds = true
+	st.folds, st.foldsSHA256 = true, hex.EncodeToString(h.Sum(nil))
 	return nil
 }
 
@@ -365,7 +371,7 @@ func (s *Store) createDataset(ctx context.Context, st *Staged, id, name string, 
 	rec := DatasetRecord{
 		ID: id, Name: displayName(name, st.fileName), FileName: baseName(st.fileName),
 		CreatedAt: now, UpdatedAt: now, Bytes: st.size, SHA256: st.sha256,
-		Options: opts, Gen: 1, Folds: nfolds,
+		Options: opts, Gen: 1, Folds: nfolds, FoldsSHA256: st.foldsSHA256,
 	}
 	ds.Name = rec.Name
 	det := rec.fill(ds, "")
