@@ -7,12 +7,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"mldr/internal/dataset"
+	"mldr/internal/jsondup"
 )
 
 // jsonBody is a JSON body an endpoint reads, as its refusals name it.
@@ -59,8 +57,8 @@ func readJSON(r *http.Request, v any, body jsonBody) error {
 	if !json.Valid(data) {
 		return body.malformed(data)
 	}
-	if d, ok := duplicateKey(data); ok {
-		return d.refusal(body)
+	if d, ok := jsondup.Find(data); ok {
+		return body.duplicate(d)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -115,153 +113,13 @@ func article(kind string) string {
 	return "a " + kind
 }
 
-// dupKey is a key that an object of a JSON body holds twice.
-type dupKey struct {
-	// path is where the object is, "" for the top, then the key as first
-	// written: "evaluate.classifier", "rows[2].name".
-	path string
-	// first and second are the key as written the two times; they differ
-	// when only their case does.
-	first, second string
-}
-
-// refusal is the 400 of a key given twice, naming the key by its path.
-func (d dupKey) refusal(body jsonBody) error {
-	path := dataset.Cut(d.path)
-	if d.first != d.second {
+// duplicate is the 400 of a key given twice (jsondup.Find), naming the
+// key by its path.
+func (b jsonBody) duplicate(d jsondup.Dup) error {
+	path := dataset.Cut(d.Path)
+	if d.First != d.Second {
 		return badRequest(path, "the key %q appears twice in the %s, as %q and %q (keys match whatever their case); give each key once",
-			path, body.what, dataset.Cut(d.first), dataset.Cut(d.second))
+			path, b.what, dataset.Cut(d.First), dataset.Cut(d.Second))
 	}
-	return badRequest(path, "the key %q appears twice in the %s; give each key once", path, body.what)
-}
-
-// duplicateKey finds the first key that an object in data, valid JSON
-// (json.Valid), holds twice. encoding/json keeps the last of them without
-// a word, so a body could say two things and mean one. Keys are the same
-// when encoding/json would match them to the same field of a struct:
-// decoded (escapes, and invalid UTF-8 as U+FFFD) and compared without
-// regard to case, as its foldName folds them; every body the API reads is
-// a struct.
-func duplicateKey(data []byte) (dupKey, bool) {
-	var stack []jsonFrame
-	expectKey := false
-	for i := 0; i < len(data); {
-		switch c := data[i]; c {
-		case '{', '[':
-			stack = append(stack, jsonFrame{object: c == '{'})
-			expectKey = c == '{'
-			i++
-		case '}', ']':
-			stack = stack[:len(stack)-1]
-			expectKey = false // "{}" expected a key it did not get
-			i++
-		case ',':
-			if top := &stack[len(stack)-1]; top.object {
-				expectKey = true
-			} else {
-				top.index++
-			}
-			i++
-		case '"':
-			end := stringEnd(data, i)
-			if expectKey {
-				expectKey = false
-				top := &stack[len(stack)-1]
-				key := jsonString(data[i:end])
-				folded := foldName(key)
-				if first, ok := top.keys[folded]; ok {
-					return dupKey{path: keyPath(stack[:len(stack)-1], first), first: first, second: key}, true
-				}
-				if top.keys == nil {
-					top.keys = map[string]string{}
-				}
-				top.keys[folded] = key
-				top.key = key
-			}
-			i = end
-		default: // white space, ':', numbers, true, false, null
-			i++
-		}
-	}
-	return dupKey{}, false
-}
-
-// jsonFrame is an object or an array that duplicateKey is inside: the
-// keys of an object's members (folded, to as written) and the member it is
-// at, or the element an array is at.
-type jsonFrame struct {
-	object bool
-	keys   map[string]string
-	key    string
-	index  int
-}
-
-// keyPath is the path of key in the object that outer, the containers
-// around it from the top, lead to: "evaluate.classifier", "[2].name".
-func keyPath(outer []jsonFrame, key string) string {
-	var b strings.Builder
-	for _, f := range outer {
-		if !f.object {
-			b.WriteString("[" + strconv.Itoa(f.index) + "]")
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteByte('.')
-		}
-		b.WriteString(f.key)
-	}
-	if b.Len() > 0 {
-		b.WriteByte('.')
-	}
-	b.WriteString(key)
-	return b.String()
-}
-
-// stringEnd returns the offset just after the JSON string whose opening
-// quote is data[i]; data is valid JSON.
-func stringEnd(data []byte, i int) int {
-	for j := i + 1; j < len(data); j++ {
-		switch data[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1
-		}
-	}
-	return len(data)
-}
-
-// jsonString decodes a JSON string, quotes included, as encoding/json
-// does.
-func jsonString(s []byte) string {
-	if bytes.IndexByte(s, '\\') < 0 && utf8.Valid(s) {
-		return string(s[1 : len(s)-1])
-	}
-	var v string
-	_ = json.Unmarshal(s, &v) // valid JSON: no error
-	return v
-}
-
-// foldName folds a key as encoding/json matches a key to a struct's
-// field: ASCII letters to upper case, other runes to the smallest rune of
-// their Unicode simple folding (so "K", "k" and the Kelvin sign are one).
-func foldName(s string) string {
-	b := make([]byte, 0, len(s))
-	for _, r := range s {
-		switch {
-		case 'a' <= r && r <= 'z':
-			r -= 'a' - 'A'
-		case r >= utf8.RuneSelf:
-			for {
-				f := unicode.SimpleFold(r)
-				if f <= r {
-					r = f
-					break
-				}
-				r = f
-			}
-		}
-		b = utf8.AppendRune(b, r)
-	}
-	return string(b)
+	return badRequest(path, "the key %q appears twice in the %s; give each key once", path, b.what)
 }

@@ -203,6 +203,8 @@ func TestRunRefusals(t *testing.T) {
 		{"malformed JSON", "{\"request\": {\"dataset\": \"s\",\n \"method\": \"pca\"}\n " + data + `}`, nil, []string{"bad.json: line 3, column 2", "not valid JSON"}},
 		{"unknown field", `{"request": {"dataset": "s", "method": "pca"}, "datas": {}}`, nil, []string{"bad.json", "unknown field \"datas\""}},
 		{"wrong type", `{"request": {"dataset": "s", "method": "pca", "params": {"d": "two"}}, ` + data + `}`, nil, []string{"bad.json: line 1", "request.params.d", "must be int"}},
+		{"a key twice", "{\"request\": {\"dataset\": \"s\", \"method\": \"pca\",\n \"Method\": \"mddmp\"}, " + data + "}", nil,
+			[]string{"bad.json: line 2, column 2: the key \"request.method\" appears twice in the spec, as \"method\" and \"Method\""}},
 		{"no request", `{` + data + `}`, nil, []string{"bad.json: the spec has no request"}},
 		{"unnamed data set", `{"request": {"dataset": "t", "method": "pca"}, ` + data + `}`, nil, []string{"data set \"t\"", "spec's data (it names s)"}},
 		{"a file the loader refuses", `{"request": {"dataset": "s", "method": "pca"}, "data": {"s": {"file": "multilabel.csv", "options": {"labels": ["nope"]}}}}`, nil,

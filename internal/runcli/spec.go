@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"mldr/internal/jobs"
+	"mldr/internal/jsondup"
 )
 
 // Spec is what webapp run runs: the API's job or study request (the body
@@ -83,10 +84,20 @@ func ReadSpec(path string) (*Spec, error) {
 }
 
 // parseSpec decodes a spec: one JSON object, no key the spec does not
-// take.
+// take, no key twice.
 func parseSpec(b []byte) (*Spec, error) {
 	if len(bytes.TrimSpace(b)) == 0 {
 		return nil, errors.New("the spec is empty; it is a JSON object {\"request\": {…the API's job request…}, \"data\": {\"NAME\": {\"file\": \"PATH\"}}}")
+	}
+	if json.Valid(b) {
+		// encoding/json would keep the last of a key given twice.
+		if d, ok := jsondup.Find(b); ok {
+			how := ""
+			if d.First != d.Second {
+				how = fmt.Sprintf(", as %q and %q (keys match whatever their case)", d.First, d.Second)
+			}
+			return nil, fmt.Errorf("%s: the key %q appears twice in the spec%s; give each key once", position(b, int64(d.Offset)), d.Path, how)
+		}
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()

@@ -1,4 +1,4 @@
-package handlers
+package jsondup
 
 import (
 	"bytes"
@@ -9,10 +9,10 @@ import (
 	"testing"
 )
 
-// TestDuplicateKey: the first key an object holds twice, at any depth,
+// TestFind: the first key an object holds twice, at any depth,
 // with its path; keys that encoding/json would match to one field of a
 // struct (escapes decoded, case folded) count as the same.
-func TestDuplicateKey(t *testing.T) {
+func TestFind(t *testing.T) {
 	for _, tc := range []struct {
 		name, in            string
 		path, first, second string // "" for none
@@ -42,25 +42,28 @@ func TestDuplicateKey(t *testing.T) {
 			if !json.Valid([]byte(tc.in)) {
 				t.Fatalf("the case is not valid JSON: %s", tc.in)
 			}
-			d, ok := duplicateKey([]byte(tc.in))
+			d, ok := Find([]byte(tc.in))
 			if tc.path == "" {
 				if ok {
 					t.Errorf("got %+v, want no key twice", d)
 				}
 				return
 			}
-			if want := (dupKey{path: tc.path, first: tc.first, second: tc.second}); !ok || d != want {
+			if want := (Dup{Path: tc.path, First: tc.first, Second: tc.second, Offset: d.Offset}); !ok || d != want {
 				t.Errorf("got %+v (found %v), want %+v", d, ok, want)
+			}
+			if second := jsonString([]byte(tc.in)[d.Offset:stringEnd([]byte(tc.in), d.Offset)]); second != tc.second {
+				t.Errorf("at offset %d: got the key %q, want the second %q", d.Offset, second, tc.second)
 			}
 		})
 	}
 }
 
-// FuzzDuplicateKey checks duplicateKey on any valid JSON against
+// FuzzFind checks Find on any valid JSON against
 // encoding/json: it finds a key twice exactly when decoding into maps
 // loses a key (the same key after decoding) or keeps two that fold to one
 // (which a struct would take as one field). It never panics.
-func FuzzDuplicateKey(f *testing.F) {
+func FuzzFind(f *testing.F) {
 	for _, s := range []string{
 		`{}`, `[]`, `"x"`, `{"a":1,"a":2}`, `{"a":{"b":[{"c":1,"C":2}]}}`, `{"dataset":"a","Dataset":"b"}`,
 		`{"k":1,"\u212a":2}`, `{"\u017f":1,"s":2}`, `[{"x":1},{"x":1}]`, `{"a":"\"}","b":[1,{"a":2}]}`,
@@ -74,7 +77,7 @@ func FuzzDuplicateKey(f *testing.F) {
 		if !json.Valid(data) {
 			return
 		}
-		d, ok := duplicateKey(data)
+		d, ok := Find(data)
 		dec := json.NewDecoder(bytes.NewReader(data))
 		dec.UseNumber()
 		var v any
@@ -92,10 +95,10 @@ func FuzzDuplicateKey(f *testing.F) {
 			}
 		})
 		if want := keys != kept || folded; ok != want {
-			t.Fatalf("duplicateKey(%q): got %+v (found %v); encoding/json keeps %d of %d keys, two folding to one: %v", s, d, ok, kept, keys, folded)
+			t.Fatalf("Find(%q): got %+v (found %v); encoding/json keeps %d of %d keys, two folding to one: %v", s, d, ok, kept, keys, folded)
 		}
-		if ok && (foldName(d.first) != foldName(d.second) || !strings.HasSuffix(d.path, d.first)) {
-			t.Fatalf("duplicateKey(%q): got %+v, want two spellings of one key at the end of its path", s, d)
+		if ok && (foldName(d.First) != foldName(d.Second) || !strings.HasSuffix(d.Path, d.First)) {
+			t.Fatalf("Find(%q): got %+v, want two spellings of one key at the end of its path", s, d)
 		}
 	})
 }
