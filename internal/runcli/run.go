@@ -105,7 +105,11 @@ func Run(ctx context.Context, args []string, env Env) error {
 	}
 	show := &progress{w: env.Stdout, bar: env.Terminal, now: env.Now}
 	defer show.done()
-	scratchDir, err := os.MkdirTemp(filepath.Dir(filepath.Clean(out)), ".webapp-run-")
+	parent := filepath.Dir(filepath.Clean(out))
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return fmt.Errorf("making the output folder's parent %s: %w", parent, err)
+	}
+	scratchDir, err := os.MkdirTemp(parent, ".webapp-run-")
 	if err != nil {
 		return fmt.Errorf("making the run's working folder beside %s: %w", out, err)
 	}

@@ -403,3 +403,19 @@ func TestRunFolds(t *testing.T) {
 		}
 	}
 }
+
+// A spec may leave its data out: --data names the file of a data set the
+// request names, flags before or after the spec.
+func TestRunDataFromFlags(t *testing.T) {
+	f := newFixture(t)
+	spec := f.writeSpec(t, "bare.json", `{"request": {"dataset": "s", "method": "pca", "params": {"d": 2}}}`)
+	out := filepath.Join(t.TempDir(), "new", "out") // its parent made too
+	if log, err := run(context.Background(), "-out", out, spec, "--data", "s="+f.ml); err != nil {
+		t.Fatalf("run: %v\n%s", err, log)
+	}
+	var m jobs.Manifest
+	readJSON(t, filepath.Join(out, "pca", "model.json"), &m)
+	if m.Dataset.Name != "s" || m.Dataset.ID != store.NameID("s") || m.Version != "test-version" {
+		t.Errorf("model.json: got data set %+v, version %q; want s as %s, test-version", m.Dataset, m.Version, store.NameID("s"))
+	}
+}

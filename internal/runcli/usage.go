@@ -43,8 +43,8 @@ the one recorded is refused:
   webapp run experiment.json --data emotions=emotions.arff
 
 Flags:
-  -out DIR               the output folder (default NAME-results); it must
-                         not hold files
+  -out DIR               the output folder (default NAME-results), made with
+                         its parents; it must not hold files
   -data NAME=FILE        the data file of data set NAME (the spec's name for
                          it, or its display name); repeatable; --data works
   -folds NAME=FILE       its predefined folds (fold,split,row); repeatable
