@@ -430,3 +430,46 @@ func TestPairwiseSumMatchesNumpy(t *testing.T) {
 		}
 	}
 }
+
+// TestWilcoxonMinP checks the smallest attainable p against scipy
+// (testdata/wilcoxon_min_p.json, made by
+// testdata/make_wilcoxon_min_goldens.py with scipy 1.10.1: the minimum of
+// scipy's wilcoxon over every outcome for n ≤ 14, the extreme outcome
+// beyond) and against hand-computed values: with every difference of one
+// sign r+ is 0 or n(n+1)/2, each of probability 2^−n, so p = 2·2^−n.
+func TestWilcoxonMinP(t *testing.T) {
+	b, err := os.ReadFile("testdata/wilcoxon_min_p.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g struct {
+		Scipy string `json:"scipy"`
+		Cases []struct {
+			N    int     `json:"n"`
+			MinP float64 `json:"min_p"`
+		} `json:"wilcoxon_min_p"`
+	}
+	if err := json.Unmarshal(b, &g); err != nil {
+		t.Fatal(err)
+	}
+	if g.Scipy != "1.10.1" || len(g.Cases) != 60 {
+		t.Fatalf("goldens from scipy %s with %d cases, want 1.10.1 and 60", g.Scipy, len(g.Cases))
+	}
+	for _, c := range g.Cases {
+		if got := WilcoxonMinP(c.N); !close(got, c.MinP, 1e-12) {
+			t.Errorf("WilcoxonMinP(%d) = %v, want %v (scipy wilcoxon)", c.N, got, c.MinP)
+		}
+	}
+	tests := []struct {
+		n    int
+		want float64
+	}{{1, 1}, {2, 0.5}, {3, 0.25}, {4, 0.125}, {5, 0.0625}, {6, 0.03125}, {10, 2.0 / 1024}}
+	for _, tc := range tests {
+		if got := WilcoxonMinP(tc.n); got != tc.want {
+			t.Errorf("WilcoxonMinP(%d) = %v, want %v (2·2^−n, by hand)", tc.n, got, tc.want)
+		}
+	}
+	if got := WilcoxonMinP(0); !math.IsNaN(got) {
+		t.Errorf("WilcoxonMinP(0) = %v, want NaN", got)
+	}
+}

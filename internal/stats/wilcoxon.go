@@ -108,6 +108,13 @@ func Wilcoxon(x, y []float64) (stat, p float64, err error) {
 // sum rPlus of n non-zero differences without ties, as scipy 1.10's
 // wilcoxon with method 'exact' and its _get_wilcoxon_distr.
 func wilcoxonExactP(n, rPlus int) float64 {
+	return wilcoxonTwoSided(wilcoxonNull(n), rPlus)
+}
+
+// wilcoxonNull is the null distribution of the positive rank sum of n
+// non-zero differences without ties: pmf[r] = P(R+ = r), r = 0…n(n+1)/2,
+// every one of the 2^n sign patterns equally likely.
+func wilcoxonNull(n int) []float64 {
 	pmf := []float64{1}
 	for k := 1; k <= n; k++ {
 		prev := pmf
@@ -120,10 +127,41 @@ func wilcoxonExactP(n, rPlus int) float64 {
 			pmf[len(pmf)-m+i] += v * 0.5
 		}
 	}
+	return pmf
+}
+
+// wilcoxonTwoSided is scipy 1.10's exact two-sided p-value of the positive
+// rank sum rPlus under the null distribution pmf (wilcoxonNull).
+func wilcoxonTwoSided(pmf []float64, rPlus int) float64 {
 	if rPlus == (len(pmf)-1)/2 {
 		return 1
 	}
 	less := pairwiseSum(pmf[:rPlus+1])
 	greater := pairwiseSum(pmf[rPlus:])
 	return math.Min(1, math.Max(0, 2*math.Min(greater, less)))
+}
+
+// WilcoxonMinP returns the smallest two-sided p-value Wilcoxon can give
+// for n pairs with no zero and no tied difference: with few pairs no
+// outcome is significant (n = 3: 0.25, n = 5: 0.0625; the first n at
+// which p < 0.05 is possible is 6), whatever the scores. For n ≤ 50 it is
+// the minimum, over every attainable positive rank sum r+, of the exact
+// p-value from the null distribution of r+ (as scipy 1.10's wilcoxon
+// with method 'exact'); beyond, scipy's normal approximation at the most
+// extreme statistic T = 0. It returns NaN for n < 1.
+func WilcoxonMinP(n int) float64 {
+	switch {
+	case n < 1:
+		return math.NaN()
+	case n > wilcoxonExactMax:
+		N := float64(n)
+		z := N * (N + 1) / 4 / math.Sqrt(N*(N+1)*(2*N+1)/24)
+		return math.Erfc(z / math.Sqrt2)
+	}
+	pmf := wilcoxonNull(n)
+	least := 1.0
+	for r := range pmf {
+		least = math.Min(least, wilcoxonTwoSided(pmf, r))
+	}
+	return least
 }
