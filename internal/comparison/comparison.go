@@ -53,9 +53,13 @@ type Group struct {
 
 // Input is what Build compares: the data set ids in order, their display
 // names (same length as Datasets; an empty or missing name shows the id),
-// the methods in order, and the results per d-choice.
+// the methods in order, and the results per d-choice. Unranked lists
+// methods of Methods that are shown (scores, wins/ties/losses, Wilcoxon)
+// but left out of the ranks, Friedman, Iman–Davenport and Nemenyi: the
+// baseline ori when a study asks so.
 type Input struct {
 	Datasets, DatasetNames, Methods []string
+	Unranked                        []string
 	Groups                          []Group
 }
 
@@ -85,6 +89,10 @@ type Comparison struct {
 	// Ranks are the ranks within each data set used by the tests (1 =
 	// best, ties averaged); a row of nulls for a data set left out.
 	Ranks [][]*float64 `json:"ranks"`
+	// Unranked are the methods left out of the ranks, Friedman,
+	// Iman–Davenport and Nemenyi on purpose (Input.Unranked): their ranks
+	// and average ranks are null, their pairs are compared.
+	Unranked []string `json:"unranked,omitempty"`
 	// AverageRanks are the mean ranks over the data sets used; null for
 	// a method left out or when no data set is usable.
 	AverageRanks map[string]*float64 `json:"average_ranks"`
@@ -117,7 +125,8 @@ type ImanDavenport struct {
 
 // Pair compares two methods over the data sets where both have a score.
 // A is the one with the better (lower) average rank, or the earlier in
-// Methods when equal or undefined. Wins counts data sets where A's score
+// Methods when equal or undefined; a method left out of the ranks
+// (Unranked) is B against a ranked one. Wins counts data sets where A's score
 // is better than B's, Ties where they are equal (exactly, or within 1e−12
 // relative), Losses where it is worse. WilcoxonP is scipy's default
 // two-sided Wilcoxon signed-rank p-value of A's scores against B's, null
@@ -214,6 +223,11 @@ func buildOne(in Input, g Group, metric string) Comparison {
 		PairedT:      []DatasetPairedT{},
 		Notes:        []string{},
 	}
+	for _, m := range in.Unranked {
+		if slices.Contains(in.Methods, m) {
+			c.Unranked = append(c.Unranked, m)
+		}
+	}
 	lower := evaluate.LowerIsBetter(metric)
 	if lower {
 		c.Better = "lower"
@@ -253,16 +267,23 @@ func buildOne(in Input, g Group, metric string) Comparison {
 		folds[i][j] = r.Folds
 	}
 
-	// Methods with a score somewhere are ranked and tested.
-	var ranked []int
+	// Methods with a score somewhere are ranked and tested, but for those
+	// left out of the ranks on purpose, which are only tested in pairs.
+	var ranked, paired []int
 	for j, m := range in.Methods {
 		has := false
 		for i := range nd {
 			has = has || c.Scores[i][j] != nil
 		}
-		if has {
+		switch {
+		case has && slices.Contains(c.Unranked, m):
+			c.AverageRanks[m] = nil
+			paired = append(paired, j)
+			c.Notes = append(c.Notes, fmt.Sprintf("%s is left out of the ranks, Friedman, Iman–Davenport and Nemenyi, as the study asked; its pairs are compared", m))
+		case has:
 			ranked = append(ranked, j)
-		} else {
+			paired = append(paired, j)
+		default:
 			c.AverageRanks[m] = nil
 			c.Notes = append(c.Notes, fmt.Sprintf("%s has no %s score on any data set; left out of the ranks and tests", m, metric))
 		}
@@ -335,13 +356,15 @@ func buildOne(in Input, g Group, metric string) Comparison {
 		}
 	}
 
-	// Pairs over the data sets where both have a score.
+	// Pairs over the data sets where both have a score; a method left out
+	// of the ranks is the second of its pairs.
 	var wp []float64
 	var wpIdx []int
-	for x := 0; x < len(ranked); x++ {
-		for y := x + 1; y < len(ranked); y++ {
-			a, b := ranked[x], ranked[y]
-			if avg[b] < avg[a] {
+	for x := 0; x < len(paired); x++ {
+		for y := x + 1; y < len(paired); y++ {
+			a, b := paired[x], paired[y]
+			unranked := slices.Contains(c.Unranked, in.Methods[a]) && !slices.Contains(c.Unranked, in.Methods[b])
+			if avg[b] < avg[a] || unranked {
 				a, b = b, a
 			}
 			pr := Pair{A: in.Methods[a], B: in.Methods[b]}

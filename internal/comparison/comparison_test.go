@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
+	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -296,10 +298,17 @@ func TestGoldens(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "comparison.csv", csvBuf.Bytes())
-	if err := WriteTeX(&texBuf, f); err != nil {
-		t.Fatal(err)
+	tab := paperTable(t, f, 0, 2)
+	for _, w := range []struct {
+		name  string
+		write func(io.Writer, *Table) error
+	}{{"comparison.tex", WriteTeX}, {"comparison-standalone.tex", WriteStandaloneTeX}, {"comparison.md", WriteMarkdown}} {
+		texBuf.Reset()
+		if err := w.write(&texBuf, tab); err != nil {
+			t.Fatal(err)
+		}
+		golden(t, w.name, texBuf.Bytes())
 	}
-	golden(t, "comparison.tex", texBuf.Bytes())
 
 	// The shape scripts rely on (issue 13).
 	var generic struct {
@@ -327,6 +336,10 @@ func TestTeXEscape(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"yeast_train & 10% #2 $5", `yeast\_train \& 10\% \#2 \$5`},
 		{`a\b{c}~^`, `a\textbackslash{}b\{c\}\textasciitilde{}\textasciicircum{}`},
+		{`50% & $x_1$ {#} \\ ~^`, `50\% \& \$x\_1\$ \{\#\} \textbackslash{}\textbackslash{} \textasciitilde{}\textasciicircum{}`},
+		{"<a>|b", `\textless{}a\textgreater{}\textbar{}b`},
+		{"a--b ``q'' ,,x !`", "a-{}-b `{}`q'{}' ,{},x !{}`"},
+		{"two\nlines\tand tab", "two lines and tab"},
 		{"plain", "plain"},
 	}
 	for _, tc := range tests {
@@ -455,10 +468,133 @@ func TestNearTie(t *testing.T) {
 		t.Errorf("pair = %+v, want b–a with 1 win, 1 tie, 0 losses", p)
 	}
 	var b bytes.Buffer
-	if err := WriteTeX(&b, f); err != nil {
+	if err := WriteTeX(&b, paperTable(t, f, 0)); err != nil {
 		t.Fatal(err)
 	}
-	if want := `D1 & \textbf{0.3000} & \textbf{0.3000} \\`; !strings.Contains(b.String(), want) {
-		t.Errorf("tex =\n%s\nwant a line %q", b.String(), want)
+	for _, want := range []string{"D1 & a & \\textbf{0.3000} \\\\\n & b & \\textbf{0.3000} \\\\\n", "D2 & a & \\underline{0.5000} \\\\\n & b & \\textbf{0.2500} \\\\\n"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("tex =\n%s\nwant the lines %q", b.String(), want)
+		}
+	}
+}
+
+// paperTable is the table of f's comparisons at the given indices, with
+// the display names and citations a study gives.
+func paperTable(t *testing.T, f File, at ...int) *Table {
+	t.Helper()
+	var cs []Comparison
+	for _, i := range at {
+		cs = append(cs, f.Comparisons[i])
+	}
+	tab, err := NewTable(cs, TableSpec{Study: "0123abcd", Label: "tab:mldr-0123abcd", Classifier: "ML-kNN (k = 10, s = 1)",
+		Split: "3-fold cross-validation, seed 1", Dims: "each method at its own d (thr = 0.99)",
+		MethodNames: map[string]string{"pca": "PCA", "mddmp": "MDDM (orthonormal directions)", "cplst": "CPLST"},
+		MetricNames: map[string]string{"hamming_loss": "Hamming loss", "micro_f1": "Micro-F1"},
+		Cites: map[string]Cite{"pca": {Key: "jolliffe2002", Reference: "Jolliffe, Principal Component Analysis"},
+			"mddmp": {Key: "zhang2008mddm", Reference: "Zhang & Zhou, Multi-Label Dimensionality Reduction via Dependence Maximization, AAAI 2008"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tab
+}
+
+func TestMarkdownEscape(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`50% & $x_1$ {#} \\ ~^`, `50\% \& \$x\_1\$ \{\#\} \\\\ \~\^`},
+		{"a|b <img src=x> *em* [l](u) `c`", "a\\|b \\<img src=x\\> \\*em\\* \\[l\\](u) \\`c\\`"},
+		{"emotions-train 0.5", "emotions-train 0.5"},
+		{"two\nlines", "two lines"},
+	}
+	for _, tc := range tests {
+		if got := MarkdownEscape(tc.in); got != tc.want {
+			t.Errorf("MarkdownEscape(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestUnranked: ori left out of the ranks is shown and paired, second in
+// its pairs, but has no rank, and Friedman and Nemenyi rank the other
+// two. By hand: ranks b 1, a 2 on both data sets; χ²_F = 2 (as in
+// TestTwoByTwo); the pair a–ori: a better on both, Wilcoxon p = 0.5.
+func TestUnranked(t *testing.T) {
+	m := func(v float64) map[string]float64 { return map[string]float64{"hamming_loss": v} }
+	in := Input{
+		Datasets: []string{"D1", "D2"}, Methods: []string{"ori", "a", "b"}, Unranked: []string{"ori", "nope"},
+		Groups: []Group{{Results: []Result{
+			res("D1", "ori", m(0.4)), res("D1", "a", m(0.3)), res("D1", "b", m(0.1)),
+			res("D2", "ori", m(0.5)), res("D2", "a", m(0.2)), res("D2", "b", m(0.1)),
+		}}},
+	}
+	c := Build(in).Comparisons[0]
+	if !slices.Equal(c.Unranked, []string{"ori"}) || c.AverageRanks["ori"] != nil || c.Ranks[0][0] != nil || !near(c.AverageRanks["b"], 1, 0) || !near(c.AverageRanks["a"], 2, 0) {
+		t.Errorf("unranked %v, average ranks ori %v a %v b %v, rank of ori %v; want [ori], null, 2, 1, null",
+			c.Unranked, show(c.AverageRanks["ori"]), show(c.AverageRanks["a"]), show(c.AverageRanks["b"]), show(c.Ranks[0][0]))
+	}
+	if c.Friedman == nil || math.Abs(c.Friedman.Chi2-2) > 1e-12 || c.RankedMethods() != 2 {
+		t.Errorf("friedman %+v over %d methods, want χ² 2 over 2", c.Friedman, c.RankedMethods())
+	}
+	var got []string
+	for _, p := range c.Pairs {
+		got = append(got, fmt.Sprintf("%s-%s %d/%d/%d", p.A, p.B, p.Wins, p.Ties, p.Losses))
+	}
+	if want := []string{"a-ori 2/0/0", "b-ori 2/0/0", "b-a 2/0/0"}; !slices.Equal(got, want) {
+		t.Errorf("pairs %q, want %q", got, want)
+	}
+	tab := paperTable(t, Build(in), 0)
+	if mk := tab.Cells[0][0][0]; mk.Mark != Plain || tab.Ranks[0][0].Text != "" {
+		t.Errorf("ori in the table: %+v, rank %+v; want unmarked, no rank", mk, tab.Ranks[0][0])
+	}
+	if tab.Cells[0][2][0].Mark != Best || tab.Cells[0][1][0].Mark != Second {
+		t.Errorf("D1: b %+v, a %+v; want b best, a second", tab.Cells[0][2][0], tab.Cells[0][1][0])
+	}
+}
+
+// TestCaveats: the smallest Wilcoxon p and the tests over ranks' caveats
+// at the sizes that call for them, and none where none is due.
+func TestCaveats(t *testing.T) {
+	build := func(nd, nm int) Comparison {
+		var in Input
+		for i := range nd {
+			in.Datasets = append(in.Datasets, fmt.Sprintf("D%d", i))
+		}
+		for j := range nm {
+			in.Methods = append(in.Methods, fmt.Sprintf("m%d", j))
+		}
+		var g Group
+		for i, ds := range in.Datasets {
+			for j, me := range in.Methods {
+				g.Results = append(g.Results, res(ds, me, map[string]float64{"hamming_loss": float64(j+1) + 0.1*float64(i%2)*float64(j)}))
+			}
+		}
+		in.Groups = []Group{g}
+		return Build(in).Comparisons[0]
+	}
+	tests := []struct {
+		nd, nm   int
+		wilcoxon string
+		ranks    []string
+	}{
+		{3, 3, "With N = 3 data sets the smallest two-sided Wilcoxon p-value attainable is 0.25 (after Holm's adjustment over the 3 pairs, 0.75): no pair can differ significantly at the 0.05 level, whatever the scores.",
+			[]string{"fewer than 5 data sets (N = 3 here)"}},
+		{6, 2, "With N = 6 data sets the smallest two-sided Wilcoxon p-value attainable is 0.0312.",
+			[]string{"fewer than 3 methods ranked (k = 2 here)"}},
+		{6, 3, "With N = 6 data sets the smallest two-sided Wilcoxon p-value attainable is 0.0312 (after Holm's adjustment over the 3 pairs, 0.0938): no pair can differ significantly at the 0.05 level, whatever the scores.", nil},
+		{8, 4, "With N = 8 data sets the smallest two-sided Wilcoxon p-value attainable is 0.00781 (after Holm's adjustment over the 6 pairs, 0.0469).", nil},
+	}
+	for _, tc := range tests {
+		c := build(tc.nd, tc.nm)
+		if got := c.WilcoxonCaveat(); got != tc.wilcoxon {
+			t.Errorf("N = %d, k = %d: Wilcoxon caveat\n%q, want\n%q", tc.nd, tc.nm, got, tc.wilcoxon)
+		}
+		got := c.RankCaveats()
+		if len(got) != len(tc.ranks) {
+			t.Errorf("N = %d, k = %d: rank caveats %q, want %d", tc.nd, tc.nm, got, len(tc.ranks))
+			continue
+		}
+		for i, want := range tc.ranks {
+			if !strings.Contains(got[i], want) || !strings.Contains(got[i], "Demšar 2006") {
+				t.Errorf("N = %d, k = %d: rank caveat %q, want one with %q citing Demšar 2006", tc.nd, tc.nm, got[i], want)
+			}
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -16,6 +17,7 @@ import (
 	"mldr/internal/export"
 	"mldr/internal/formparts"
 	"mldr/internal/jobs"
+	"mldr/internal/views"
 )
 
 // JobService is what the handlers need of the job runner.
@@ -166,12 +168,18 @@ func (h *handler) apiJobEvents(w http.ResponseWriter, r *http.Request) {
 }
 
 // contentTypes of the result files.
-var contentTypes = map[string]string{".csv": "text/csv; charset=utf-8", ".json": "application/json", ".npy": "application/octet-stream", ".tex": "text/x-tex; charset=utf-8"}
+var contentTypes = map[string]string{".csv": "text/csv; charset=utf-8", ".json": "application/json", ".npy": "application/octet-stream",
+	".tex": "text/x-tex; charset=utf-8", ".md": "text/markdown; charset=utf-8"}
 
 // apiJobResult sends a result file, named after the data set, the method
-// and d.
+// and d; a study's tables for papers are written on request
+// (apiStudyTable).
 func (h *handler) apiJobResult(w http.ResponseWriter, r *http.Request) {
 	file := chi.URLParam(r, "file")
+	if slices.Contains(views.StudyTableFiles, file) {
+		h.apiStudyTable(w, r, file)
+		return
+	}
 	path, j, err := h.jobs.ResultPath(chi.URLParam(r, "id"), r.URL.Query().Get("method"), file)
 	if err != nil {
 		h.fail(w, r, err)

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"cmp"
 	"net/http"
 	"slices"
 
@@ -72,7 +73,15 @@ func (h *handler) pageSubmitStudy(w http.ResponseWriter, r *http.Request) {
 	form.HasFolds = !slices.ContainsFunc(recs, func(r store.DatasetRecord) bool { return r.Folds == 0 })
 	form.SeedDim = views.SeedDimText(recs...)
 	methods := r.PostForm["methods"]
+	form.RankBaseline = r.PostForm.Get("rank_baseline")
 	req, err := requestFromForm("", methods, form)
+	switch form.RankBaseline {
+	case "", "rank": // the default is not sent
+	case "show":
+		req.RankBaseline = new(false)
+	default:
+		err = cmp.Or(err, badRequest("rank_baseline", "the baseline is ranked with the methods (\"rank\") or shown but left out of the ranks (\"show\"), not %q", views.CutName(form.RankBaseline)))
+	}
 	for _, rec := range recs {
 		req.Datasets = append(req.Datasets, rec.ID)
 	}

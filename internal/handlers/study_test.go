@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
@@ -74,7 +75,15 @@ func TestStudyAPI(t *testing.T) {
 		says        string
 	}{
 		{"/comparison.csv", "text/csv; charset=utf-8", 200, "metric,d,percent,dataset"},
-		{"/comparison.tex", "text/x-tex; charset=utf-8", 200, `\begin{tabular}`},
+		{"/comparison.tex", "text/x-tex; charset=utf-8", 200, `\begin{tabular}{llrrrrr}` + "\n\\toprule\nData set & Method & Hamming loss $\\downarrow$ & Ranking loss $\\downarrow$ & One-error $\\downarrow$ & Coverage $\\downarrow$ & Average precision $\\uparrow$ \\\\\n"},
+		{"/comparison.tex?metrics=micro_f1,hamming_loss", "text/x-tex; charset=utf-8", 200, "Data set & Method & Micro-F1 $\\uparrow$ & Hamming loss $\\downarrow$ \\\\"},
+		{"/comparison.tex?metrics=micro_f1&metrics=hamming_loss&at=own", "text/x-tex; charset=utf-8", 200, "\\label{tab:mldr-"},
+		{"/comparison-standalone.tex", "text/x-tex; charset=utf-8", 200, "\\documentclass{article}"},
+		{"/comparison.md", "text/markdown; charset=utf-8", 200, "| Data set | Method | Hamming loss ↓ |"},
+		{"/comparison.md?metrics=bogus", "application/json", 400, "its metrics are"},
+		{"/comparison.md?metrics=micro_f1,micro_f1", "application/json", 400, "listed twice"},
+		{"/comparison.tex?d=3", "application/json", 400, "no comparison at d="},
+		{"/comparison.tex?at=cubic", "application/json", 400, "at must be"},
 		{"/metrics.json", "application/json", 200, `"dataset"`},
 		{"/experiment.json", "application/json", 200, `"datasets"`},
 		{"/projection.csv", "application/json", 404, "a study has no result"},
@@ -93,15 +102,20 @@ func TestStudyAPI(t *testing.T) {
 			t.Errorf("%s: got %d %s %.200q, want %d %s containing %q", tc.path, resp.StatusCode, resp.Header.Get("Content-Type"), b, tc.status, tc.ctype, tc.says)
 		}
 	}
-	if resp, _ := get("/comparison.tex"); !strings.Contains(resp.Header.Get("Content-Disposition"), "study-"+id[:8]+"_comparison.tex") {
-		t.Errorf("download name: %s", resp.Header.Get("Content-Disposition"))
+	for _, f := range []string{"comparison.tex", "comparison-standalone.tex", "comparison.md"} {
+		if resp, _ := get("/" + f); !strings.Contains(resp.Header.Get("Content-Disposition"), "study-"+id[:8]+"_"+f) {
+			t.Errorf("download name of %s: %s", f, resp.Header.Get("Content-Disposition"))
+		}
 	}
 
 	// The page: the table, the diagram, the pairs, each data set's curves.
 	resp, b = s.do("GET", "/jobs/"+id+"?metric=hamming_loss&dataset="+ids[2], "", nil)
 	page := string(b)
 	for _, want := range []string{`data-testid="study"`, `data-testid="study-table"`, `data-testid="study-pairs"`, `data-testid="study-paired-t"`,
-		"Friedman χ²F", "average rank", `id="cd"`, `id="ranks"`, `data-testid="curves"`, `value="` + ids[2] + `" selected`} {
+		"Friedman χ²F", "average rank", `id="cd"`, `id="ranks"`, `data-testid="curves"`, `value="` + ids[2] + `" selected`,
+		`<p class="hint" data-testid="study-wilcoxon-caveat">With N = 3 data sets the smallest two-sided Wilcoxon p-value attainable is 0.25 (after Holm&#39;s adjustment over the 3 pairs, 0.75): no pair can differ significantly at the 0.05 level, whatever the scores.</p>`,
+		`data-testid="study-rank-caveat">Friedman&#39;s and Nemenyi&#39;s tests rest on large-sample approximations`,
+		`href="/api/jobs/` + id + `/comparison-standalone.tex"`, `href="/api/jobs/` + id + `/comparison.md"`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("study page: no %q", want)
 		}
@@ -120,8 +134,10 @@ func TestStudyAPI(t *testing.T) {
 	if resp, b := s.do("GET", "/api/jobs/"+one+"/plots/cd.svg", "", nil); resp.StatusCode != http.StatusNotFound || !strings.Contains(string(b), "study") {
 		t.Errorf("cd.svg of a single job: got %d %s, want 404", resp.StatusCode, b)
 	}
-	if resp, _ := s.do("GET", "/api/jobs/"+one+"/comparison.json", "", nil); resp.StatusCode != http.StatusNotFound {
-		t.Errorf("comparison.json of a single job: got %d, want 404", resp.StatusCode)
+	for _, f := range []string{"comparison.json", "comparison.tex", "comparison.md"} {
+		if resp, _ := s.do("GET", "/api/jobs/"+one+"/"+f, "", nil); resp.StatusCode != http.StatusNotFound {
+			t.Errorf("%s of a single job: got %d, want 404", f, resp.StatusCode)
+		}
 	}
 }
 
@@ -149,17 +165,30 @@ func TestStudyPages(t *testing.T) {
 			t.Errorf("%s: got %d, want %d with %q", tc.name, resp.StatusCode, tc.status, tc.says)
 		}
 	}
+	_, b = s.do("GET", "/study?datasets="+ids[0]+"&datasets="+ids[1], "", nil)
+	if !strings.Contains(string(b), `<option value="rank" selected>rank it with the methods</option>`) {
+		t.Error("the study form does not offer to rank the baseline, ranking it by default")
+	}
 	form := url.Values{"datasets": ids, "methods": {"pca", "mddmp"}, "dim_mode": {"d"}, "d": {"2"}, "classifier": {"ridge"}, "split": {"kfold"},
-		"folds": {"3"}, "seed": {"1"}, "eval_k": {"10"}, "eval_lambda": {"0.1"}, "preprocess": {"none"}}
+		"folds": {"3"}, "seed": {"1"}, "eval_k": {"10"}, "eval_lambda": {"0.1"}, "preprocess": {"none"}, "rank_baseline": {"show"}}
 	resp, b := s.send("POST", "/study", map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, strings.NewReader(form.Encode()))
 	if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(resp.Header.Get("Location"), "/jobs/") {
 		t.Fatalf("POST /study: got %d %s", resp.StatusCode, b)
 	}
 	id := strings.TrimSuffix(strings.TrimPrefix(resp.Header.Get("Location"), "/jobs/"), "?notice=started")
 	j := s.waitJob(id, jobs.Succeeded)
-	if len(j.Request.Datasets) != 2 || j.Request.Split.Folds != 3 {
-		t.Errorf("the study's request: %+v", j.Request)
+	if len(j.Request.Datasets) != 2 || j.Request.Split.Folds != 3 || j.Request.RanksBaseline() {
+		t.Errorf("the study's request: %+v, want ori left out of the ranks", j.Request)
 	}
+	_, b = s.do("GET", "/api/jobs/"+id+"/comparison.json", "", nil)
+	if c := decode[comparison.File](t, b).Comparisons[0]; !slices.Equal(c.Unranked, []string{"ori"}) || c.AverageRanks["ori"] != nil || c.AverageRanks["pca"] == nil {
+		t.Errorf("comparison.json of a study that does not rank ori: unranked %v, average ranks %v", c.Unranked, c.AverageRanks)
+	}
+	form.Set("rank_baseline", "maybe")
+	if resp, b := s.send("POST", "/study", map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, strings.NewReader(form.Encode())); resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), "not &#34;maybe&#34;") {
+		t.Errorf("POST /study with rank_baseline=maybe: got %d, want 400 naming it\n%.500s", resp.StatusCode, b)
+	}
+	form.Set("rank_baseline", "show")
 	_, b = s.do("GET", "/jobs", "", nil)
 	if !strings.Contains(string(b), "study over 2 data sets (set1, set2)") {
 		t.Error("the jobs page does not name the study")

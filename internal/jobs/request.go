@@ -40,7 +40,17 @@ type Request struct {
 	// models are fitted on and, in the evaluation, on each split's
 	// training rows.
 	Preprocess string `json:"preprocess,omitempty"`
+	// RankBaseline false has a study show the baseline without reduction,
+	// ori, in its tables and pairs but leave it out of the ranks,
+	// Friedman, Iman–Davenport, Nemenyi and the critical-difference
+	// diagram; absent or true ranks it with the methods. Only a study
+	// takes it.
+	RankBaseline *bool `json:"rank_baseline,omitempty"`
 }
+
+// RanksBaseline reports whether a study ranks ori with its methods
+// (RankBaseline absent or true).
+func (r Request) RanksBaseline() bool { return r.RankBaseline == nil || *r.RankBaseline }
 
 // Split kinds.
 const (
@@ -163,9 +173,11 @@ func (r Request) DatasetIDs() []string {
 	return ids
 }
 
-// ForDataset is the single-data-set request a study runs on data set id.
+// ForDataset is the single-data-set request a study runs on data set id
+// (without the study's own options).
 func (r Request) ForDataset(id string) Request {
 	r.Datasets = nil
+	r.RankBaseline = nil
 	r.Dataset = id
 	return r
 }
@@ -244,6 +256,9 @@ func (r *Request) Normalize() {
 func (r *Request) Validate(ds DatasetLookup, lim Limits) error {
 	if r.Study() {
 		return r.validateStudy(ds, lim)
+	}
+	if r.RankBaseline != nil {
+		return reqErr(http.StatusBadRequest, "rank_baseline", "rank_baseline says whether a study over several data sets ranks the baseline ori with its methods; this job runs on one data set: leave it out")
 	}
 	if err := r.checkPreprocess(); err != nil {
 		return err

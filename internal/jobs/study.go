@@ -14,7 +14,9 @@ import (
 )
 
 // Result files of a study (a job over several data sets), beside
-// metrics.json.
+// metrics.json. FileComparisonTeX is not written: the server writes it
+// from comparison.json when it is asked (package views), as results
+// written before it did keep theirs.
 const (
 	FileComparison    = "comparison.json"
 	FileComparisonCSV = "comparison.csv"
@@ -22,7 +24,7 @@ const (
 )
 
 // StudyFiles lists the files a study writes.
-var StudyFiles = []string{FileMetrics, FileComparison, FileComparisonCSV, FileComparisonTeX}
+var StudyFiles = []string{FileMetrics, FileComparison, FileComparisonCSV}
 
 // executeStudy runs a study: the evaluation of the request on each data
 // set in turn (one data set in memory at a time), then the comparison of
@@ -93,9 +95,6 @@ func (x *Executor) executeStudy(ctx context.Context, job Job, report Report) ([]
 	if err := staged.WriteFile(FileComparisonCSV, func(w io.Writer) error { return comparison.WriteCSV(w, cmpFile) }); err != nil {
 		return notes, diskFull(err)
 	}
-	if err := staged.WriteFile(FileComparisonTeX, func(w io.Writer) error { return comparison.WriteTeX(w, cmpFile) }); err != nil {
-		return notes, diskFull(err)
-	}
 	report(0.98, "saving", "writing the results")
 	if err := x.writeExperiment(staged, job); err != nil {
 		return notes, err
@@ -148,10 +147,14 @@ func evaluationSpec(req Request) evaluate.Spec {
 
 // studyInput groups a study's rows by d-choice for comparison.Build: with
 // no grid one comparison of the methods at their own d, the baseline
-// without reduction (ori) among them; with a grid one per value of it,
+// without reduction (ori) among them (shown but not ranked when the
+// request's rank_baseline is false); with a grid one per value of it,
 // the methods only.
 func studyInput(req Request, names []string, spec evaluate.Spec, rows []evaluate.Row) comparison.Input {
 	in := comparison.Input{Datasets: req.Datasets, DatasetNames: names}
+	if !req.RanksBaseline() {
+		in.Unranked = []string{evaluate.Ori}
+	}
 	g := spec.Grid
 	switch {
 	case len(g.Dims) > 0:

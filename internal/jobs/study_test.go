@@ -241,3 +241,49 @@ func TestStudyNotes(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// rank_baseline false leaves ori out of the ranks of the comparison at
+// the methods' own d; only a study takes it.
+func TestStudyRankBaseline(t *testing.T) {
+	rows := []evaluate.Row{
+		{Dataset: "a", Method: "ori", D: 9, Metrics: map[string]float64{"hamming_loss": 0.3}},
+		{Dataset: "a", Method: "pca", D: 2, Metrics: map[string]float64{"hamming_loss": 0.2}},
+	}
+	for _, tc := range []struct {
+		rank *bool
+		want []string
+	}{{nil, nil}, {new(true), nil}, {new(false), []string{"ori"}}} {
+		req := Request{Datasets: []string{"a", "b"}, Method: "pca", Evaluate: &Evaluate{}, RankBaseline: tc.rank}
+		in := studyInput(req, []string{"A", "B"}, evaluationSpec(req), rows)
+		if !slices.Equal(in.Methods, []string{"ori", "pca"}) || !slices.Equal(in.Unranked, tc.want) {
+			t.Errorf("rank_baseline %v: methods %v, unranked %v, want [ori pca], %v", show(tc.rank), in.Methods, in.Unranked, tc.want)
+		}
+	}
+	ds := testDatasets()
+	for _, tc := range []struct {
+		name  string
+		req   Request
+		field string
+	}{
+		{"one data set", Request{Dataset: "ml", Method: "pca", Evaluate: &Evaluate{Classifier: "ridge"}, RankBaseline: new(false)}, "rank_baseline"},
+		{"a study", Request{Datasets: []string{"ml", "ml2"}, Method: "pca", Params: analysis.Params{D: 2}, Evaluate: &Evaluate{Classifier: "ridge"}, RankBaseline: new(false)}, ""},
+	} {
+		req := tc.req
+		req.Normalize()
+		err := req.Validate(ds, Limits{})
+		var re *RequestError
+		switch {
+		case tc.field == "" && err != nil:
+			t.Errorf("%s: got %v, want it accepted", tc.name, err)
+		case tc.field != "" && (!errors.As(err, &re) || re.Field != tc.field || re.Status != 400):
+			t.Errorf("%s: got %v, want 400 on %s", tc.name, err, tc.field)
+		}
+	}
+}
+
+func show(b *bool) any {
+	if b == nil {
+		return nil
+	}
+	return *b
+}

@@ -58,6 +58,7 @@ func DefaultStudyForm(recs []store.DatasetRecord) templates.AnalyzeForm {
 	f.Grid = ""
 	f.HasFolds = !slices.ContainsFunc(recs, func(r store.DatasetRecord) bool { return r.Folds == 0 })
 	f.SeedDim = SeedDimText(recs...)
+	f.RankBaseline = "rank"
 	if f.HasFolds {
 		f.SplitKind = jobs.SplitPredefined
 	} else {

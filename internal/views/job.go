@@ -146,6 +146,9 @@ func (b *Builder) JobHeader(j jobs.Job) templates.JobHeader {
 		default:
 			add("classifier", fmt.Sprintf("%s (k = %d, s = %g, λ = %g)", e.Classifier, e.K, e.S, e.Lambda))
 		}
+		if !req.RanksBaseline() {
+			add("baseline", "ori (no reduction) shown, but left out of the ranks, Friedman, Nemenyi and the CD diagram")
+		}
 		if e.Baseline != nil && !*e.Baseline {
 			add("baseline", "left out: no row of ori (no reduction)")
 		}

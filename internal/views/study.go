@@ -143,6 +143,7 @@ func Study(id string, f *comparison.File, q StudyOptions) (*templates.StudyView,
 		}
 	}
 	v.Summary = studySummary(*c, q.Alpha)
+	v.RankCaveats, v.WilcoxonCaveat = c.RankCaveats(), c.WilcoxonCaveat()
 	v.Table = studyTable(*c)
 	v.Pairs = studyPairs(*c)
 	for _, pt := range c.PairedT {
@@ -168,6 +169,21 @@ func Study(id string, f *comparison.File, q StudyOptions) (*templates.StudyView,
 	for _, file := range jobs.StudyFiles {
 		v.Downloads = append(v.Downloads, templates.Download{Name: file, URL: "/api/jobs/" + id + "/" + file, Description: studyFileText[file]})
 	}
+	// The tables for papers at this d-choice.
+	at := url.Values{}
+	if v.D != "" {
+		at.Set("d", v.D)
+	}
+	if v.Percent != "" {
+		at.Set("percent", v.Percent)
+	}
+	for _, file := range StudyTableFiles {
+		u := "/api/jobs/" + id + "/" + file
+		if len(at) > 0 {
+			u += "?" + at.Encode()
+		}
+		v.Downloads = append(v.Downloads, templates.Download{Name: file, URL: u, Description: studyFileText[file]})
+	}
 	return v, nil
 }
 
@@ -176,7 +192,9 @@ var studyFileText = map[string]string{
 	jobs.FileMetrics:       "every metric of every data set, method, d and fold",
 	jobs.FileComparison:    "ranks, Friedman, Iman–Davenport, Nemenyi, Wilcoxon with Holm, paired t-tests, for every metric and d",
 	jobs.FileComparisonCSV: "the tables of mean and standard deviation, with the average ranks",
-	jobs.FileComparisonTeX: "the tables for a paper: best in bold, average rank last",
+	FileStudyTeX:           "the table for a paper at this d, to \\input: five metrics as columns (?metrics=a,b chooses them), best in bold, second underlined, average ranks, Friedman and Nemenyi, booktabs rules",
+	FileStudyStandalone:    "the same table as a document pdflatex compiles on its own",
+	FileStudyMarkdown:      "the same table in GitHub Markdown",
 }
 
 // formatP writes a p-value for a page.

@@ -58,6 +58,9 @@ type AnalyzeForm struct {
 	// the form shows it ("6"; for a study "6", or "4 to 12" when the data
 	// sets differ); "" for multi-label data, which do not offer it.
 	SeedDim string
+	// RankBaseline is a study's "rank" (ori ranked with the methods, the
+	// default) or "show" (shown, left out of the ranks).
+	RankBaseline string
 }
 
 // JobView is a job's page.
@@ -233,6 +236,11 @@ type StudyView struct {
 	// Datasets are the study's data sets, to choose whose curves are shown.
 	Datasets []Option
 	Dataset  string
+	// RankCaveats say when Friedman's and Nemenyi's tests can say little
+	// at this size, WilcoxonCaveat the smallest p-value the pairs' test
+	// can give.
+	RankCaveats    []string
+	WilcoxonCaveat string
 }
 
 // StudyChoice is one d-choice of a study.
