@@ -27,7 +27,7 @@ const CiteMacro = `\mldrcite`
 // the tests at this size. Every name is escaped (TeXEscape).
 func WriteTeX(w io.Writer, t *Table) error {
 	bw := bufio.NewWriter(w)
-	writeTeXFragment(bw, t)
+	writeTeXFragment(bw, t, false)
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("comparison: writing comparison.tex: %w", err)
 	}
@@ -35,17 +35,15 @@ func WriteTeX(w io.Writer, t *Table) error {
 }
 
 // WriteStandaloneTeX writes t as a complete document for pdflatex: the
-// class article, booktabs and geometry (2 cm margins, landscape beyond 5
-// metrics), no page number, and WriteTeX's fragment. It needs nothing
+// class article on a landscape A4 page (geometry, 1.5 cm margins, no page
+// number), booktabs, and WriteTeX's fragment, its tabular scaled down to
+// the text width (graphicx's \resizebox) when wider. It needs nothing
 // beyond Debian's texlive-latex-recommended.
 func WriteStandaloneTeX(w io.Writer, t *Table) error {
 	bw := bufio.NewWriter(w)
-	geometry := "margin=2cm"
-	if len(t.Metrics) > 5 {
-		geometry += ",landscape"
-	}
-	fmt.Fprintf(bw, "\\documentclass{article}\n\\usepackage[utf8]{inputenc}\n\\usepackage{booktabs}\n\\usepackage[%s]{geometry}\n\\pagestyle{empty}\n\\begin{document}\n", geometry)
-	writeTeXFragment(bw, t)
+	fmt.Fprint(bw, "\\documentclass{article}\n\\usepackage[utf8]{inputenc}\n\\usepackage{booktabs}\n\\usepackage{graphicx}\n"+
+		"\\usepackage[a4paper,landscape,margin=1.5cm]{geometry}\n\\pagestyle{empty}\n\\newsavebox{\\mldrtable}\n\\begin{document}\n")
+	writeTeXFragment(bw, t, true)
 	fmt.Fprint(bw, "\\end{document}\n")
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("comparison: writing comparison-standalone.tex: %w", err)
@@ -53,7 +51,10 @@ func WriteStandaloneTeX(w io.Writer, t *Table) error {
 	return nil
 }
 
-func writeTeXFragment(w io.Writer, t *Table) {
+// writeTeXFragment writes WriteTeX's fragment; fit puts the tabular in
+// the box \mldrtable first, to scale it down to the line's width when
+// wider (the document declares the box and loads graphicx).
+func writeTeXFragment(w io.Writer, t *Table, fit bool) {
 	fmt.Fprintf(w, "%% A table of study %s, written by MLDR Explorer. \\input{} it in a document that\n", commentSafe(t.Spec.Study))
 	fmt.Fprint(w, "% loads booktabs (\\usepackage{booktabs}).\n")
 	var cited []string
@@ -73,6 +74,9 @@ func writeTeXFragment(w io.Writer, t *Table) {
 	fmt.Fprintf(w, "\\caption{%s}\n", texCaption(t))
 	if l := labelKey(t.Spec.Label); l != "" {
 		fmt.Fprintf(w, "\\label{%s}\n", l)
+	}
+	if fit {
+		fmt.Fprint(w, "\\sbox{\\mldrtable}{%\n")
 	}
 	fmt.Fprintf(w, "\\begin{tabular}{ll%s}\n\\toprule\n", strings.Repeat("r", len(t.Metrics)))
 	fmt.Fprint(w, "Data set & Method")
@@ -117,6 +121,9 @@ func writeTeXFragment(w io.Writer, t *Table) {
 		fmt.Fprintf(w, " & %s", texStyle.optional(m.CD, func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }))
 	}
 	fmt.Fprint(w, " \\\\\n\\bottomrule\n\\end{tabular}\n")
+	if fit {
+		fmt.Fprint(w, "}\n\\ifdim\\wd\\mldrtable>\\linewidth\\resizebox{\\linewidth}{!}{\\usebox{\\mldrtable}}\\else\\usebox{\\mldrtable}\\fi\n")
+	}
 	if len(t.Caveats) > 0 {
 		fmt.Fprint(w, "\n\\smallskip\n\\parbox{\\linewidth}{\\footnotesize\n")
 		for _, c := range t.Caveats {
