@@ -94,7 +94,8 @@ type Evaluate struct {
 	Recall float64 `json:"recall,omitempty"`
 	// Baseline false leaves out the baseline without reduction, ori
 	// (evaluate.Options.Baseline); absent or true evaluates it. A study
-	// ranks its methods with ori and refuses false.
+	// compares its methods with ori and refuses false (Request.RankBaseline
+	// leaves ori out of its ranks instead).
 	Baseline *bool     `json:"baseline,omitempty"`
 	Dims     []int     `json:"dims,omitempty"`
 	Percent  []float64 `json:"percent,omitempty"`
@@ -648,7 +649,7 @@ func (r *Request) validateStudy(ds DatasetLookup, lim Limits) error {
 	case r.Evaluate == nil || r.Evaluate.Classifier == evaluate.ClassifierNone:
 		return reqErr(http.StatusBadRequest, "evaluate", "a study compares methods by their evaluation: give evaluate with a classifier (mlknn, knn, ridge or svm)")
 	case r.Evaluate.Baseline != nil && !*r.Evaluate.Baseline:
-		return reqErr(http.StatusBadRequest, "evaluate.baseline", "a study ranks its methods together with the baseline ori; leave baseline out")
+		return reqErr(http.StatusBadRequest, "evaluate.baseline", "a study compares its methods with the baseline ori; leave baseline out (to leave ori out of the ranks, give rank_baseline false)")
 	}
 	var kind dataset.Kind
 	var first string

@@ -35,7 +35,7 @@ func TestValidateStudy(t *testing.T) {
 		{"unknown data set", Request{Datasets: []string{"ml", "nope"}, Method: "pca", Evaluate: eval}, 422, "datasets[1]", "no data set"},
 		{"no evaluation", Request{Datasets: []string{"ml", "ml2"}, Method: "pca"}, 400, "evaluate", "evaluation"},
 		{"a test set", Request{Datasets: []string{"ml", "ml2"}, TestDataset: "ml2", Method: "pca", Evaluate: eval}, 400, "test_dataset", "test_dataset"},
-		{"no baseline", Request{Datasets: []string{"ml", "ml2"}, Method: "pca", Evaluate: &Evaluate{Classifier: "ridge", K: 10, Lambda: 0.1, Baseline: new(false)}}, 400, "evaluate.baseline", "ranks its methods together with the baseline ori"},
+		{"no baseline", Request{Datasets: []string{"ml", "ml2"}, Method: "pca", Evaluate: &Evaluate{Classifier: "ridge", K: 10, Lambda: 0.1, Baseline: new(false)}}, 400, "evaluate.baseline", "leave baseline out (to leave ori out of the ranks, give rank_baseline false)"},
 		{"kinds mixed", Request{Datasets: []string{"ml", "md"}, Method: "pca", Evaluate: eval}, 422, "datasets[1]", "one kind"},
 		// d = 4 fits ml (6 labels) but not ml3 (3 labels): the refusal names ml3.
 		{"d above one data set's bound", Request{Datasets: []string{"ml", "ml3"}, Method: "mddmp", Params: analysis.Params{D: 4}, Evaluate: eval}, 422, "params.d", "on data set  (ml3)"},
