@@ -184,6 +184,16 @@ func TestStudyPages(t *testing.T) {
 	if c := decode[comparison.File](t, b).Comparisons[0]; !slices.Equal(c.Unranked, []string{"ori"}) || c.AverageRanks["ori"] != nil || c.AverageRanks["pca"] == nil {
 		t.Errorf("comparison.json of a study that does not rank ori: unranked %v, average ranks %v", c.Unranked, c.AverageRanks)
 	}
+	resp, b = s.do("GET", "/jobs/"+id, "", nil)
+	_, ranked, _ := strings.Cut(string(b), "average ranks over 2 data sets, best first: ")
+	ranked, _, _ = strings.Cut(ranked, ". ")
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(b), "ori (no reduction) shown, but left out of the ranks") ||
+		!strings.Contains(ranked, "pca") || strings.Contains(ranked, "ori") {
+		t.Errorf("the page of a study that does not rank ori: got %d and the CD diagram's ranks %q, want it to say so and rank pca and mddmp only", resp.StatusCode, ranked)
+	}
+	if resp, b := s.do("GET", "/api/jobs/"+id+"/plots/ranks.svg", "", nil); resp.StatusCode != http.StatusOK {
+		t.Errorf("ranks.svg of a study that does not rank ori: got %d %.200s", resp.StatusCode, b)
+	}
 	form.Set("rank_baseline", "maybe")
 	if resp, b := s.send("POST", "/study", map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, strings.NewReader(form.Encode())); resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), "not &#34;maybe&#34;") {
 		t.Errorf("POST /study with rank_baseline=maybe: got %d, want 400 naming it\n%.500s", resp.StatusCode, b)
