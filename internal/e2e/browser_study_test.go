@@ -110,7 +110,7 @@ func TestBrowserStudy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`\begin{tabular}`, `\textbf{`, "emotions-train", "hamming", `$\pm$`} {
+	for _, want := range []string{`\begin{tabular}`, `\toprule`, `\textbf{`, `\underline{`, "emotions-train", "Hamming loss $\\downarrow$", `$\pm$`} {
 		if !strings.Contains(string(tex), want) {
 			t.Errorf("%s has no %q", files[0], want)
 		}

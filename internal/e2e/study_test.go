@@ -46,7 +46,7 @@ func TestStudyEndToEnd(t *testing.T) {
 				t.Fatalf("the study ended %s: %s", j.Status, j.Error)
 			}
 			dir := t.TempDir()
-			for _, f := range []string{"metrics.json", "comparison.json", "comparison.csv", "comparison.tex"} {
+			for _, f := range []string{"metrics.json", "comparison.json", "comparison.csv", "comparison.tex", "comparison-standalone.tex", "comparison.md"} {
 				r := jtGet(ctx, t, a.url+"/api/jobs/"+id+"/"+f)
 				jtWantStatus(t, f, r, http.StatusOK)
 				if err := os.WriteFile(filepath.Join(dir, f), r.Body, 0o644); err != nil {
@@ -73,8 +73,12 @@ func TestStudyEndToEnd(t *testing.T) {
 				t.Errorf("paired t-tests: %d data sets with folds = %v", len(c.Comparisons[0].PairedT), folds)
 			}
 			tex, _ := os.ReadFile(filepath.Join(dir, "comparison.tex"))
-			if !strings.Contains(string(tex), `\textbf{`) || !strings.Contains(string(tex), "emotions-train") {
-				t.Errorf("comparison.tex has no bold best or no data set names")
+			if !strings.Contains(string(tex), `\textbf{`) || !strings.Contains(string(tex), `\underline{`) || !strings.Contains(string(tex), "emotions-train") {
+				t.Errorf("comparison.tex has no bold best, no underlined second or no data set names")
+			}
+			md, _ := os.ReadFile(filepath.Join(dir, "comparison.md"))
+			if !strings.Contains(string(md), "| yeast-train | ori |") || !strings.Contains(string(md), "MDDM (orthonormal directions)") {
+				t.Errorf("comparison.md has no row of yeast-train's ori or no MDDM:\n%s", md)
 			}
 			if !scipy {
 				t.Skip("no /usr/bin/python3 with scipy: the comparison is not checked against it")
