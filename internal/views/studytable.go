@@ -1,6 +1,7 @@
 package views
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -94,6 +95,10 @@ func StudyPaperTable(id string, req jobs.Request, f *comparison.File, o StudyTab
 			return nil, badOption("metrics", "metric %q is listed twice", CutName(m))
 		}
 		c, err := PickComparison(f, StudyOptions{Metric: m, D: o.D, Percent: o.Percent})
+		var bo *BadOption
+		if errors.As(err, &bo) && bo.Field == "metric" {
+			bo.Field = "metrics" // the table's parameter
+		}
 		if err != nil {
 			return nil, err
 		}
