@@ -7,6 +7,7 @@ package runcli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -18,8 +19,10 @@ import (
 	"strings"
 	"time"
 
+	"mldr/internal/comparison"
 	"mldr/internal/jobs"
 	"mldr/internal/store"
+	"mldr/internal/views"
 )
 
 // Env is what a run is given: where it writes its progress, whether that
@@ -142,7 +145,7 @@ func Run(ctx context.Context, args []string, env Env) error {
 		return canceled(ctx, fmt.Errorf("running the job: %w", err))
 	}
 	show.step("write", "the result files to "+out)
-	files, err := writeOut(rs.JobDir(job.ID), out, req)
+	files, err := writeOut(rs.JobDir(job.ID), out, job)
 	if err != nil {
 		return fmt.Errorf("writing the results to %s: %w", out, err)
 	}
@@ -282,7 +285,8 @@ func checkOut(out string) error {
 // files in a folder named after it (projected.csv made from projected.bin
 // as its download is); for a study its files. It returns how many files
 // it wrote.
-func writeOut(dir, out string, req jobs.Request) (int, error) {
+func writeOut(dir, out string, job jobs.Job) (int, error) {
+	req := job.Request
 	out = filepath.Clean(out)
 	tmp, err := os.MkdirTemp(filepath.Dir(out), "."+filepath.Base(out)+"-")
 	if err != nil {
@@ -303,6 +307,13 @@ func writeOut(dir, out string, req jobs.Request) (int, error) {
 	}
 	for _, f := range top {
 		if err := copyIf(f); err != nil {
+			return n, err
+		}
+	}
+	if req.Study() {
+		k, err := writeStudyTables(dir, tmp, job)
+		n += k
+		if err != nil {
 			return n, err
 		}
 	}
@@ -331,6 +342,32 @@ func writeOut(dir, out string, req jobs.Request) (int, error) {
 		return n, err // not empty: checkOut said it was
 	}
 	return n, os.Rename(tmp, out)
+}
+
+// writeStudyTables writes a study's tables for papers (views.StudyTableFiles)
+// into tmp as their downloads answer without options: the default
+// metrics at the first d-choice, from the comparison.json in dir.
+func writeStudyTables(dir, tmp string, job jobs.Job) (int, error) {
+	b, err := os.ReadFile(filepath.Join(dir, jobs.FileComparison))
+	if err != nil {
+		return 0, fmt.Errorf("reading the study's comparisons: %w", err)
+	}
+	var f comparison.File
+	if err := json.Unmarshal(b, &f); err != nil {
+		return 0, fmt.Errorf("reading the study's comparisons: %w", err)
+	}
+	t, err := views.StudyPaperTable(job.ID, job.Request, &f, views.StudyTableOptions{})
+	if err != nil {
+		return 0, fmt.Errorf("making the study's tables: %w", err)
+	}
+	n := 0
+	for _, name := range views.StudyTableFiles {
+		if err := writeFile(filepath.Join(tmp, name), func(w io.Writer) error { return views.WriteStudyTable(w, name, t) }); err != nil {
+			return n, fmt.Errorf("writing %s: %w", name, err)
+		}
+		n++
+	}
+	return n, nil
 }
 
 // copyFile copies from to to; ok is false, with no error, when from does

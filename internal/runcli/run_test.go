@@ -80,7 +80,7 @@ func TestRunWritesResults(t *testing.T) {
 		{"study", `{"name": "a-study", "request": {"datasets": ["one", "two"], "methods": ["pca"], "params": {"d": 2},
 			"split": {"kind": "kfold", "folds": 3}, "evaluate": {"classifier": "ridge"}},
 			"data": {"one": {"file": "multilabel.csv"}, "two": {"file": "multilabel.csv", "options": {"drop": ["noise01"]}}}}`,
-			[]string{"comparison.csv", "comparison.json", "comparison.tex", "experiment.json", "metrics.json"},
+			[]string{"comparison-standalone.tex", "comparison.csv", "comparison.json", "comparison.md", "comparison.tex", "experiment.json", "metrics.json"},
 			[]string{"read one", "read two", "check", "load", "load 1 of 2 (one)", "evaluate 1 of 2 (one)", "load 2 of 2 (two)", "evaluate 2 of 2 (two)", "evaluate", "write"}},
 	}
 	for _, tc := range tests {

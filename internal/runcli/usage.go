@@ -10,8 +10,10 @@ are read as uploads are read, and the same executor fits, evaluates and
 writes the results. The result files a job's page offers are written into
 a folder: metrics.json, label_results.csv, experiment.json and a folder per
 method (projection.csv/.json/.npy, eigenvalues.json, projected.csv,
-model.json); for a study metrics.json, comparison.json/.csv/.tex and
-experiment.json.
+model.json); for a study metrics.json, comparison.json and .csv,
+experiment.json and its tables for papers (comparison.tex, a LaTeX
+fragment; comparison-standalone.tex, a document pdflatex compiles;
+comparison.md), with the default metrics at the first d.
 
 The spec is the API's job or study request plus the data files:
 

@@ -49,10 +49,7 @@ type StudyTableOptions struct {
 // does not have, *BadOption with those it has. The job must have
 // succeeded (the handlers check it first).
 func (b *Builder) StudyTable(w io.Writer, id, file string, o StudyTableOptions) error {
-	write := map[string]func(io.Writer, *comparison.Table) error{
-		FileStudyTeX: comparison.WriteTeX, FileStudyStandalone: comparison.WriteStandaloneTeX, FileStudyMarkdown: comparison.WriteMarkdown,
-	}[file]
-	if write == nil {
+	if studyTableWriters[file] == nil {
 		return &NotFound{Msg: fmt.Sprintf("a study has no table %q; it has %s", CutName(file), strings.Join(StudyTableFiles, ", "))}
 	}
 	res, err := b.jobs.Results(id)
@@ -65,6 +62,21 @@ func (b *Builder) StudyTable(w io.Writer, id, file string, o StudyTableOptions) 
 	t, err := StudyPaperTable(id, res.Job.Request, res.Comparison, o)
 	if err != nil {
 		return err
+	}
+	return WriteStudyTable(w, file, t)
+}
+
+// studyTableWriters writes each of StudyTableFiles.
+var studyTableWriters = map[string]func(io.Writer, *comparison.Table) error{
+	FileStudyTeX: comparison.WriteTeX, FileStudyStandalone: comparison.WriteStandaloneTeX, FileStudyMarkdown: comparison.WriteMarkdown,
+}
+
+// WriteStudyTable writes table t as file, one of StudyTableFiles (a
+// LaTeX fragment, a standalone document or Markdown).
+func WriteStudyTable(w io.Writer, file string, t *comparison.Table) error {
+	write := studyTableWriters[file]
+	if write == nil {
+		return fmt.Errorf("a study has no table %q", file)
 	}
 	return write(w, t)
 }
