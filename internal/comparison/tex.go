@@ -70,7 +70,10 @@ func writeTeXFragment(w io.Writer, t *Table, fit bool) {
 		fmt.Fprintln(w, strings.Join(cited, "\n"))
 	}
 	fmt.Fprintf(w, "\\providecommand{%s}[1]{}\n", CiteMacro)
-	fmt.Fprint(w, "\\begin{table}[htbp]\n\\centering\n\\small\n")
+	// The caption stands above the table, where the standard classes
+	// leave no room below it: 4 pt keep it off the top rule, within this
+	// table only.
+	fmt.Fprint(w, "\\begin{table}[htbp]\n\\centering\n\\small\n\\setlength{\\belowcaptionskip}{4pt}\n")
 	fmt.Fprintf(w, "\\caption{%s}\n", texCaption(t))
 	if l := labelKey(t.Spec.Label); l != "" {
 		fmt.Fprintf(w, "\\label{%s}\n", l)
