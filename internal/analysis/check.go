@@ -54,8 +54,13 @@ func Check(id string, p Params, s Shape) error {
 		k := cmp.Or(p.K, DefaultK)
 		return unservable(ParamK, s.N-1, "k = %d neighbours needs more than %d rows; with %d rows k may be at most %d", k, k, s.N, s.N-1)
 	}
-	if m.ID == "mddmp" {
+	if m.ID == "mddmp" || m.ID == "kmddm" {
 		if err := checkLabelKernel(p.LabelKernel, s.Q, s.LabelSets); err != nil {
+			return err
+		}
+	}
+	if slices.Contains(m.Takes, ParamLandmarks) {
+		if _, err := kernelLandmarks(p, s.N); err != nil {
 			return err
 		}
 	}
@@ -109,12 +114,17 @@ func checkRanges(m Method, p Params) error {
 	if _, err := nonNegative(ParamRidge, p.Ridge, 0); err != nil {
 		return err
 	}
-	if m.ID == "mddmp" {
+	if slices.Contains(m.Takes, ParamKernel) {
+		if err := checkKernelParams(p); err != nil {
+			return err
+		}
+	}
+	if m.ID == "mddmp" || m.ID == "kmddm" {
 		k := p.LabelKernel
 		if k != "" && !slices.Contains([]string{KernelLinear, KernelQuadratic, KernelRBF}, k) {
 			return invalid(ParamLabelKernel, "label_kernel must be %s, %s or %s, not %q", KernelLinear, KernelQuadratic, KernelRBF, k)
 		}
-		if p.Gamma != nil && k != KernelRBF {
+		if m.ID == "mddmp" && p.Gamma != nil && k != KernelRBF {
 			return invalid(ParamGamma, "gamma is the width of the rbf label kernel; the %s kernel takes none", cmp.Or(k, KernelLinear))
 		}
 	}
@@ -168,6 +178,8 @@ func dimBound(m Method, p Params, s Shape) int {
 		return min(s.D, s.Q-1)
 	case "mds":
 		return min(s.D, rows, mdsMaxDims)
+	case "kpca", "kmddm":
+		return kernelDimBound(m.ID, p, s)
 	case "plst", "occa", "kcplst":
 		return s.Q
 	case "cplst":

@@ -184,8 +184,12 @@ func symEig(ctx context.Context, a mat.Symmetric) (eigenResult, error) {
 
 // fixSigns makes the entry of largest magnitude of every column positive
 // (the first such entry on a tie), so that results are reproducible.
-func fixSigns(v *mat.Dense) {
+func fixSigns(v *mat.Dense) { fixSignsOf(v) }
+
+// fixSignsOf is fixSigns, reporting which columns it negated.
+func fixSignsOf(v *mat.Dense) []bool {
 	r, c := v.Dims()
+	flips := make([]bool, c)
 	for k := range c {
 		best, at := -1.0, 0
 		for i := range r {
@@ -194,11 +198,13 @@ func fixSigns(v *mat.Dense) {
 			}
 		}
 		if v.At(at, k) < 0 {
+			flips[k] = true
 			for i := range r {
 				v.Set(i, k, -v.At(i, k))
 			}
 		}
 	}
+	return flips
 }
 
 // cholesky factors a symmetric positive definite B = LLᵀ; param names the

@@ -81,7 +81,14 @@ func invariants(t *testing.T, m Method, in Input) {
 				t.Errorf("direction %d: its largest-magnitude entry is negative", k)
 			}
 		}
-		if !tuGeneralized[m.ID] {
+		switch {
+		case model.Kernel != nil: // dual coefficients: αᵀK(B, B)α = I for the basis rows B
+			kb, err := model.Kernel.Kernel.Rows(context.Background(), model.Kernel.Rows, model.Kernel.Rows)
+			if err != nil {
+				t.Fatalf("kernel of the basis rows: %v", err)
+			}
+			tuIsIdentity(t, "αᵀKα", tuGram(model.Basis, kb, model.Dim), 1e-8)
+		case !tuGeneralized[m.ID]:
 			tuIsIdentity(t, "PᵀP", tuGram(model.Basis, nil, model.Dim), 1e-10)
 		}
 		rows := in.X

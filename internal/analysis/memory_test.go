@@ -186,6 +186,8 @@ func memCases() []memCase {
 			ps = append(ps, Params{Beta: Float(0)})
 		case "lpp":
 			ps = []Params{{K: 5}}
+		case "kpca", "kmddm": // Nyström too, and a kernel without the scale rule's copy
+			ps = append(ps, Params{Landmarks: 30}, Params{Kernel: KernelPoly, Landmarks: 40, LandmarkSampling: SamplingUniform})
 		}
 		for _, p := range ps {
 			for _, sh := range shapes {
@@ -205,7 +207,7 @@ func TestEstimateMemory(t *testing.T) {
 		t.Skip("measures real fits")
 	}
 	for _, c := range memCases() {
-		name := fmt.Sprintf("%s%s%s/N=%d,D=%d,q=%d", c.id, c.p.LabelKernel, betaName(c.p), c.n, c.d, c.q)
+		name := fmt.Sprintf("%s%s%s%s/N=%d,D=%d,q=%d", c.id, c.p.LabelKernel, betaName(c.p), landmarksName(c.p), c.n, c.d, c.q)
 		t.Run(name, func(t *testing.T) {
 			est, peak, total, ok := checkEstimate(t, c, 1)
 			if !ok {
@@ -215,6 +217,13 @@ func TestEstimateMemory(t *testing.T) {
 				est, peak, total, float64(est)/float64(peak), float64(est)/float64(total))
 		})
 	}
+}
+
+func landmarksName(p Params) string {
+	if p.Landmarks == 0 {
+		return ""
+	}
+	return fmt.Sprintf(",%s,landmarks=%d", p.Kernel, p.Landmarks)
 }
 
 func betaName(p Params) string {

@@ -46,6 +46,7 @@ var (
 	dThrBeta      = []string{ParamD, ParamThr, ParamBeta}
 	dThrRidgeNorm = []string{ParamD, ParamThr, ParamRidge, ParamNormalize}
 	dThrLambda    = []string{ParamD, ParamThr, ParamLambda}
+	kernelTakes   = []string{ParamD, ParamThr, ParamKernel, ParamGamma, ParamDegree, ParamCoef0, ParamLandmarks, ParamLandmarkSampling, ParamLandmarkSeed}
 )
 
 // methods is the registry, in the order the pages list them. It is never
@@ -89,6 +90,12 @@ var methods = []Method{
 		Paper: seed003 + ", algorithm 1", Space: FeatureSpace, Takes: dThr, MultiDim: true, fit: fitSDeM, mem: memSDeM},
 	{ID: "mds", Name: "Classical MDS", Summary: "Embedding that keeps the rows' Euclidean distances; training rows only, no projection.",
 		Paper: "Torgerson 1952 (baseline of " + seed003 + ")", Space: FeatureSpace, Takes: dThr, MultiLabel: true, MultiDim: true, fit: fitMDS, mem: memMDS},
+	{ID: "kpca", Name: "Kernel PCA", Summary: "PCA in the feature space of an rbf, poly or linear kernel (the centred kernel matrix's eigenvectors); ignores the labels.",
+		Paper: "Schölkopf, Smola & Müller, Nonlinear component analysis as a kernel eigenvalue problem, Neural Computation 1998", Space: FeatureSpace,
+		Takes: kernelTakes, MultiLabel: true, MultiDim: true, fit: fitKPCA, mem: memKPCA, densify: true},
+	{ID: "kmddm", Name: "Kernel MDDM", Summary: "MDDM in the feature space of an rbf, poly or linear kernel: the dual problem KHLHKα = λKα.",
+		Paper: seed000 + ", eq. 3–4 in the dual form with the kernel trick (§ MDDM)", Space: FeatureSpace,
+		Takes: append(slices.Clone(kernelTakes), ParamLabelKernel), MultiLabel: true, fit: fitKMDDM, mem: memKMDDM, densify: true},
 	{ID: "plst", Name: "PLST", Summary: "Principal label space transformation: the label directions of largest variance.",
 		Paper: "Tai & Lin 2012, as in " + seed001 + ", §2.1", Space: LabelSpace, Takes: dThrLambda, MultiLabel: true, fit: fitPLST, mem: memPLST},
 	{ID: "occa", Name: "OCCA", Summary: "Orthogonally constrained CCA: label directions easiest to predict from the features.",

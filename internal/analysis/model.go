@@ -86,6 +86,11 @@ type Model struct {
 	Blocks []Block `json:",omitempty"`
 	// Notes tell what the fit did that a user should know.
 	Notes []string `json:",omitempty"`
+	// Kernel, for the kernel methods (kpca, kmddm), is the kernel and the
+	// basis rows that Basis (the dual coefficients α, B×r) and Means (k̄,
+	// the column means of the training rows' kernel with the basis rows)
+	// belong to: a row x projects to (k(x) − Means)·P. nil for the others.
+	Kernel *KernelBasis `json:",omitempty"`
 
 	embedding *mat.Dense // mds: every embedding coordinate computed
 	dual      *mat.Dense // kcplst: (λI + K)⁻¹Z, N×q, for KernelCodes
@@ -168,10 +173,15 @@ func (m *Model) WithDim(d int) (*Model, error) {
 
 // Transform projects new rows: (x − Means)·P. For label-space methods the
 // rows are labels (0/1), coded as in training, and the result their codes.
-// Feature rows may be a *sparse.CSR (projected without densifying).
+// Feature rows may be a *sparse.CSR (projected without densifying). A
+// kernel model (Kernel set) projects (k(x) − Means)·P, k(x) the kernel
+// with its basis rows (KernelBasis.Project).
 func (m *Model) Transform(x mat.Matrix) (*mat.Dense, error) {
 	if m.Basis == nil {
 		return nil, ErrTransductive
+	}
+	if m.Kernel != nil {
+		return m.Kernel.Project(x, m.Means, m.P())
 	}
 	_, c := x.Dims()
 	if want, _ := m.Basis.Dims(); c != want {

@@ -33,6 +33,19 @@ type Params struct {
 	// Normalize is how the generalised problems (mlsi, cca, lpp, lda, mlda)
 	// scale their directions: NormalizeUnit (the default) or NormalizeB.
 	Normalize string `json:"normalize,omitempty"`
+	// Kernel is the feature kernel of kpca and kmddm: KernelRBF (the
+	// default), KernelPoly or KernelLinear; Gamma is its γ, Degree and
+	// Coef0 the poly kernel's degree and c₀.
+	Kernel string   `json:"kernel,omitempty"`
+	Degree int      `json:"degree,omitempty"`
+	Coef0  *float64 `json:"coef0,omitempty"`
+	// Landmarks is the number m of Nyström landmarks of kpca and kmddm
+	// (0: the exact dual up to MaxNKernelExact rows, DefaultLandmarks
+	// above); LandmarkSampling chooses them (SamplingKMeansPP, the
+	// default, or SamplingUniform), seeded by LandmarkSeed (default 1).
+	Landmarks        int     `json:"landmarks,omitempty"`
+	LandmarkSampling string  `json:"landmark_sampling,omitempty"`
+	LandmarkSeed     *uint64 `json:"landmark_seed,omitempty"`
 
 	// MaxDim is not a parameter of the API but what the caller will ask of
 	// the model: the largest d it will cut it to with WithDim or Choose,
@@ -61,6 +74,13 @@ const (
 	ParamLabelKernel = "label_kernel"
 	ParamK           = "k"
 	ParamNormalize   = "normalize"
+
+	ParamKernel           = "kernel"
+	ParamDegree           = "degree"
+	ParamCoef0            = "coef0"
+	ParamLandmarks        = "landmarks"
+	ParamLandmarkSampling = "landmark_sampling"
+	ParamLandmarkSeed     = "landmark_seed"
 )
 
 // Defaults.
@@ -69,6 +89,17 @@ const (
 	DefaultBeta   = 0.5
 	DefaultLambda = 0.1
 	DefaultK      = 10
+
+	// DefaultDegree and DefaultCoef0 are the poly kernel's, as
+	// scikit-learn's KernelPCA.
+	DefaultDegree = 3
+	DefaultCoef0  = 1.0
+	// DefaultLandmarks is the Nyström landmarks kpca and kmddm take above
+	// MaxNKernelExact rows when landmarks is not given.
+	DefaultLandmarks = 1000
+	// DefaultLandmarkSeed seeds the landmark choice when landmark_seed is
+	// not given.
+	DefaultLandmarkSeed = 1
 )
 
 // Normalisations of the directions of a generalised problem A p = λ B p
@@ -88,6 +119,9 @@ const (
 	KernelLinear    = "linear"
 	KernelQuadratic = "quadratic"
 	KernelRBF       = "rbf"
+	// KernelPoly is the polynomial feature kernel (γ·aᵀb + c₀)^degree of
+	// kpca and kmddm (which also take KernelRBF and KernelLinear).
+	KernelPoly = "poly"
 )
 
 // Given lists the parameters p gives, by API name.
@@ -107,6 +141,12 @@ func (p Params) Given() []string {
 	add(ParamLabelKernel, p.LabelKernel != "")
 	add(ParamK, p.K != 0)
 	add(ParamNormalize, p.Normalize != "")
+	add(ParamKernel, p.Kernel != "")
+	add(ParamDegree, p.Degree != 0)
+	add(ParamCoef0, p.Coef0 != nil)
+	add(ParamLandmarks, p.Landmarks != 0)
+	add(ParamLandmarkSampling, p.LandmarkSampling != "")
+	add(ParamLandmarkSeed, p.LandmarkSeed != nil)
 	return g
 }
 
@@ -142,6 +182,24 @@ func (p Params) Only(names []string) Params {
 	if keep(ParamNormalize) {
 		q.Normalize = p.Normalize
 	}
+	if keep(ParamKernel) {
+		q.Kernel = p.Kernel
+	}
+	if keep(ParamDegree) {
+		q.Degree = p.Degree
+	}
+	if keep(ParamCoef0) {
+		q.Coef0 = p.Coef0
+	}
+	if keep(ParamLandmarks) {
+		q.Landmarks = p.Landmarks
+	}
+	if keep(ParamLandmarkSampling) {
+		q.LandmarkSampling = p.LandmarkSampling
+	}
+	if keep(ParamLandmarkSeed) {
+		q.LandmarkSeed = p.LandmarkSeed
+	}
 	q.MaxDim = p.MaxDim // the caller's, not a parameter
 	return q
 }
@@ -169,10 +227,17 @@ func (p Params) checkCommon(m Method) error {
 	if p.K < 0 {
 		return invalid(ParamK, "k must be at least 1, not %d", p.K)
 	}
+	if p.Degree < 0 || p.Landmarks < 0 {
+		name, v := ParamDegree, p.Degree
+		if p.Landmarks < 0 {
+			name, v = ParamLandmarks, p.Landmarks
+		}
+		return invalid(name, "%s must be at least 1, not %d", name, v)
+	}
 	for _, f := range []struct {
 		name string
 		v    *float64
-	}{{ParamBeta, p.Beta}, {ParamGamma, p.Gamma}, {ParamLambda, p.Lambda}, {ParamRidge, p.Ridge}} {
+	}{{ParamBeta, p.Beta}, {ParamGamma, p.Gamma}, {ParamLambda, p.Lambda}, {ParamRidge, p.Ridge}, {ParamCoef0, p.Coef0}} {
 		if f.v != nil && (math.IsNaN(*f.v) || math.IsInf(*f.v, 0)) {
 			return invalid(f.name, "%s must be a finite number, not %v", f.name, *f.v)
 		}

@@ -74,6 +74,8 @@ func Shardable(id string, p Params) error {
 		why = "its neighbour graph compares every pair of rows"
 	case "kcplst":
 		why = "it factors the N×N kernel matrix of every pair of rows"
+	case "kpca", "kmddm":
+		why = "its kernel matrix compares every pair of rows (or every row with landmarks chosen from all of them)"
 	case "mds":
 		why = "it embeds the N×N matrix of the distances between every pair of rows"
 	case "mlda":

@@ -207,7 +207,15 @@ func compareModels(t *testing.T, got, want *analysis.Model, x *mat.Dense) {
 	if got.Projected != nil && want.Basis != nil && len(want.Blocks) == 0 && got.Space == analysis.FeatureSpace {
 		// The training rows projected: X·P − 1·μᵀP from the sparse
 		// product, against the dense projection by the same P.
-		again := analysis.Project(x, got.Means, got.P())
+		var again *mat.Dense
+		if got.Kernel != nil { // (k(x) − k̄)·α, the kernel with its basis rows
+			var err error
+			if again, err = got.Transform(x); err != nil {
+				t.Fatalf("Transform: %v", err)
+			}
+		} else {
+			again = analysis.Project(x, got.Means, got.P())
+		}
 		if d := maxDiff(got.Projected, again); d > 1e-10*max(1, maxAbs(again)) {
 			t.Errorf("Projected differs from the dense projection by the same P by %.2g", d)
 		}

@@ -31,7 +31,7 @@ import (
 // and fewer directions. The low-rank methods are in topLowRank.
 var topTakes = map[string]bool{
 	"pca": true, "mvmd": true, "mlsi": true, "ge-hamming": true, "ge-euclid-y": true, "ge-euclid-x": true,
-	"mds": true, "plst": true, "cplst": true, "kcplst": true,
+	"mds": true, "plst": true, "cplst": true, "kcplst": true, "kpca": true,
 	"ge-gh": false, "lpp": false, "occa": false,
 }
 
@@ -40,7 +40,7 @@ var topTakes = map[string]bool{
 // FᵀF, a partial spectrum, when its a posteriori check accepts them (it
 // does on these data sets; TestLowRankTop covers its refusals); with thr,
 // or d + 1 ≥ c/2, every pair by the thin SVD.
-var topLowRank = map[string]bool{"mddmp": true, "mddmf": true, "sdem": true, "cca": true}
+var topLowRank = map[string]bool{"mddmp": true, "mddmf": true, "sdem": true, "cca": true, "kmddm": true}
 
 // topTol are the tolerances of the comparison (see above).
 const (
@@ -127,8 +127,8 @@ func TestTopDAgainstFull(t *testing.T) {
 			if ds.in.MultiDim() && !m.MultiDim || !ds.in.MultiDim() && !m.MultiLabel {
 				continue
 			}
-			if n, _ := ds.in.X.Dims(); m.MaxN > 0 && n > m.MaxN || m.ID == "kcplst" && n > 1000 {
-				continue // kcplst: N³ twice per case; the wide set covers it
+			if n, _ := ds.in.X.Dims(); m.MaxN > 0 && n > m.MaxN || (m.ID == "kcplst" || m.ID == "kpca" || m.ID == "kmddm") && n > 1000 {
+				continue // kcplst, kpca, kmddm: N³ twice per case; the smaller sets cover them
 			}
 			d := topD(m, ds.in)
 			t.Run(m.ID+"/"+ds.name+"/d", func(t *testing.T) {
