@@ -161,6 +161,9 @@ func EstimateMemory(s analysis.Shape, testRows int, spec Spec) (int64, error) {
 			// Transform of both parts (P's copy, the projections), the
 			// columns cut for each d, the classifier on them.
 			after = d*top + 2*(ntr+nte)*top + classifierMem(o.Classifier, k, s.Classes, ntr, nte, top, q, ones, wide)
+			if b := float64(analysis.KernelBasisRows(run.ID, p, train)); b > 0 {
+				after += b*top + 2*256*(b+d) // kpca, kmddm: α's copy, a block of rows and its kernel
+			}
 		}
 		peak = max(peak, float64(fit)+8*after) // fit is in bytes, after in float64s
 	}

@@ -409,6 +409,8 @@ func dims(m analysis.Method, p analysis.Params, s analysis.Shape) (cols, rows in
 		return cols, s.N
 	case m.Space == analysis.LabelSpace:
 		return cols, s.Q
+	case analysis.KernelBasisRows(m.ID, p, s) > 0: // dual coefficients
+		return cols, analysis.KernelBasisRows(m.ID, p, s)
 	}
 	return cols, s.D
 }
@@ -422,6 +424,7 @@ func modelBytes(m analysis.Method, p analysis.Params, s analysis.Shape) int64 {
 	if m.ID == "kcplst" {
 		b += 8 * int64(s.N) * int64(s.Q)
 	}
+	b += 8 * int64(analysis.KernelBasisRows(m.ID, p, s)) * int64(s.D+1) // kpca, kmddm: the basis rows and k̄
 	return b
 }
 
@@ -451,6 +454,11 @@ func writeBytes(m analysis.Method, p analysis.Params, s analysis.Shape, all int,
 		b += 8 * n * d
 	}
 	b += 2 * (jsonBytesPerNumber + nameBytes) * int64(s.D+s.Q+cols)
+	if k := int64(analysis.KernelBasisRows(m.ID, p, s)); k > 0 {
+		// kpca, kmddm: model.json's basis rows, marshalled whole, and the
+		// rows' names and means.
+		b += (8+jsonBytesPerNumber)*k*int64(s.D) + 2*(jsonBytesPerNumber+nameBytes)*k
+	}
 	return b
 }
 
@@ -679,7 +687,7 @@ func otherMethods(req Request, id string, sh jobShape, fits func(Request, jobSha
 // unsupervised are the methods that never read the labels, labelsOnly
 // those that never read the features (kcplst's kernel is of the rows).
 var (
-	unsupervised = map[string]bool{"pca": true, "mds": true, "lpp": true}
+	unsupervised = map[string]bool{"pca": true, "mds": true, "lpp": true, "kpca": true}
 	labelsOnly   = map[string]bool{"plst": true, "kcplst": true}
 )
 
@@ -697,6 +705,9 @@ func describe(id string, p analysis.Params, s analysis.Shape, fit int64) string 
 	}
 	if n < d && !labelsOnly[id] { // the N×N path's factorisation of the rows
 		cands = append(cands, matrix{8 * n * d, fmt.Sprintf("the factorisation of its %s rows of %s features", group(s.N), group(s.D))})
+	}
+	if b := int64(analysis.KernelBasisRows(id, p, s)); b > 0 && b < n { // kpca, kmddm: Nyström
+		cands = append(cands, matrix{8 * n * b, fmt.Sprintf("the kernel of its %s rows with %s landmarks", group(s.N), group(int(b)))})
 	}
 	if !unsupervised[id] { // a method that never reads the labels forms no matrix of them
 		cands = append(cands, matrix{8 * q * q, fmt.Sprintf("a %s × %s matrix of the labels", group(s.Q), group(s.Q))})

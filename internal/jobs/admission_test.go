@@ -192,6 +192,10 @@ func TestValidateMemory(t *testing.T) {
 		// 6 × 60 000: the N×N path, no D×D matrix (the attack of issue 12).
 		{"wide", Request{Dataset: "wide", Methods: []string{"pca", "cplst", "lda", "mlsi"}}, 1 * gib, 0, ""},
 		{"N×N", Request{Dataset: "pairs", Method: "kcplst"}, 128 << 20, http.StatusRequestEntityTooLarge, "kcplst would need about "},
+		// kmddm's exact dual holds the N×N kernel and its eigenvectors;
+		// 200 Nyström landmarks hold N×200.
+		{"kernel N×N", Request{Dataset: "pairs", Method: "kmddm"}, 128 << 20, http.StatusRequestEntityTooLarge, "kmddm would need about "},
+		{"kernel landmarks", Request{Dataset: "pairs", Methods: []string{"kpca", "kmddm"}, Params: analysis.Params{Landmarks: 200}}, 128 << 20, 0, ""},
 		// Predefined folds: the estimate takes the largest test part a fold
 		// can have (it once took every row, which the evaluation's estimate
 		// refused: a 500).
@@ -291,6 +295,8 @@ func TestDescribeNamesWhatTheMethodHolds(t *testing.T) {
 		{"pca", tall, 8 * 13330 * 13330 * 3 / 2, ""},
 		{"plst", tall, 8 * 13330 * 13330 * 3 / 2, "a 13 330 × 13 330 matrix of the labels"},
 		{"plst", wide, 8 * 13330 * 13330 * 3 / 2, "a 13 330 × 13 330 matrix of the labels"},
+		{"kpca", analysis.Shape{N: 20000, D: 50, Q: 5}, 8 * 20000 * 1000 * 2, "the kernel of its 20 000 rows with 1 000 landmarks"},
+		{"kmddm", analysis.Shape{N: 2000, D: 50, Q: 5}, 8 * 2000 * 2000 * 3, "a 2 000 × 2 000 matrix of the rows"},
 	}
 	for _, tc := range tests {
 		if got := describe(tc.id, analysis.Params{}, tc.s, tc.fit); got != tc.want {

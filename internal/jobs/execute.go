@@ -371,6 +371,12 @@ func (x *Executor) writeMethod(staged *store.StagedResults, method string, job J
 	if m.Space == analysis.LabelSpace {
 		rowNames = p.train.Labels.Strings()
 	}
+	if m.Kernel != nil { // the dual coefficients: one row per basis row
+		rowNames = make([]string, len(m.Kernel.Index))
+		for i, r := range kernelRowNumbers(m, p) {
+			rowNames[i] = fmt.Sprintf("row %d", r)
+		}
+	}
 	proj := m.P()
 	if proj != nil {
 		if err := staged.WriteFile(dir(FileProjectionCSV), func(w io.Writer) error {
@@ -539,6 +545,27 @@ type Manifest struct {
 	// before they are projected (Transform); nil in manifests written
 	// before it existed (none).
 	Preprocess *preprocess.Scaler `json:"preprocess,omitempty"`
+	// Kernel, for the kernel methods (kpca, kmddm), is the kernel, and
+	// KernelRows (B×D, preprocessed as the fit rows) the basis rows that
+	// the B rows of Projection (the dual coefficients α) belong to: every
+	// training row for the exact dual, the Nyström landmarks otherwise;
+	// KernelRowNumbers are their 1-based rows in the data set. A row x
+	// projects to (k(x) − Means)·Projection, k(x)_j = Kernel(x,
+	// KernelRows_j), and Means holds the B column means k̄ of the training
+	// rows' kernel.
+	Kernel           *analysis.Kernel `json:"kernel,omitempty"`
+	KernelRows       [][]float64      `json:"kernel_rows,omitempty"`
+	KernelRowNumbers []int            `json:"kernel_row_numbers,omitempty"`
+}
+
+// kernelRowNumbers are the 1-based data set rows of a kernel model's basis
+// rows.
+func kernelRowNumbers(m *analysis.Model, p *plan) []int {
+	out := make([]int, len(m.Kernel.Index))
+	for i, r := range m.Kernel.Index {
+		out[i] = p.rowNumber[p.fitRows[r]]
+	}
+	return out
 }
 
 // ManifestDataset identifies the data a result came from.
@@ -561,6 +588,15 @@ func (x *Executor) manifest(job Job, m *analysis.Model, p *plan, rowNames []stri
 		Version: x.version, Job: job.ID, CreatedAt: job.CreatedAt,
 		Rows: rowNames, Features: p.train.Features.Strings(), Labels: p.train.Labels.Strings(), Means: m.Means,
 		LabelCoding: m.LabelCoding, Eigenvalues: m.Eigenvalues, Order: m.Order, Total: m.Total, RankAtLeast: m.RankAtLeast, Residuals: m.Residuals, Blocks: m.Blocks, Notes: m.Notes, Preprocess: p.scaler,
+	}
+	if m.Kernel != nil {
+		k := m.Kernel.Kernel
+		mf.Kernel, mf.KernelRowNumbers = &k, kernelRowNumbers(m, p)
+		r, _ := m.Kernel.Rows.Dims()
+		mf.KernelRows = make([][]float64, r)
+		for i := range r {
+			mf.KernelRows[i] = m.Kernel.Rows.RawRowView(i)
+		}
 	}
 	if req.TestDataset != "" {
 		rec, err := x.store.Dataset(req.TestDataset)
@@ -598,10 +634,23 @@ func (m *Manifest) Transform(x *mat.Dense) (*mat.Dense, error) {
 	if err != nil {
 		return nil, err
 	}
-	_, d := x.Dims()
-	p := mat.NewDense(d, m.D, nil)
+	p := mat.NewDense(len(m.Projection), m.D, nil)
 	for i, row := range m.Projection {
 		p.SetRow(i, row)
+	}
+	if m.Kernel != nil {
+		if len(m.KernelRows) != len(m.Projection) || len(m.Means) != len(m.Projection) {
+			return nil, fmt.Errorf("the kernel model has %d basis rows, %d means and %d rows of coefficients", len(m.KernelRows), len(m.Means), len(m.Projection))
+		}
+		basis := mat.NewDense(len(m.KernelRows), len(m.KernelRows[0]), nil)
+		for i, row := range m.KernelRows {
+			basis.SetRow(i, row)
+		}
+		kb := analysis.KernelBasis{Kernel: *m.Kernel, Rows: basis}
+		return kb.Project(x, m.Means, p)
+	}
+	if _, d := x.Dims(); d != len(m.Projection) {
+		return nil, fmt.Errorf("the rows have %d features; the projection has %d rows", d, len(m.Projection))
 	}
 	return analysis.Project(x, m.Means, p), nil
 }

@@ -1,0 +1,119 @@
+package jobs
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"testing"
+
+	"mldr/internal/analysis"
+)
+
+// TestExecuteKernelMethods runs kpca and kmddm end to end on the demo
+// data: a holdout with an evaluation, the exact dual and Nyström
+// landmarks, with and without preprocessing. Their projection files hold
+// the dual coefficients, one row per basis row named by its row in the
+// data set; model.json holds the kernel and the basis rows; the manifest's
+// Transform of the data set's rows gives projected.csv's numbers (the
+// path of POST /api/jobs/{id}/transform).
+func TestExecuteKernelMethods(t *testing.T) {
+	e := newExecEnv(t)
+	ds, err := e.store.LoadDataset(e.ml.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name       string
+		params     analysis.Params
+		preprocess string
+		basis      int // rows of the projection
+	}{
+		{"exact", analysis.Params{D: 3}, "", 480},
+		{"exact poly standardized", analysis.Params{D: 3, Kernel: analysis.KernelPoly, Degree: 2}, "standardize", 480},
+		{"nystrom", analysis.Params{D: 3, Landmarks: 60}, "", 60},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			j, _, err := e.run(Request{Dataset: e.ml.ID, Methods: []string{"kpca", "kmddm"}, Params: tc.params, Preprocess: tc.preprocess,
+				Evaluate: &Evaluate{Classifier: "mlknn", Dims: []int{2, 3}}})
+			if err != nil {
+				t.Fatalf("executing: %v", err)
+			}
+			dir := e.store.JobDir(j.ID)
+			var metrics MetricsFile
+			readJSONFile(t, filepath.Join(dir, FileMetrics), &metrics)
+			var cells []string
+			for _, r := range metrics.Rows {
+				if r.Fold == nil && r.Method != "ori" {
+					cells = append(cells, fmt.Sprintf("%s/%d", r.Method, r.D))
+					if hl, ok := r.Metrics["hamming_loss"]; !ok || hl < 0 || hl > 1 {
+						t.Errorf("%s at d = %d: hamming loss %v", r.Method, r.D, hl)
+					}
+				}
+			}
+			if want := []string{"kpca/2", "kpca/3", "kmddm/2", "kmddm/3"}; !slices.Equal(cells, want) {
+				t.Errorf("metrics cells: got %v, want %v", cells, want)
+			}
+			for _, id := range []string{"kpca", "kmddm"} {
+				mdir := filepath.Join(dir, id)
+				for _, f := range MethodFiles {
+					if f == FileProjected {
+						f = FileProjectedRows
+					}
+					if _, err := os.Stat(filepath.Join(mdir, f)); err != nil {
+						t.Errorf("%s/%s: %v", id, f, err)
+					}
+				}
+				m, err := ReadManifest(mdir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if m.Kernel == nil || len(m.Projection) != tc.basis || len(m.KernelRows) != tc.basis || len(m.KernelRowNumbers) != tc.basis ||
+					len(m.Means) != tc.basis || len(m.KernelRows[0]) != len(m.Features) {
+					t.Fatalf("%s manifest: kernel %v, %d coefficient rows, %d basis rows, %d row numbers, %d means; want %d of each",
+						id, m.Kernel, len(m.Projection), len(m.KernelRows), len(m.KernelRowNumbers), len(m.Means), tc.basis)
+				}
+				if want := cmpOr(tc.params.Kernel, analysis.KernelRBF); m.Kernel.Kind != want || m.Params.Kernel != want {
+					t.Errorf("%s: kernel %q (params %q), want %q", id, m.Kernel.Kind, m.Params.Kernel, want)
+				}
+				csvRows := readCSV(t, filepath.Join(mdir, FileProjectionCSV))
+				if len(csvRows) != 1+tc.basis || csvRows[1][0] != fmt.Sprintf("row %d", m.KernelRowNumbers[0]) {
+					t.Errorf("%s projection.csv: %d rows, first named %q; want %d, \"row %d\"", id, len(csvRows), csvRows[1][0], 1+tc.basis, m.KernelRowNumbers[0])
+				}
+				// The basis rows are training rows: the projected rows
+				// file says which rows were fitted on.
+				proj := readProjectedCSV(t, mdir)
+				part := map[int]string{}
+				for _, r := range proj[1:] {
+					n, _ := strconv.Atoi(r[0])
+					part[n] = r[1]
+				}
+				for _, r := range m.KernelRowNumbers {
+					if part[r] != PartTrain {
+						t.Fatalf("%s: basis row %d is in part %q, want %s", id, r, part[r], PartTrain)
+					}
+				}
+				z, err := m.Transform(ds.X)
+				if err != nil {
+					t.Fatalf("%s: manifest Transform: %v", id, err)
+				}
+				for _, r := range proj[1:] {
+					n, _ := strconv.Atoi(r[0])
+					for c := range 3 {
+						if got := fmt.Sprint(z.At(n-1, c)); got != r[2+c] {
+							t.Fatalf("%s row %d, c%d: Transform %s, projected.csv %s", id, n, c+1, got, r[2+c])
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
