@@ -67,6 +67,8 @@ func (h *handler) submitAnalysis(w http.ResponseWriter, r *http.Request, req job
 func analyzeFormFrom(f url.Values, rec store.DatasetRecord) templates.AnalyzeForm {
 	return templates.AnalyzeForm{DimMode: f.Get("dim_mode"), D: f.Get("d"), Thr: f.Get("thr"), Beta: f.Get("beta"), Gamma: f.Get("gamma"),
 		Lambda: f.Get("lambda"), Ridge: f.Get("ridge"), LabelKernel: f.Get("label_kernel"), K: f.Get("k"), Normalize: f.Get("normalize"),
+		Kernel: f.Get("kernel"), Degree: f.Get("degree"), Coef0: f.Get("coef0"),
+		Landmarks: f.Get("landmarks"), LandmarkSampling: f.Get("landmark_sampling"), LandmarkSeed: f.Get("landmark_seed"),
 		Classifier: f.Get("classifier"), SplitKind: f.Get("split"), TestFraction: f.Get("test_fraction"), Folds: f.Get("folds"),
 		Seed: f.Get("seed"), GridMode: f.Get("grid_mode"), Grid: f.Get("grid"), GridOf: f.Get("grid_of"),
 		EvalK: f.Get("eval_k"), EvalLambda: f.Get("eval_lambda"), EvalC: f.Get("eval_c"), EvalEps: f.Get("eval_eps"),
@@ -138,6 +140,9 @@ func requestFromForm(dataset string, methods []string, f templates.AnalyzeForm) 
 		if p.K, err = strconv.Atoi(strings.TrimSpace(f.K)); err != nil {
 			return req, badRequest("params.k", "k must be a whole number, not %q", f.K)
 		}
+	}
+	if err := kernelFromForm(p, takes, f); err != nil {
+		return req, err
 	}
 	if f.Classifier != "none" {
 		e := &jobs.Evaluate{Classifier: f.Classifier}
@@ -230,4 +235,56 @@ func parseSeed(s string) (uint64, error) {
 		return 0, nil
 	}
 	return strconv.ParseUint(s, 10, 64)
+}
+
+// kernelFromForm reads the kernel parameters of kpca and kmddm into p when
+// a ticked method takes them: the kernel, and the poly kernel's degree and
+// c₀ only with the poly kernel (the form keeps their defaults shown for
+// the others); the landmarks when given, and their sampling and seed only
+// with them. Defaults are not sent.
+func kernelFromForm(p *analysis.Params, takes map[string]bool, f templates.AnalyzeForm) error {
+	if !takes[analysis.ParamKernel] {
+		return nil
+	}
+	if f.Kernel != "" && f.Kernel != analysis.KernelRBF {
+		p.Kernel = f.Kernel
+	}
+	if p.Kernel == analysis.KernelPoly {
+		if s := strings.TrimSpace(f.Degree); s != "" && s != strconv.Itoa(analysis.DefaultDegree) {
+			d, err := strconv.Atoi(s)
+			if err != nil || d < 1 {
+				return badRequest("params.degree", "degree must be a whole number of at least 1, not %q", f.Degree)
+			}
+			p.Degree = d
+		}
+		if s := strings.TrimSpace(f.Coef0); s != "" {
+			c, err := strconv.ParseFloat(s, 64)
+			if err != nil || math.IsNaN(c) || math.IsInf(c, 0) {
+				return badRequest("params.coef0", "coef0 must be a number, not %q", f.Coef0)
+			}
+			if c != analysis.DefaultCoef0 {
+				p.Coef0 = &c
+			}
+		}
+	}
+	s := strings.TrimSpace(f.Landmarks)
+	if s == "" {
+		return nil
+	}
+	m, err := strconv.Atoi(s)
+	if err != nil || m < 1 {
+		return badRequest("params.landmarks", "landmarks must be a whole number of at least 1, not %q", f.Landmarks)
+	}
+	p.Landmarks = m
+	if f.LandmarkSampling != "" && f.LandmarkSampling != analysis.SamplingKMeansPP {
+		p.LandmarkSampling = f.LandmarkSampling
+	}
+	if s := strings.TrimSpace(f.LandmarkSeed); s != "" {
+		seed, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			return badRequest("params.landmark_seed", "landmark_seed must be a whole number of 0 or more, not %q", f.LandmarkSeed)
+		}
+		p.LandmarkSeed = &seed
+	}
+	return nil
 }

@@ -17,6 +17,7 @@ import (
 // predefined folds when it has them, else a holdout of 20 %.
 func DefaultAnalyzeForm(rec store.DatasetRecord) templates.AnalyzeForm {
 	f := templates.AnalyzeForm{DimMode: "thr", Thr: "0.99", D: "", Beta: "0.5", Lambda: "0.1", LabelKernel: "linear", K: "10", Normalize: analysis.NormalizeUnit,
+		Kernel: analysis.KernelRBF, Degree: "3", Coef0: "1", LandmarkSampling: analysis.SamplingKMeansPP,
 		Classifier: "mlknn", SplitKind: "holdout", TestFraction: "0.2", Folds: "10", Seed: "1", GridMode: "percent", Grid: "10, 20, 30, 40, 50, 60, 70, 80, 90, 100", GridOf: "rank",
 		EvalK: "10", EvalLambda: "0.1", EvalC: "1", EvalEps: "0.0001", PsA: "0.55", PsB: "1.5", Recall: "0.95", Baseline: "with", Preprocess: "none", HasFolds: rec.Folds > 0}
 	if rec.Folds > 0 {

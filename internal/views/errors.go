@@ -71,7 +71,8 @@ func Sentence(s string) string {
 func isParam(s string) bool {
 	switch s {
 	case analysis.ParamD, analysis.ParamThr, analysis.ParamBeta, analysis.ParamGamma, analysis.ParamLambda,
-		analysis.ParamRidge, analysis.ParamLabelKernel, analysis.ParamK, analysis.ParamNormalize, "test_fraction":
+		analysis.ParamRidge, analysis.ParamLabelKernel, analysis.ParamK, analysis.ParamNormalize, "test_fraction",
+		analysis.ParamKernel, analysis.ParamDegree, analysis.ParamCoef0, analysis.ParamLandmarks, analysis.ParamLandmarkSampling, analysis.ParamLandmarkSeed:
 		return true
 	}
 	return false

@@ -197,5 +197,21 @@ func paramsText(p analysis.Params) string {
 	if p.Normalize != "" {
 		parts = append(parts, "normalize = "+p.Normalize)
 	}
+	if p.Kernel != "" {
+		parts = append(parts, "kernel = "+p.Kernel)
+	}
+	if p.Degree != 0 {
+		parts = append(parts, "degree = "+strconv.Itoa(p.Degree))
+	}
+	num("c₀", p.Coef0)
+	if p.Landmarks != 0 {
+		parts = append(parts, "landmarks = "+strconv.Itoa(p.Landmarks))
+	}
+	if p.LandmarkSampling != "" {
+		parts = append(parts, "landmark sampling = "+p.LandmarkSampling)
+	}
+	if p.LandmarkSeed != nil {
+		parts = append(parts, "landmark seed = "+strconv.FormatUint(*p.LandmarkSeed, 10))
+	}
 	return strings.Join(parts, ", ")
 }

@@ -45,15 +45,19 @@ type AnalyzeForm struct {
 	DimMode                                            string // "d", "thr" or "seed" (neither sent: seed 003's d′ where it applies)
 	D, Thr, Beta, Gamma, Lambda, Ridge, LabelKernel, K string
 	Normalize                                          string // "unit" or "b"
-	Classifier, SplitKind, TestFraction, Folds, Seed   string
-	GridMode, Grid, GridOf                             string
-	EvalK, EvalLambda                                  string
-	EvalC, EvalEps                                     string // the svm's c and eps
-	PsA, PsB                                           string // the propensity model's A and B (multi-label data)
-	Recall                                             string // the k-NN vote's neighbour search recall (multi-label data)
-	Baseline                                           string // "with" or "without" the baseline ori (not in a study)
-	Preprocess                                         string // none, standardize or minmax
-	HasFolds                                           bool
+	// Kernel, Degree, Coef0: the feature kernel of kpca and kmddm;
+	// Landmarks, LandmarkSampling, LandmarkSeed: their Nyström landmarks.
+	Kernel, Degree, Coef0                            string
+	Landmarks, LandmarkSampling, LandmarkSeed        string
+	Classifier, SplitKind, TestFraction, Folds, Seed string
+	GridMode, Grid, GridOf                           string
+	EvalK, EvalLambda                                string
+	EvalC, EvalEps                                   string // the svm's c and eps
+	PsA, PsB                                         string // the propensity model's A and B (multi-label data)
+	Recall                                           string // the k-NN vote's neighbour search recall (multi-label data)
+	Baseline                                         string // "with" or "without" the baseline ori (not in a study)
+	Preprocess                                       string // none, standardize or minmax
+	HasFolds                                         bool
 	// SeedDim is seed 003's d′ = ΣK_j − q of multi-dimensional data as
 	// the form shows it ("6"; for a study "6", or "4 to 12" when the data
 	// sets differ); "" for multi-label data, which do not offer it.
