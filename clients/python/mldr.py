@@ -616,8 +616,10 @@ class Client:
 
     def projection(self, job_id: str, method: Optional[str] = None):
         """A method's projection matrix P from ``projection.npy``: features
-        (or labels, for label-space methods) x d, float64; a numpy array,
-        or lists of rows without numpy."""
+        (or labels, for label-space methods) x d, float64; for the kernel
+        methods kpca and kmddm their dual coefficients, basis rows x d (see
+        ``model()["kernel_rows"]``); a numpy array, or lists of rows
+        without numpy."""
         return read_npy(self.download(job_id, "projection.npy", method), use_numpy=self.np is not None)
 
     def projected(self, job_id: str, method: Optional[str] = None) -> Projected:
@@ -650,7 +652,9 @@ class Client:
         feature names, read from model.json unless ``feature_names`` gives
         them), or ``file``, a CSV or ARFF file (path, bytes or file object)
         with at least the model's feature columns. The server answers
-        (x - means) . P with the model's preprocessing applied first. 422
+        (x - means) . P with the model's preprocessing applied first (for
+        kpca and kmddm, (k(x) - means) . alpha, k(x) the kernel with the
+        model's basis rows). 422
         (:class:`APIError`) for methods without a projection of the
         features.
         """

@@ -447,8 +447,8 @@ func centreColumns(a *mat.Dense) {
 // at most the label kernel's columns, as mddmp's.
 func kernelDimBound(id string, p Params, s Shape) int {
 	b := s.N - 1
-	if p.Landmarks > 0 {
-		b = min(b, p.Landmarks)
+	if m, err := kernelLandmarks(p, s.N); err == nil && m > 0 {
+		b = min(b, m) // Nyström: the rank of the m×m landmark kernel at most
 	}
 	if p.Kernel == KernelLinear {
 		b = min(b, s.D)

@@ -406,3 +406,45 @@ func TestKernelRefusals(t *testing.T) {
 		})
 	}
 }
+
+// TestKernelCheck: Check, before any data are read, refuses what the
+// shape tells: more landmarks than rows or than maxLandmarks, a d beyond
+// the rows, the landmarks (the default ones above MaxNKernelExact rows),
+// the linear kernel's D or kmddm's label columns; with the largest value
+// allowed.
+func TestKernelCheck(t *testing.T) {
+	big := Shape{N: MaxNKernelExact + 2000, D: 10, Q: 3}
+	small := Shape{N: 100, D: 10, Q: 3}
+	for _, tc := range []struct {
+		id    string
+		p     Params
+		s     Shape
+		param string // "": accepted
+		max   int
+	}{
+		{"kpca", Params{D: 99}, small, "", 0},
+		{"kpca", Params{D: 100}, small, ParamD, 99},
+		{"kpca", Params{D: DefaultLandmarks}, big, "", 0},
+		{"kpca", Params{D: DefaultLandmarks + 1}, big, ParamD, DefaultLandmarks},
+		{"kpca", Params{D: 1500, Landmarks: 2000}, big, "", 0},
+		{"kpca", Params{D: 11, Kernel: KernelLinear}, small, ParamD, 10},
+		{"kmddm", Params{D: 4}, small, ParamD, 3},
+		{"kmddm", Params{D: 6, LabelKernel: KernelQuadratic}, small, "", 0},
+		{"kpca", Params{Landmarks: 101}, small, ParamLandmarks, 100},
+		{"kmddm", Params{Landmarks: maxLandmarks + 1}, big, ParamLandmarks, maxLandmarks},
+	} {
+		t.Run(fmt.Sprintf("%s/%+v/N=%d", tc.id, tc.p, tc.s.N), func(t *testing.T) {
+			err := Check(tc.id, tc.p, tc.s)
+			if tc.param == "" {
+				if err != nil {
+					t.Fatalf("got %v, want accepted", err)
+				}
+				return
+			}
+			var e *Error
+			if !errors.As(err, &e) || e.Param != tc.param || e.Max != tc.max {
+				t.Fatalf("got %v, want a refusal of %s with the largest value %d", err, tc.param, tc.max)
+			}
+		})
+	}
+}

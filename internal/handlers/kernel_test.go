@@ -65,6 +65,12 @@ func TestAnalyzeKernelMethods(t *testing.T) {
 			mf.Kernel, mf.Params, len(mf.KernelRows), len(mf.Projection))
 	}
 
+	// The results page says what a kernel method's projection files hold.
+	card := s.page("/jobs/" + id).Find(`[data-testid="method-kmddm"]`)
+	if card.Find("figure svg").Length() != 2 || !strings.Contains(card.Text(), "the dual coefficients α, one row per basis row") {
+		t.Errorf("kmddm's card: %d plots, downloads described as %q; want 2 plots and the dual coefficients", card.Find("figure svg").Length(), card.Text())
+	}
+
 	_, data := s.do("GET", "/api/datasets/"+ml+"/data.csv", "", nil)
 	resp, out := s.upload("/api/jobs/"+id+"/transform?method=kmddm", part{name: "file", file: "rows.csv", body: string(data)})
 	if resp.StatusCode != http.StatusOK {

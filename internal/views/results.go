@@ -122,7 +122,11 @@ func (b *Builder) Results(id string, o ResultsOptions) (*templates.ResultsView, 
 			if m.Manifest.Projection == nil && strings.HasPrefix(file, "projection.") {
 				continue
 			}
-			mv.Downloads = append(mv.Downloads, templates.Download{Name: file, URL: "/api/jobs/" + id + "/" + file + "?method=" + m.Method, Description: fileDescriptions[file]})
+			desc := fileDescriptions[file]
+			if k, ok := kernelFileDescriptions[file]; ok && m.Manifest.Kernel != nil {
+				desc = k
+			}
+			mv.Downloads = append(mv.Downloads, templates.Download{Name: file, URL: "/api/jobs/" + id + "/" + file + "?method=" + m.Method, Description: desc})
 		}
 		v.Methods = append(v.Methods, mv)
 	}
@@ -138,4 +142,11 @@ var fileDescriptions = map[string]string{
 	jobs.FileEigenvalues:    "every eigenvalue, d and the energy kept",
 	jobs.FileProjected:      "the reduced rows, with their part of the split",
 	jobs.FileModel:          "the manifest: method, parameters, seed, data set hash, version, means, projection",
+}
+
+// kernelFileDescriptions describe the files of a kernel method (kpca,
+// kmddm) where they differ: its projection is the dual coefficients.
+var kernelFileDescriptions = map[string]string{
+	jobs.FileProjectionCSV: "the dual coefficients α, one row per basis row (a training row, or a Nyström landmark): a row x projects to (k(x) − means)·α",
+	jobs.FileModel:         "the manifest: method, parameters, seed, data set hash, version, the kernel, its basis rows, the means k̄ and α",
 }
