@@ -34,9 +34,9 @@ import (
 // not given; above it they take DefaultLandmarks Nyström landmarks.
 const MaxNKernelExact = 3000
 
-// maxLandmarks is the most Nyström landmarks: their m×m kernel is
-// decomposed in full.
-const maxLandmarks = 4000
+// MaxLandmarks is the most Nyström landmarks kpca and kmddm take: their
+// m×m kernel is decomposed in full.
+const MaxLandmarks = 4000
 
 // maxKernelDegree is the largest degree of the poly kernel.
 const maxKernelDegree = 10
@@ -61,8 +61,8 @@ func checkKernelParams(p Params) error {
 		return invalid(ParamDegree, "degree may be at most %d, not %d", maxKernelDegree, p.Degree)
 	case p.Coef0 != nil && *p.Coef0 < 0:
 		return invalid(ParamCoef0, "coef0 must be 0 or more (a negative c₀ can make the kernel indefinite), not %v", *p.Coef0)
-	case p.Landmarks > maxLandmarks:
-		return unservable(ParamLandmarks, maxLandmarks, "landmarks may be at most %d (their kernel is decomposed in full), not %d", maxLandmarks, p.Landmarks)
+	case p.Landmarks > MaxLandmarks:
+		return unservable(ParamLandmarks, MaxLandmarks, "landmarks may be at most %d (their kernel is decomposed in full), not %d", MaxLandmarks, p.Landmarks)
 	case p.LandmarkSampling != "" && p.LandmarkSampling != SamplingKMeansPP && p.LandmarkSampling != SamplingUniform:
 		return invalid(ParamLandmarkSampling, "landmark_sampling must be %s or %s, not %q", SamplingKMeansPP, SamplingUniform, p.LandmarkSampling)
 	}

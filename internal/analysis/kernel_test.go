@@ -390,7 +390,7 @@ func TestKernelRefusals(t *testing.T) {
 		{"kpca", Params{Gamma: Float(0)}, ParamGamma},
 		{"kpca", Params{Landmarks: 61}, ParamLandmarks},
 		{"kpca", Params{Landmarks: -2}, ParamLandmarks},
-		{"kmddm", Params{Landmarks: maxLandmarks + 1}, ParamLandmarks},
+		{"kmddm", Params{Landmarks: MaxLandmarks + 1}, ParamLandmarks},
 		{"kpca", Params{Landmarks: 20, LandmarkSampling: "random"}, ParamLandmarkSampling},
 		{"kpca", Params{LandmarkSeed: &seed}, ParamLandmarkSeed},
 		{"kmddm", Params{LandmarkSampling: SamplingUniform}, ParamLandmarkSampling},
@@ -408,7 +408,7 @@ func TestKernelRefusals(t *testing.T) {
 }
 
 // TestKernelCheck: Check, before any data are read, refuses what the
-// shape tells: more landmarks than rows or than maxLandmarks, a d beyond
+// shape tells: more landmarks than rows or than MaxLandmarks, a d beyond
 // the rows, the landmarks (the default ones above MaxNKernelExact rows),
 // the linear kernel's D or kmddm's label columns; with the largest value
 // allowed.
@@ -431,7 +431,7 @@ func TestKernelCheck(t *testing.T) {
 		{"kmddm", Params{D: 4}, small, ParamD, 3},
 		{"kmddm", Params{D: 6, LabelKernel: KernelQuadratic}, small, "", 0},
 		{"kpca", Params{Landmarks: 101}, small, ParamLandmarks, 100},
-		{"kmddm", Params{Landmarks: maxLandmarks + 1}, big, ParamLandmarks, maxLandmarks},
+		{"kmddm", Params{Landmarks: MaxLandmarks + 1}, big, ParamLandmarks, MaxLandmarks},
 	} {
 		t.Run(fmt.Sprintf("%s/%+v/N=%d", tc.id, tc.p, tc.s.N), func(t *testing.T) {
 			err := Check(tc.id, tc.p, tc.s)

@@ -641,6 +641,16 @@ func admit(req Request, train, test store.DatasetRecord, limit int64, est estima
 				f.fits = append(f.fits, "the linear label kernel")
 			}
 		}
+		if b := analysis.KernelBasisRows(m.ID, p, sh.fitShape()); b > 0 { // kpca, kmddm: the exact dual, or landmarks
+			with := func(k int) Request {
+				r := req
+				r.Params.Landmarks = k
+				return r
+			}
+			if k := largest(1, min(b-1, analysis.MaxLandmarks), func(k int) bool { return fits(with(k), sh) }); k > 0 {
+				f.fits = append(f.fits, "Nyström landmarks (landmarks at most about "+group(roundDown(k))+")")
+			}
+		}
 		if d := largest(1, sh.d-1, func(d int) bool { return fits(req, sh.withFeatures(d)) }); d > 0 {
 			f.fits = append(f.fits, "fewer features (at most about "+group(roundDown(d))+")")
 		}

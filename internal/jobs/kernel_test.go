@@ -2,10 +2,12 @@ package jobs
 
 import (
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"mldr/internal/analysis"
@@ -116,4 +118,43 @@ func cmpOr(s, def string) string {
 		return def
 	}
 	return s
+}
+
+// TestKernelAdmissionSuggestsLandmarks: a kernel method whose exact dual
+// does not fit is refused (413) with the Nyström landmarks that would
+// fit, and a request with that many landmarks is accepted.
+func TestKernelAdmissionSuggestsLandmarks(t *testing.T) {
+	ds := testDatasets()
+	ds["pairs"] = mlRecord("pairs", 3000, 4, 3)
+	const limit = 128 << 20
+	for _, id := range []string{"kpca", "kmddm"} {
+		t.Run(id, func(t *testing.T) {
+			req := Request{Dataset: "pairs", Method: id}
+			req.Normalize()
+			err := req.Validate(ds, Limits{MaxJobMemory: limit})
+			re, ok := err.(*RequestError)
+			if !ok || re.Status != http.StatusRequestEntityTooLarge || re.Field != "method" {
+				t.Fatalf("got %v, want 413 on method", err)
+			}
+			const say = "Nyström landmarks (landmarks at most about "
+			i := strings.Index(re.Msg, say)
+			if i < 0 {
+				t.Fatalf("got %q, want it to suggest landmarks", re.Msg)
+			}
+			digits := strings.Map(func(r rune) rune { // group's separators out
+				if r >= '0' && r <= '9' {
+					return r
+				}
+				return -1
+			}, strings.SplitN(re.Msg[i+len(say):], ")", 2)[0])
+			m, err := strconv.Atoi(digits)
+			if err != nil || m < 1 {
+				t.Fatalf("got %q: no number of landmarks", re.Msg)
+			}
+			req.Params.Landmarks = m
+			if err := req.Validate(ds, Limits{MaxJobMemory: limit}); err != nil {
+				t.Errorf("with the %d landmarks suggested: %v, want accepted", m, err)
+			}
+		})
+	}
 }
