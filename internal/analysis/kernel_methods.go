@@ -232,8 +232,16 @@ func fitKernelExact(ctx context.Context, id string, in Input, k Kernel, p Params
 	if err != nil {
 		return nil, err
 	}
+	before := trace(mat.NewSymDense(n, kx.RawMatrix().Data))
 	kbar := centreKernel(kx)
-	if err := st.sub(0.2, 0.9, "eigen-decomposition").checkpoint(ctx, 0); err != nil {
+	if flatKernel(before, trace(mat.NewSymDense(n, kx.RawMatrix().Data))) {
+		return nil, noDirection(id)
+	}
+	phase := "eigen-decomposition"
+	if id == "kmddm" {
+		phase = "pivoted Cholesky factor"
+	}
+	if err := st.sub(0.2, 0.9, phase).checkpoint(ctx, 0); err != nil {
 		return nil, err
 	}
 	kc := mat.NewSymDense(n, kx.RawMatrix().Data)
@@ -249,7 +257,7 @@ func fitKernelExact(ctx context.Context, id string, in Input, k Kernel, p Params
 		_, cols := e.vectors.Dims()
 		r := min(cols, rank)
 		if r == 0 {
-			return nil, unservable("", 0, "kpca gives no direction on these data: the centred kernel matrix is 0")
+			return nil, noDirection(id)
 		}
 		alpha := mat.NewDense(n, r, nil)
 		for j := range r {
@@ -287,14 +295,16 @@ func fitKernelExact(ctx context.Context, id string, in Input, k Kernel, p Params
 	for i := range n {
 		top = max(top, kr.Data[i*kr.Stride+i])
 	}
+	if top <= 0 {
+		return nil, noDirection(id)
+	}
 	piv := make([]int, n)
 	u, r, _ := lapack64.Pstrf(kr, piv, rankTol*top, make([]float64, 2*n))
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	r = min(r, n-1) // Kc1 = 0
-	if top <= 0 || r == 0 {
-		return nil, unservable("", 0, "%s gives no direction on these data: the centred kernel matrix is 0", id)
+	if r = min(r, n-1); r == 0 { // Kc1 = 0
+		return nil, noDirection(id)
 	}
 	phi := mat.NewDense(n, r, nil) // R[piv[k], j] = U[j, k]
 	for j := range r {
@@ -340,7 +350,7 @@ func fitNystrom(ctx context.Context, id string, in Input, k Kernel, m int, p Par
 	kzz = nil
 	r := rankOf(e.values)
 	if r == 0 {
-		return nil, unservable("", 0, "%s gives no direction on these data: the landmarks' kernel matrix is 0", id)
+		return nil, noDirection(id)
 	}
 	w := mat.DenseCopyOf(e.vectors.Slice(0, m, 0, r)) // W = V_rΣ_r^{-1/2}
 	e.vectors = nil
@@ -367,6 +377,18 @@ func fitNystrom(ctx context.Context, id string, in Input, k Kernel, m int, p Par
 	}
 	for j := range kbar {
 		kbar[j] /= float64(n)
+	}
+	// The mapped rows' spread: Σ‖φᵢ‖² against Σ‖φᵢ − φ̄‖².
+	mean := columnMeans(phi)
+	all, spread := 0.0, 0.0
+	for i := range n {
+		for j, v := range phi.RawRowView(i) {
+			all += v * v
+			spread += (v - mean[j]) * (v - mean[j])
+		}
+	}
+	if flatKernel(all, spread) {
+		return nil, noDirection(id)
 	}
 	basis := &KernelBasis{Kernel: k, Rows: z, Index: idx}
 	how := "every row a landmark"
@@ -416,6 +438,20 @@ func finishKernel(ctx context.Context, id string, in Input, phi *mat.Dense, dual
 		Eigenvalues: sm.Eigenvalues, Order: sm.Order, Total: sm.Total, Rank: sm.Rank, RankOf: what, RankAtLeast: sm.RankAtLeast,
 		Residuals: sm.Residuals, Dim: sm.Dim, Energy: sm.Energy, Projected: proj, Kernel: basis,
 		Notes: append([]string{note}, sm.Notes...)}, nil
+}
+
+// flatKernel reports whether the centred kernel, of trace centred, is 0
+// to rounding next to the kernel, of trace whole: the rows are all alike
+// in the kernel's feature space (what is left of centring is the
+// rounding of k(x, x′) − k̄ − k̄′ + mean k̄).
+func flatKernel(whole, centred float64) bool {
+	return !(centred > rankTol*whole)
+}
+
+// noDirection is the refusal of rows that are all alike in the kernel's
+// feature space.
+func noDirection(id string) error {
+	return unservable("", 0, "%s gives no direction on these data: the rows are all alike in the kernel's feature space (the centred kernel matrix is 0)", id)
 }
 
 // centreKernel turns the symmetric kernel k (N×N) into HKH in place and

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -450,5 +451,26 @@ func TestKernelCheck(t *testing.T) {
 				t.Fatalf("got %v, want a refusal of %s with the largest value %d", err, tc.param, tc.max)
 			}
 		})
+	}
+}
+
+// TestKernelConstantRows: rows that are all the same have a centred
+// kernel of 0: every route refuses with a sentence, never a NaN model.
+func TestKernelConstantRows(t *testing.T) {
+	in, _ := kernelInput(40, 3)
+	in.X = mat.NewDense(40, 3, nil)
+	for i := range 40 {
+		in.X.SetRow(i, []float64{1, 2, 3})
+	}
+	for _, id := range []string{"kpca", "kmddm"} {
+		for _, p := range []Params{{D: 1}, {D: 1, Kernel: KernelPoly}, {D: 1, Kernel: KernelLinear}, {D: 1, Landmarks: 10}, {D: 1, Kernel: KernelPoly, Landmarks: 10}} {
+			t.Run(id+"/"+kernelName(p), func(t *testing.T) {
+				_, err := Fit(context.Background(), id, in, p, nil)
+				var e *Error
+				if !errors.As(err, &e) || e.Kind != Unservable || !strings.Contains(e.Msg, "gives no direction") {
+					t.Fatalf("got %v, want a refusal: no direction", err)
+				}
+			})
+		}
 	}
 }
