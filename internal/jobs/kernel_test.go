@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"mldr/internal/analysis"
+	"mldr/internal/comparison"
 )
 
 // TestExecuteKernelMethods runs kpca and kmddm end to end on the demo
@@ -156,5 +157,38 @@ func TestKernelAdmissionSuggestsLandmarks(t *testing.T) {
 				t.Errorf("with the %d landmarks suggested: %v, want accepted", m, err)
 			}
 		})
+	}
+}
+
+// TestExecuteKernelStudy: kpca and kmddm in a study over two data sets,
+// with k folds (each fold's own kernel, landmarks and centring), compared
+// with the baseline.
+func TestExecuteKernelStudy(t *testing.T) {
+	e := newExecEnv(t)
+	other := e.addDemo(7)
+	ids := []string{e.ml.ID, other.ID}
+	j, _, err := e.run(Request{Datasets: ids, Methods: []string{"kpca", "kmddm"}, Params: analysis.Params{D: 3, Landmarks: 50},
+		Split: &Split{Kind: SplitKFold, Folds: 3}, Evaluate: &Evaluate{Classifier: "ridge"}})
+	if err != nil {
+		t.Fatalf("executing the study: %v", err)
+	}
+	var mf MetricsFile
+	readJSONFile(t, filepath.Join(e.store.JobDir(j.ID), FileMetrics), &mf)
+	// 2 data sets × (ori, kpca, kmddm) × (3 folds + the mean).
+	if len(mf.Rows) != 2*3*4 {
+		t.Fatalf("got %d rows, want 24", len(mf.Rows))
+	}
+	var c comparison.File
+	readJSONFile(t, filepath.Join(e.store.JobDir(j.ID), FileComparison), &c)
+	i := slices.IndexFunc(c.Comparisons, func(x comparison.Comparison) bool { return x.Metric == "hamming_loss" })
+	if i < 0 || !slices.Equal(c.Comparisons[i].Methods, []string{"ori", "kpca", "kmddm"}) {
+		t.Fatalf("hamming_loss comparison: %+v", c.Comparisons)
+	}
+	for _, row := range c.Comparisons[i].Scores {
+		for k, v := range row {
+			if v == nil || *v < 0 || *v > 1 {
+				t.Errorf("%s's hamming loss %v", c.Comparisons[i].Methods[k], v)
+			}
+		}
 	}
 }
