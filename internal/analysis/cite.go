@@ -8,8 +8,10 @@ func (m Method) CiteKey() string {
 	switch m.ID {
 	case "pca":
 		return "jolliffe2002pca"
-	case "mddmp":
+	case "mddmp", "kmddm":
 		return "zhang2008mddm"
+	case "kpca":
+		return "scholkopf1998kpca"
 	case "mddmf", "mvmd":
 		return "mvmd"
 	case "mlsi":
