@@ -132,6 +132,9 @@ func checkRanges(m Method, p Params) error {
 		return invalid(ParamNormalize, "normalize must be %s (unit-length directions) or %s (B-orthonormal directions, PᵀBP = I), not %q",
 			NormalizeUnit, NormalizeB, k)
 	}
+	if err := checkLSBase(p); err != nil {
+		return err
+	}
 	if p.K > maxLPPK {
 		return invalid(ParamK, "k may be at most %d (the graph keeps N·k edges); %d is too many", maxLPPK, p.K)
 	}
@@ -182,8 +185,12 @@ func dimBound(m Method, p Params, s Shape) int {
 		return kernelDimBound(m.ID, p, s)
 	case "plst", "occa", "kcplst":
 		return s.Q
-	case "cplst":
+	case "cplst", "rembrandt", "leml":
 		return min(s.Q, s.D)
+	case "mlcssp":
+		return s.Q
+	case "faie":
+		return min(s.Q+s.D, s.N)
 	}
 	return min(s.D, rows)
 }

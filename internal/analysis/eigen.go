@@ -184,23 +184,33 @@ func symEig(ctx context.Context, a mat.Symmetric) (eigenResult, error) {
 
 // fixSigns makes the entry of largest magnitude of every column positive
 // (the first such entry on a tie), so that results are reproducible.
-func fixSigns(v *mat.Dense) { fixSignsOf(v) }
+func fixSigns(v *mat.Dense) { flipColumns(v) }
 
 // fixSignsOf is fixSigns, reporting which columns it negated.
-func fixSignsOf(v *mat.Dense) []bool {
-	r, c := v.Dims()
+func fixSignsOf(v *mat.Dense) []bool { return flipColumns(v) }
+
+// flipColumns makes the entry of largest magnitude of every column of
+// basis positive (the first such entry on a tie) and flips the same
+// columns of others (codes or decoders that go with the directions); it
+// reports which columns it negated.
+func flipColumns(basis *mat.Dense, others ...*mat.Dense) []bool {
+	r, c := basis.Dims()
 	flips := make([]bool, c)
 	for k := range c {
 		best, at := -1.0, 0
 		for i := range r {
-			if a := math.Abs(v.At(i, k)); a > best {
+			if a := math.Abs(basis.At(i, k)); a > best {
 				best, at = a, i
 			}
 		}
-		if v.At(at, k) < 0 {
-			flips[k] = true
-			for i := range r {
-				v.Set(i, k, -v.At(i, k))
+		if basis.At(at, k) >= 0 {
+			continue
+		}
+		flips[k] = true
+		for _, m := range append([]*mat.Dense{basis}, others...) {
+			rm, _ := m.Dims()
+			for i := range rm {
+				m.Set(i, k, -m.At(i, k))
 			}
 		}
 	}

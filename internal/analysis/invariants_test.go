@@ -24,6 +24,12 @@ func tuInputShape(m Method, n, d int) Input {
 // generalised problems: B-orthonormal instead of orthonormal.
 var tuGeneralized = map[string]bool{"mddmf": true, "mlsi": true, "cca": true, "lda": true, "mlda": true, "lpp": true}
 
+// tuDecoded are the label-space methods with a decoder of their own
+// (lsbase.go): their codes of the fit rows are orthonormal (QᵀQ = I, VᵀV
+// = I) and Decoding = Zᵀ·codes, the least-squares decoder; faie's codes
+// are implicit (FitCodes, not Transform).
+var tuDecoded = map[string]bool{"mlcssp": true, "faie": true}
+
 // TestInvariants checks, for every method: eigenvalues descending; the sign
 // convention; PᵀP = I (or, for generalised problems, columns not
 // orthonormal in general); Projected = Transform of the training rows; the
@@ -88,6 +94,13 @@ func invariants(t *testing.T, m Method, in Input) {
 				t.Fatalf("kernel of the basis rows: %v", err)
 			}
 			tuIsIdentity(t, "αᵀKα", tuGram(model.Basis, kb, model.Dim), 1e-8)
+		case tuDecoded[m.ID]:
+			tuIsIdentity(t, "codesᵀcodes", tuGram(model.Projected, nil, model.Dim), 1e-10)
+			var want mat.Dense
+			want.Mul(model.Projected.T(), newLabelSide(in.ones(), labelMeans01(in.ones())).dense())
+			if !mat.EqualApprox(model.Decoding(), want.T(), 1e-9*math.Max(1, mat.Norm(&want, math.Inf(1)))) {
+				t.Error("Decoding is not Zᵀ·codes")
+			}
 		case !tuGeneralized[m.ID]:
 			tuIsIdentity(t, "PᵀP", tuGram(model.Basis, nil, model.Dim), 1e-10)
 		}
@@ -96,6 +109,9 @@ func invariants(t *testing.T, m Method, in Input) {
 			rows = in.Y
 		}
 		tr, err := model.Transform(rows)
+		if m.Space == LabelSpace {
+			tr, err = model.FitCodes(rows)
+		}
 		if err != nil {
 			t.Fatalf("Transform: %v", err)
 		}
@@ -112,7 +128,11 @@ func invariants(t *testing.T, m Method, in Input) {
 		if err != nil {
 			t.Fatalf("WithDim(1): %v", err)
 		}
-		if w.Dim != 1 || (w.Basis != nil && !mat.Equal(w.P(), sliceCols(model.Basis, 1))) {
+		first := w.P()
+		if m.ID == "faie" { // its Basis is the decoder
+			first = w.Decoding()
+		}
+		if w.Dim != 1 || (w.Basis != nil && !mat.Equal(first, sliceCols(model.Basis, 1))) {
 			t.Error("WithDim(1) is not the first direction")
 		}
 		if _, err := model.WithDim(model.Rank + 1); err == nil {

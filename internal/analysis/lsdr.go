@@ -197,8 +197,25 @@ type ridgeHat struct {
 // N×N path (rowspace.go), O(D·N² + N³ + N²q), the exact equivalent of the
 // push-through identity (XᵀX + λI)⁻¹Xᵀ = Xᵀ(XXᵀ + λI)⁻¹.
 func computeRidgeHat(ctx context.Context, in Input, lambda float64, st stage) (*ridgeHat, error) {
+	f, labels, lg, err := ridgeFactor(ctx, in, lambda, true, st.sub(0, 0.95, "ridge hat matrix"))
+	if err != nil {
+		return nil, err
+	}
+	zhz := mat.NewSymDense(len(labels.mean), nil)
+	if err := linalg.Gram(ctx, f.RawMatrix(), nil, nil, zhz.RawSymmetric(), nil); err != nil {
+		return nil, err
+	}
+	ztz := mat.NewSymDense(len(labels.mean), nil)
+	ztz.ScaleSym(4, lg)
+	return &ridgeHat{labels: labels, ztz: ztz, zhz: zhz}, nil
+}
+
+// ridgeFactor is computeRidgeHat up to F = L⁻¹XᵀZ (k×q, k = D, or N on
+// the N×N path), with LLᵀ = XᵀX + λI, so that ZᵀĤZ = FᵀF; with labelGram
+// it also gives YcᵀYc (q×q). rembrandt sketches F without forming FᵀF.
+func ridgeFactor(ctx context.Context, in Input, lambda float64, labelGram bool, st stage) (*mat.Dense, labelSide, *mat.SymDense, error) {
 	ones := in.ones()
-	spec := statsSpec{gram: true, labels: ones, labelGram: true}
+	spec := statsSpec{gram: true, labels: ones, labelGram: labelGram}
 	var s *stats
 	var err error
 	if useRowSpace(in) {
@@ -214,17 +231,17 @@ func computeRidgeHat(ctx context.Context, in Input, lambda float64, st stage) (*
 			return newRowSpace(ctx, in.X, nil, st.sub(0, 0.5, "row space"))
 		})
 		if err != nil {
-			return nil, err
+			return nil, labelSide{}, nil, err
 		}
 		s, err = computeStats(ctx, rs.coords, nil, spec, st.sub(0.5, 0.8, "XᵀX and XᵀZ"))
 		if err != nil {
-			return nil, err
+			return nil, labelSide{}, nil, err
 		}
 	} else if s, err = statsOf(ctx, in, spec, st.sub(0, 0.8, "XᵀX and XᵀZ")); err != nil {
-		return nil, err
+		return nil, labelSide{}, nil, err
 	}
 	if err := st.checkpoint(ctx, 0.8); err != nil {
-		return nil, err
+		return nil, labelSide{}, nil, err
 	}
 	// XᵀX + λI = XcᵀXc + N·μμᵀ + λI, formed and factored (UᵀU, upper) in
 	// the statistics' own D×D buffer: the only D×D matrix alive.
@@ -241,25 +258,19 @@ func computeRidgeHat(ctx context.Context, in Input, lambda float64, st stage) (*
 	}
 	s.gram = nil
 	if err := linalg.Cholesky(ctx, g); err != nil {
-		return nil, choleskyError(ctx, err, ParamLambda, "XᵀX + λI")
+		return nil, labelSide{}, nil, choleskyError(ctx, err, ParamLambda, "XᵀX + λI")
 	}
 	if err := st.checkpoint(ctx, 0.95); err != nil {
-		return nil, err
+		return nil, labelSide{}, nil, err
 	}
-	// F = L⁻¹XᵀZ = U⁻ᵀ(2·XcᵀY), in the cross product's buffer; ZᵀĤZ = FᵀF.
+	// F = L⁻¹XᵀZ = U⁻ᵀ(2·XcᵀY), in the cross product's buffer.
 	f := s.cross
 	f.Scale(2, f)
 	u := blas64.Triangular{N: g.N, Stride: g.Stride, Data: g.Data, Uplo: blas.Upper, Diag: blas.NonUnit}
 	if err := linalg.SolveUpperT(ctx, u, f.RawMatrix()); err != nil {
-		return nil, err
+		return nil, labelSide{}, nil, err
 	}
-	zhz := mat.NewSymDense(ones.cols, nil)
-	if err := linalg.Gram(ctx, f.RawMatrix(), nil, nil, zhz.RawSymmetric(), nil); err != nil {
-		return nil, err
-	}
-	ztz := mat.NewSymDense(ones.cols, nil)
-	ztz.ScaleSym(4, s.labelGram)
-	return &ridgeHat{labels: newLabelSide(ones, s.labelMean), ztz: ztz, zhz: zhz}, nil
+	return f, newLabelSide(ones, s.labelMean), s.labelGram, nil
 }
 
 // fitCPLST is CPLST (seed 001, §3.1, algorithm 1): the top-M eigenvectors
@@ -603,6 +614,16 @@ func memPLST(p Params, s Shape) float64 {
 // and SolveUpperT's packed panels (two of 256 rows) come on top; then
 // ZᵀĤZ (with linalg.Gram's accumulators) and ZᵀZ.
 func ridgeHatMem(l *memoryLedger, s Shape) {
+	q := float64(s.Q)
+	k := ridgeFactorMem(l, s, true)
+	q8 := math.Ceil(q/8) * 8
+	l.hold(2 * q * q)
+	l.burst(l.gang(k, 128) * (q8*q8 + 128*q8))
+}
+
+// ridgeFactorMem follows ridgeFactor up to F (with YcᵀYc when
+// labelGram) and returns the order k of its statistics.
+func ridgeFactorMem(l *memoryLedger, s Shape, labelGram bool) float64 {
 	n, d, q := float64(s.N), float64(s.D), float64(s.Q)
 	l.sparseFor(s, rowsFor(s))
 	l.labelRows(n, labelOnes(s))
@@ -611,11 +632,9 @@ func ridgeHatMem(l *memoryLedger, s Shape) {
 		k = min(n, d)
 		l.rowSpace(n, d)
 	}
-	l.stats(n, k, memSpec{gram: true, c: q, labelGram: true})
+	l.stats(n, k, memSpec{gram: true, c: q, labelGram: labelGram})
 	l.burst(2 * 256 * (k + 8))
-	q8 := math.Ceil(q/8) * 8
-	l.hold(2 * q * q)
-	l.burst(l.gang(k, 128) * (q8*q8 + 128*q8))
+	return k
 }
 
 // memCPLST: the ridge hat matrix (ridgeHatMem), the q×q decomposition, the

@@ -188,6 +188,8 @@ func memCases() []memCase {
 			ps = []Params{{K: 5}}
 		case "kpca", "kmddm": // Nyström too, and a kernel without the scale rule's copy
 			ps = append(ps, Params{Landmarks: 30}, Params{Kernel: KernelPoly, Landmarks: 40, LandmarkSampling: SamplingUniform})
+		case "rembrandt", "leml", "mlcssp": // a sketch, a rank, a sample below q
+			ps = append(ps, Params{D: 2})
 		}
 		for _, p := range ps {
 			for _, sh := range shapes {

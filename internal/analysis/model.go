@@ -94,6 +94,13 @@ type Model struct {
 
 	embedding *mat.Dense // mds: every embedding coordinate computed
 	dual      *mat.Dense // kcplst: (λI + K)⁻¹Z, N×q, for KernelCodes
+	// The label-space methods whose decoding is not Basis itself
+	// (lsbase.go): decoder (q×r) reconstructs the codes, t·decoderᵀ
+	// (mlcssp, faie); implicit (N×r) are faie's codes of the fit rows,
+	// which no encoding of their labels gives; regressor (D×r) and
+	// regressorMeans are leml's own linear regressor, (x − μ)·W.
+	decoder, implicit, regressor *mat.Dense
+	regressorMeans               []float64
 	// seed is SeedDim of the method and the data fitted, which Choose
 	// applies as Fit does.
 	seed int
@@ -138,10 +145,14 @@ func (m *Model) Directions() int {
 }
 
 // P returns the projection: the first Dim columns of Basis (D×Dim, or
-// q×Dim), or nil for mds.
+// q×Dim), or nil for mds. For faie, whose Basis is its decoder, it is the
+// least-squares encoder of the first Dim columns (Decoding).
 func (m *Model) P() *mat.Dense {
 	if m.Basis == nil {
 		return nil
+	}
+	if m.implicit != nil {
+		return leastSquaresEncoder(m.Decoding())
 	}
 	r, _ := m.Basis.Dims()
 	return mat.DenseCopyOf(m.Basis.Slice(0, r, 0, m.Dim))
@@ -237,7 +248,8 @@ func (m *Model) projectSparseCodes(y *sparse.CSR) *mat.Dense {
 
 // Decode maps label-space scores (N×Dim, e.g. a regressor's predicted
 // codes) back to 0/1 labels: round-based decoding h = round(Vᵀr + ȳ), for
-// ±1 coding the sign with 0 counted as −1.
+// ±1 coding the sign with 0 counted as −1, with Decoding in the place of
+// Vᵀ.
 func (m *Model) Decode(scores mat.Matrix) (*mat.Dense, error) {
 	if m.Space != LabelSpace {
 		return nil, fmt.Errorf("analysis: %s is not a label-space method", m.Method)
@@ -247,7 +259,7 @@ func (m *Model) Decode(scores mat.Matrix) (*mat.Dense, error) {
 		return nil, invalid("", "got %d scores per row, want %d", c, m.Dim)
 	}
 	var rec mat.Dense
-	rec.Mul(scores, m.P().T())
+	rec.Mul(scores, m.Decoding().T())
 	_, q := rec.Dims()
 	out := mat.NewDense(n, q, nil)
 	cut := 0.5

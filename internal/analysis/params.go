@@ -46,6 +46,15 @@ type Params struct {
 	Landmarks        int     `json:"landmarks,omitempty"`
 	LandmarkSampling string  `json:"landmark_sampling,omitempty"`
 	LandmarkSeed     *uint64 `json:"landmark_seed,omitempty"`
+	// Alpha weighs faie's predictability term against its recoverability
+	// term (≥ 0).
+	Alpha *float64 `json:"alpha,omitempty"`
+	// Oversample and PowerIters shape rembrandt's randomized range finder:
+	// the extra sketch columns and the subspace (power) iterations (≥ 0).
+	Oversample *int `json:"oversample,omitempty"`
+	PowerIters *int `json:"power_iters,omitempty"`
+	// Iterations bounds leml's alternating least-squares sweeps (≥ 1).
+	Iterations int `json:"iterations,omitempty"`
 
 	// MaxDim is not a parameter of the API but what the caller will ask of
 	// the model: the largest d it will cut it to with WithDim or Choose,
@@ -81,6 +90,10 @@ const (
 	ParamLandmarks        = "landmarks"
 	ParamLandmarkSampling = "landmark_sampling"
 	ParamLandmarkSeed     = "landmark_seed"
+	ParamAlpha            = "alpha"
+	ParamOversample       = "oversample"
+	ParamPowerIters       = "power_iters"
+	ParamIterations       = "iterations"
 )
 
 // Defaults.
@@ -100,6 +113,13 @@ const (
 	// DefaultLandmarkSeed seeds the landmark choice when landmark_seed is
 	// not given.
 	DefaultLandmarkSeed = 1
+	// DefaultAlpha, DefaultOversample, DefaultPowerIters and
+	// DefaultIterations are faie's α, rembrandt's sketch and leml's
+	// largest number of sweeps (lsbase.go says why).
+	DefaultAlpha      = 1.0
+	DefaultOversample = 10
+	DefaultPowerIters = 2
+	DefaultIterations = 200
 )
 
 // Normalisations of the directions of a generalised problem A p = λ B p
@@ -147,6 +167,10 @@ func (p Params) Given() []string {
 	add(ParamLandmarks, p.Landmarks != 0)
 	add(ParamLandmarkSampling, p.LandmarkSampling != "")
 	add(ParamLandmarkSeed, p.LandmarkSeed != nil)
+	add(ParamAlpha, p.Alpha != nil)
+	add(ParamOversample, p.Oversample != nil)
+	add(ParamPowerIters, p.PowerIters != nil)
+	add(ParamIterations, p.Iterations != 0)
 	return g
 }
 
@@ -200,6 +224,18 @@ func (p Params) Only(names []string) Params {
 	if keep(ParamLandmarkSeed) {
 		q.LandmarkSeed = p.LandmarkSeed
 	}
+	if keep(ParamAlpha) {
+		q.Alpha = p.Alpha
+	}
+	if keep(ParamOversample) {
+		q.Oversample = p.Oversample
+	}
+	if keep(ParamPowerIters) {
+		q.PowerIters = p.PowerIters
+	}
+	if keep(ParamIterations) {
+		q.Iterations = p.Iterations
+	}
 	q.MaxDim = p.MaxDim // the caller's, not a parameter
 	return q
 }
@@ -237,7 +273,7 @@ func (p Params) checkCommon(m Method) error {
 	for _, f := range []struct {
 		name string
 		v    *float64
-	}{{ParamBeta, p.Beta}, {ParamGamma, p.Gamma}, {ParamLambda, p.Lambda}, {ParamRidge, p.Ridge}, {ParamCoef0, p.Coef0}} {
+	}{{ParamBeta, p.Beta}, {ParamGamma, p.Gamma}, {ParamLambda, p.Lambda}, {ParamRidge, p.Ridge}, {ParamCoef0, p.Coef0}, {ParamAlpha, p.Alpha}} {
 		if f.v != nil && (math.IsNaN(*f.v) || math.IsInf(*f.v, 0)) {
 			return invalid(f.name, "%s must be a finite number, not %v", f.name, *f.v)
 		}
@@ -296,3 +332,6 @@ func (p Params) normalization() string {
 
 // Float returns a pointer to v, for Params fields.
 func Float(v float64) *float64 { return &v }
+
+// Int returns a pointer to v, for Params fields.
+func Int(v int) *int { return &v }

@@ -86,6 +86,8 @@ func Shardable(id string, p Params) error {
 		why = "each row's weight in its graph Laplacian depends on the labels of all the rows and their NMI, which a shard does not know"
 	case "ge-euclid-x":
 		why = "each row's weight in its graph Laplacian is its distance to the mean of all the rows, which a shard does not know"
+	case "mlcssp", "faie", "rembrandt", "leml":
+		why = "its fit from row shards is not built (mlcssp and faie need each row's labels or codes, rembrandt and leml were not written for merged statistics)"
 	case "mddmp":
 		if p.LabelKernel == KernelRBF {
 			return unservable(ParamLabelKernel, 0, "mddmp with the rbf label kernel cannot be fitted from row shards: "+
