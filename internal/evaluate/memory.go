@@ -285,6 +285,9 @@ func labelSpaceMem(id string, ntr, nte, d, q, m, decoding float64) float64 {
 	if id == "kcplst" {
 		return codes + ntr*m + (ntr+nte)*d + 256*ntr + decode
 	}
+	if id == "leml" { // its own regressor: the predicted codes only
+		return codes + nte*m + d*m + decode
+	}
 	d1 := d + 1
 	s := min(d1, ntr)
 	return codes + (ntr+nte)*d1 + 3*s*s + 3*d1*m + decode

@@ -64,6 +64,7 @@ func TestEstimateMemory(t *testing.T) {
 		{Methods: []MethodRun{{ID: "lpp", Params: analysis.Params{K: 5}}, {ID: "ge-hamming"}}, Options: Options{Classifier: ClassifierRidge}},
 		{Methods: []MethodRun{{ID: "pca"}, {ID: "mddmp"}}, Grid: Grid{Dims: []int{2, 4}}, Options: Options{Classifier: ClassifierSVM}},
 		{Methods: []MethodRun{{ID: "pca"}, {ID: "mddmp"}}, Grid: Grid{Dims: []int{2, 4}}, Options: Options{Classifier: ClassifierKNN}},
+		{Methods: []MethodRun{{ID: "mlcssp"}, {ID: "faie"}, {ID: "rembrandt"}, {ID: "leml"}}, Grid: Grid{Dims: []int{2, 4}}},
 	}
 	for _, sh := range []struct{ n, d, q int }{{200, 30, 6}, {60, 400, 5}, {500, 120, 10}} {
 		for si, spec := range specs {

@@ -1133,12 +1133,16 @@ func (r *runner) labelSpace(ctx context.Context, model *analysis.Model, pts []po
 	if err != nil {
 		return err
 	}
-	codes, err := full.Transform(train.LabelMatrix())
+	codes, err := full.FitCodes(train.LabelMatrix()) // faie's are implicit
 	if err != nil {
 		return err
 	}
 	var pred *mat.Dense // predicted codes of the test rows, for the largest M
 	switch {
+	case model.HasRegressor(): // leml's regressor comes with its fit
+		if pred, err = full.RegressCodes(features(test)); err != nil {
+			return err
+		}
 	case model.Method != "kcplst" && train.Sparse != nil && sparseRegressor(train.Sparse.R, train.Sparse.C, int64(train.Sparse.NNZ())):
 		reg, err := r.sparseRidge(ctx, train.Sparse, codes, *model.Params.Lambda)
 		if err != nil {
@@ -1187,7 +1191,7 @@ func (r *runner) decodeAt(ctx context.Context, model *analysis.Model, group []po
 	if err != nil {
 		return err
 	}
-	v := m.P()
+	v, dec := m.P(), m.Decoding() // encoder and decoder: the same but for mlcssp and faie
 	nte, q := test.LabelDims()
 	block := nte
 	if test.Labels != nil {
@@ -1223,7 +1227,7 @@ func (r *runner) decodeAt(ctx context.Context, model *analysis.Model, group []po
 			return err
 		}
 		var rec, tz, enc mat.Dense
-		rec.Mul(pd, v.T()) // Vᵀr: scores before the mean
+		rec.Mul(pd, dec.T()) // Vᵀr: scores before the mean
 		scores := mat.DenseCopyOf(&rec)
 		for i := range i1 - i0 {
 			row := scores.RawRowView(i)
@@ -1247,10 +1251,15 @@ func (r *runner) decodeAt(ctx context.Context, model *analysis.Model, group []po
 		}
 		zte := codedCentred(yb, model.Means)
 		tz.Mul(zte, v) // Z_te V
-		enc.Mul(&tz, v.T())
+		enc.Mul(&tz, dec.T())
 		enc.Sub(zte, &enc)
 		var diff mat.Dense
 		diff.Sub(pd, &tz)
+		if m.OwnDecoder() { // the error in the labels it decodes to: ‖(r − t)·Dᵀ‖, as ‖r − t‖ for orthonormal V
+			var lab mat.Dense
+			lab.Mul(&diff, dec.T())
+			diff = lab
+		}
 		encSq = addSq(encSq, &enc)
 		diffSq = addSq(diffSq, &diff)
 	}
