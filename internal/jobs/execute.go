@@ -528,12 +528,16 @@ type Manifest struct {
 	CreatedAt   time.Time        `json:"created_at"`
 	// Rows names the rows of the projection: the features (feature space)
 	// or the labels (label space).
-	Rows        []string         `json:"rows"`
-	Features    []string         `json:"features"`
-	Labels      []string         `json:"labels"`
-	Means       []float64        `json:"means"`
-	LabelCoding string           `json:"label_coding,omitempty"`
-	Projection  [][]float64      `json:"projection"`
+	Rows        []string    `json:"rows"`
+	Features    []string    `json:"features"`
+	Labels      []string    `json:"labels"`
+	Means       []float64   `json:"means"`
+	LabelCoding string      `json:"label_coding,omitempty"`
+	Projection  [][]float64 `json:"projection"`
+	// Decoding, for mlcssp and faie, is the decoding matrix D (one row per
+	// label, Dim columns): codes t decode to round(t·Dᵀ + means); the
+	// projection is their encoder (analysis.Model.Decoding).
+	Decoding    [][]float64      `json:"decoding,omitempty"`
 	Eigenvalues []float64        `json:"eigenvalues"`
 	Order       int              `json:"order,omitempty"` // Order, Total, RankAtLeast: as in EigenFile
 	Total       float64          `json:"total,omitempty"`
@@ -596,6 +600,12 @@ func (x *Executor) manifest(job Job, m *analysis.Model, p *plan, rowNames []stri
 		mf.KernelRows = make([][]float64, r)
 		for i := range r {
 			mf.KernelRows[i] = m.Kernel.Rows.RawRowView(i)
+		}
+	}
+	if m.OwnDecoder() {
+		dec := m.Decoding()
+		for i := range dec.RawMatrix().Rows {
+			mf.Decoding = append(mf.Decoding, slices.Clone(dec.RawRowView(i)))
 		}
 	}
 	if req.TestDataset != "" {
