@@ -69,6 +69,7 @@ func analyzeFormFrom(f url.Values, rec store.DatasetRecord) templates.AnalyzeFor
 		Lambda: f.Get("lambda"), Ridge: f.Get("ridge"), LabelKernel: f.Get("label_kernel"), K: f.Get("k"), Normalize: f.Get("normalize"),
 		Kernel: f.Get("kernel"), Degree: f.Get("degree"), Coef0: f.Get("coef0"),
 		Landmarks: f.Get("landmarks"), LandmarkSampling: f.Get("landmark_sampling"), LandmarkSeed: f.Get("landmark_seed"),
+		Alpha: f.Get("alpha"), Oversample: f.Get("oversample"), PowerIters: f.Get("power_iters"), Iterations: f.Get("iterations"),
 		Classifier: f.Get("classifier"), SplitKind: f.Get("split"), TestFraction: f.Get("test_fraction"), Folds: f.Get("folds"),
 		Seed: f.Get("seed"), GridMode: f.Get("grid_mode"), Grid: f.Get("grid"), GridOf: f.Get("grid_of"),
 		EvalK: f.Get("eval_k"), EvalLambda: f.Get("eval_lambda"), EvalC: f.Get("eval_c"), EvalEps: f.Get("eval_eps"),
@@ -123,7 +124,7 @@ func requestFromForm(dataset string, methods []string, f templates.AnalyzeForm) 
 		name string
 		val  string
 		dst  **float64
-	}{{analysis.ParamBeta, f.Beta, &p.Beta}, {analysis.ParamGamma, f.Gamma, &p.Gamma}, {analysis.ParamLambda, f.Lambda, &p.Lambda}, {analysis.ParamRidge, f.Ridge, &p.Ridge}} {
+	}{{analysis.ParamBeta, f.Beta, &p.Beta}, {analysis.ParamGamma, f.Gamma, &p.Gamma}, {analysis.ParamLambda, f.Lambda, &p.Lambda}, {analysis.ParamRidge, f.Ridge, &p.Ridge}, {analysis.ParamAlpha, f.Alpha, &p.Alpha}} {
 		if takes[x.name] {
 			if *x.dst, err = num(x.name, x.val); err != nil {
 				return req, err
@@ -143,6 +144,23 @@ func requestFromForm(dataset string, methods []string, f templates.AnalyzeForm) 
 	}
 	if err := kernelFromForm(p, takes, f); err != nil {
 		return req, err
+	}
+	for _, x := range []struct {
+		name, val string
+		dst       **int
+	}{{analysis.ParamOversample, f.Oversample, &p.Oversample}, {analysis.ParamPowerIters, f.PowerIters, &p.PowerIters}, {analysis.ParamIterations, f.Iterations, nil}} {
+		if !takes[x.name] || strings.TrimSpace(x.val) == "" {
+			continue
+		}
+		v, err := strconv.Atoi(strings.TrimSpace(x.val))
+		if err != nil {
+			return req, badRequest("params."+x.name, "%s must be a whole number, not %q", x.name, x.val)
+		}
+		if x.dst == nil {
+			p.Iterations = v
+		} else {
+			*x.dst = &v
+		}
 	}
 	if f.Classifier != "none" {
 		e := &jobs.Evaluate{Classifier: f.Classifier}

@@ -72,7 +72,8 @@ func isParam(s string) bool {
 	switch s {
 	case analysis.ParamD, analysis.ParamThr, analysis.ParamBeta, analysis.ParamGamma, analysis.ParamLambda,
 		analysis.ParamRidge, analysis.ParamLabelKernel, analysis.ParamK, analysis.ParamNormalize, "test_fraction",
-		analysis.ParamKernel, analysis.ParamDegree, analysis.ParamCoef0, analysis.ParamLandmarks, analysis.ParamLandmarkSampling, analysis.ParamLandmarkSeed:
+		analysis.ParamKernel, analysis.ParamDegree, analysis.ParamCoef0, analysis.ParamLandmarks, analysis.ParamLandmarkSampling, analysis.ParamLandmarkSeed,
+		analysis.ParamAlpha, analysis.ParamOversample, analysis.ParamPowerIters, analysis.ParamIterations:
 		return true
 	}
 	return false

@@ -49,6 +49,7 @@ type AnalyzeForm struct {
 	// Landmarks, LandmarkSampling, LandmarkSeed: their Nyström landmarks.
 	Kernel, Degree, Coef0                            string
 	Landmarks, LandmarkSampling, LandmarkSeed        string
+	Alpha, Oversample, PowerIters, Iterations        string // faie's α, rembrandt's sketch, leml's sweeps
 	Classifier, SplitKind, TestFraction, Folds, Seed string
 	GridMode, Grid, GridOf                           string
 	EvalK, EvalLambda                                string
