@@ -325,8 +325,8 @@ func memRembrandt(p Params, s Shape) float64 {
 // with Many Labels, ICML 2013, §3–4, algorithm 1): the codes are M of the
 // label columns themselves, Z_C = Z·S (S the q×M selection), chosen by
 // randomized sampling with the leverage scores of the top-k right singular
-// vectors V_k of Z, pᵢ = ‖(V_k)ᵢ‖²/k (eq. 6; they sum to 1). The labels
-// are decoded by least squares, Z ≈ Z_C·(Z_C⁺Z) (eq. 3).
+// vectors V_k of Z, pᵢ = ‖(V_k)ᵢ‖²/k (they sum to 1). The labels are
+// decoded by least squares, Z ≈ Z_C·(Z_C⁺Z).
 //
 // V_k are plst's directions (the top eigenvectors of ZᵀZ, by the same
 // routes), k is M (d, or thr's choice on ZᵀZ's spectrum, or the
@@ -412,8 +412,8 @@ func labelSpectrum(ctx context.Context, in Input, ones *sparseRows, m01 []float6
 	return symEigFor(ctx, ztz, p, true)
 }
 
-// leverageProbabilities are ML-CSSP's sampling probabilities (Bi & Kwok
-// eq. 6): pᵢ = ‖row i of V_k‖²/k for the first k columns of v (q×r).
+// leverageProbabilities are ML-CSSP's sampling probabilities (Bi &
+// Kwok's leverage scores): pᵢ = ‖row i of V_k‖²/k for the first k columns of v (q×r).
 func leverageProbabilities(v *mat.Dense, k int) []float64 {
 	q, _ := v.Dims()
 	p := make([]float64, q)
@@ -574,9 +574,9 @@ func memMLCSSP(p Params, s Shape) float64 {
 // fitFaIE is FaIE (Lin, Ding, Hu & Wang, Multi-label Classification via
 // Feature-aware Implicit Label Space Encoding, ICML 2014, §3): the codes V
 // (N×M, VᵀV = I) of the rows maximise recoverability and predictability
-// together, max tr(Vᵀ·Ω·V) with Ω = ZZᵀ + α·Ĥ (eq. 9, with the ridge hat
-// matrix Ĥ = X(XᵀX + λI)⁻¹Xᵀ of the linear predictability term, eq. 7–8,
-// X as given, as cplst), and the labels are decoded by D = VᵀZ (eq. 4):
+// together, max tr(Vᵀ·Ω·V) with Ω = ZZᵀ + α·Ĥ (with the ridge hat matrix
+// Ĥ = X(XᵀX + λI)⁻¹Xᵀ of the linear predictability term, X as given, as
+// cplst), and the labels are decoded by D = VᵀZ:
 // Z ≈ V·VᵀZ, so a predicted code t decodes to round(t·(ZᵀV)ᵀ + ȳ).
 //
 // Ω is N×N, but never formed: Ω = BBᵀ with B = [Z, √α·X·P·(Σ + λI)^(−1/2)]
@@ -736,8 +736,8 @@ type lemlFit struct {
 
 // lemlALS minimises J(U, V) = ‖Z − Xc·U·Vᵀ‖²_F + (λ/2)(‖U‖²_F + ‖V‖²_F)
 // (Yu, Jain, Kar & Dhillon, Large-scale Multi-label Learning with Missing
-// Labels, ICML 2014, eq. 2 with the squared loss and every label
-// observed) over U (D×M) and V (q×M), by alternating exact minimisation
+// Labels, ICML 2014: its objective with the squared loss and every
+// label observed) over U (D×M) and V (q×M), by alternating exact minimisation
 // from a Gaussian V₀ (fixed seed): each sweep sets U, then V, to their
 // minimisers with the other fixed, so J never increases. G = XcᵀXc,
 // C = XcᵀZ and ‖Z‖²_F are all it needs. With G = PΣPᵀ (once, O(D³)) the

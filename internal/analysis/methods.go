@@ -107,16 +107,16 @@ var methods = []Method{
 		MaxN: maxNKCPLST, MaxNWhy: "it factors the N×N kernel matrix (N² memory, N³ time)", fit: fitKCPLST, mem: memKCPLST, densify: true},
 	// The label-space baselines of the LSDR literature (lsbase.go).
 	{ID: "mlcssp", Name: "ML-CSSP", Summary: "Codes are M label columns sampled by leverage score; the labels are decoded by least squares from them.",
-		Paper: "Bi & Kwok, Efficient Multi-label Classification with Many Labels, ICML 2013, algorithm 1, eq. 3, 6", Space: LabelSpace,
+		Paper: "Bi & Kwok, Efficient Multi-label Classification with Many Labels, ICML 2013 (leverage-score column sampling, least-squares decoding)", Space: LabelSpace,
 		Takes: dThrLambda, MultiLabel: true, fit: fitMLCSSP, mem: memMLCSSP},
 	{ID: "faie", Name: "FaIE", Summary: "Implicit codes of the rows that are both recoverable to the labels and predictable from the features.",
-		Paper: "Lin, Ding, Hu & Wang, Multi-label Classification via Feature-aware Implicit Label Space Encoding, ICML 2014, eq. 4, 7–9", Space: LabelSpace,
+		Paper: "Lin, Ding, Hu & Wang, Multi-label Classification via Feature-aware Implicit Label Space Encoding, ICML 2014 (linear predictability term)", Space: LabelSpace,
 		Takes: []string{ParamD, ParamThr, ParamLambda, ParamAlpha}, MultiLabel: true, fit: fitFaIE, mem: memFaIE},
 	{ID: "rembrandt", Name: "Rembrandt", Summary: "CPLST's label directions by a randomized range finder: the top right singular vectors of the labels projected on the features.",
-		Paper: "Mineiro & Karampatziakis, Fast Label Embeddings via Randomized Linear Algebra, ECML-PKDD 2015, algorithm 1", Space: LabelSpace,
+		Paper: "Mineiro & Karampatziakis, Fast Label Embeddings via Randomized Linear Algebra, ECML-PKDD 2015 (randomized SVD of Π_X·Y)", Space: LabelSpace,
 		Takes: []string{ParamD, ParamLambda, ParamOversample, ParamPowerIters}, MultiLabel: true, fit: fitRembrandt, mem: memRembrandt},
 	{ID: "leml", Name: "LEML", Summary: "Low-rank linear regression W = UVᵀ from features to labels by alternating least squares; V spans the label codes.",
-		Paper: "Yu, Jain, Kar & Dhillon, Large-scale Multi-label Learning with Missing Labels, ICML 2014, eq. 2 (squared loss)", Space: LabelSpace,
+		Paper: "Yu, Jain, Kar & Dhillon, Large-scale Multi-label Learning with Missing Labels, ICML 2014 (squared loss, every label observed)", Space: LabelSpace,
 		Takes: []string{ParamD, ParamLambda, ParamIterations}, MultiLabel: true, fit: fitLEML, mem: memLEML},
 }
 
