@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -410,6 +411,39 @@ func TestLSBaseLEML(t *testing.T) {
 			t.Logf("%d sweeps; one more moves U by %.2g, V by %.2g", len(js), du, dv)
 			if du > 1e-6 || dv > 1e-6 {
 				t.Errorf("not a fixed point: one more sweep moves U by %.3g, V by %.3g (want ≤ 1e-6)", du, dv)
+			}
+		})
+	}
+}
+
+// TestLSBaseRefusals: the baselines' parameters out of range, a parameter
+// a method does not take, and M above what the method can give are
+// refused with the parameter named and its kind (400 invalid, 422
+// unservable).
+func TestLSBaseRefusals(t *testing.T) {
+	in := tuMultiLabel(43, 60, 5, 4)
+	for _, tc := range []struct {
+		method string
+		p      Params
+		param  string
+		kind   ErrorKind
+		msg    string
+	}{
+		{"faie", Params{Alpha: Float(-1)}, ParamAlpha, Invalid, "alpha must be 0 or more"},
+		{"rembrandt", Params{Oversample: Int(-1)}, ParamOversample, Invalid, "oversample must be in 0…1000"},
+		{"rembrandt", Params{PowerIters: Int(1001)}, ParamPowerIters, Invalid, "power_iters must be in 0…1000"},
+		{"leml", Params{Iterations: -2}, ParamIterations, Invalid, "iterations must be in 1…100000"},
+		{"leml", Params{Alpha: Float(1)}, ParamAlpha, Invalid, "leml does not take the parameter alpha"},
+		{"mlcssp", Params{PowerIters: Int(1)}, ParamPowerIters, Invalid, "mlcssp does not take"},
+		{"rembrandt", Params{D: 5}, ParamD, Unservable, "M = 5 is above 4"},
+		{"leml", Params{D: 5}, ParamD, Unservable, "M = 5 is above 4"},
+		{"mlcssp", Params{D: 5}, ParamD, Unservable, ""},
+	} {
+		t.Run(tc.method+"/"+tc.param, func(t *testing.T) {
+			_, err := Fit(context.Background(), tc.method, in, tc.p, nil)
+			var e *Error
+			if !errors.As(err, &e) || e.Param != tc.param || e.Kind != tc.kind || !strings.Contains(e.Msg, tc.msg) {
+				t.Errorf("got %v, want a %v error on %s saying %q", err, tc.kind, tc.param, tc.msg)
 			}
 		})
 	}

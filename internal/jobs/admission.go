@@ -698,7 +698,7 @@ func otherMethods(req Request, id string, sh jobShape, fits func(Request, jobSha
 // those that never read the features (kcplst's kernel is of the rows).
 var (
 	unsupervised = map[string]bool{"pca": true, "mds": true, "lpp": true, "kpca": true}
-	labelsOnly   = map[string]bool{"plst": true, "kcplst": true}
+	labelsOnly   = map[string]bool{"plst": true, "kcplst": true, "mlcssp": true}
 )
 
 // describe names the largest matrix a fit of id on shape s holds, when it
