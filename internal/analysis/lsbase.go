@@ -36,6 +36,13 @@ const (
 // by less than lemlTol of itself in one sweep.
 const lemlTol = 1e-15
 
+// sizedByDim reports whether a fit of method id at M is, by design, not
+// the cut of a fit at a larger M: mlcssp samples M columns with the
+// leverage scores of M directions, rembrandt sketches M + oversample,
+// leml fits rank M. Choose refuses another M for them, so that a cached
+// fit is only reused for its own M.
+func sizedByDim(id string) bool { return id == "mlcssp" || id == "rembrandt" || id == "leml" }
+
 // checkLSBase checks the parameters of the label-space baselines' own.
 func checkLSBase(p Params) error {
 	if _, err := nonNegative(ParamAlpha, p.Alpha, 0); err != nil {

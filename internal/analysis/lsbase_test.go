@@ -448,3 +448,25 @@ func TestLSBaseRefusals(t *testing.T) {
 		})
 	}
 }
+
+// TestLSBaseChoose: a fit of mlcssp, rembrandt or leml serves Choose only
+// at its own M (the cache then reuses it for the same request), since at
+// another M a fresh fit differs by design; faie's, a decomposition, is
+// cut like the other methods'.
+func TestLSBaseChoose(t *testing.T) {
+	in := tuMultiLabel(44, 80, 6, 5)
+	for _, tc := range []struct {
+		method string
+		reuse  bool
+	}{{"mlcssp", false}, {"rembrandt", false}, {"leml", false}, {"faie", true}} {
+		t.Run(tc.method, func(t *testing.T) {
+			m := fit(t, tc.method, in, Params{D: 3})
+			if same, err := m.Choose(Params{D: 3}); err != nil || !mat.Equal(same.P(), m.P()) {
+				t.Errorf("Choose at its own M: %v", err)
+			}
+			if _, err := m.Choose(Params{D: 2}); (err == nil) != tc.reuse {
+				t.Errorf("Choose(d = 2): got error %v, want reuse %v", err, tc.reuse)
+			}
+		})
+	}
+}

@@ -433,6 +433,9 @@ func (m *Model) Choose(p Params) (*Model, error) {
 	if p.D == 0 && p.Thr == 0 && p.MaxDim == 0 && m.seed > 0 { // seed 003's d′, as Fit
 		p.MaxDim = m.seed
 	}
+	if sizedByDim(m.Method) && (p.D != m.Dim || p.Thr != 0) {
+		return nil, invalid(ParamD, "%s's model depends on its M (a sample, a sketch or a rank of that size): fit it again for another M", m.Method)
+	}
 	d := p.D
 	if d == 0 {
 		if m.Method == "occa" && p.Thr == 0 { // occa's default: every direction
