@@ -32,6 +32,14 @@ func (m Method) CiteKey() string {
 		return "torgerson1952mds"
 	case "plst":
 		return "tai2012plst"
+	case "mlcssp":
+		return "bi2013mlcssp"
+	case "faie":
+		return "lin2014faie"
+	case "rembrandt":
+		return "mineiro2015rembrandt"
+	case "leml":
+		return "yu2014leml"
 	}
 	return ""
 }
