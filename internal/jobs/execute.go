@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -189,7 +190,7 @@ func (x *Executor) execute(ctx context.Context, job Job, report Report) ([]strin
 		if note != "" {
 			notes = append(notes, note)
 		}
-		notes = append(notes, m.Notes...)
+		notes = append(notes, methodNotes(id, m.Notes)...)
 		// Projecting the rows is algebra: it belongs to the fit's phase.
 		report(to, id+": projecting the rows", "")
 		projected, err := projectedRows(m, p)
@@ -715,4 +716,18 @@ func seq(from, to int) []int {
 		s[i] = from + i
 	}
 	return s
+}
+
+// methodNotes are a model's notes as the job's notes list them: each
+// named by its method, since a job of several methods lists them together
+// (model.json keeps them as they are, within the method's files); a
+// note that names its method already is left as it is.
+func methodNotes(id string, notes []string) []string {
+	out := make([]string, len(notes))
+	for i, n := range notes {
+		if out[i] = n; !strings.HasPrefix(n, id+": ") {
+			out[i] = id + ": " + n
+		}
+	}
+	return out
 }

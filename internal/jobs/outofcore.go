@@ -399,7 +399,7 @@ func (x *Executor) executeOutOfCore(ctx context.Context, job Job, rec store.Data
 			return notes, fmt.Errorf("%s: %w", id, err)
 		}
 		models[k] = model
-		notes = append(notes, model.Notes...)
+		notes = append(notes, methodNotes(id, model.Notes)...)
 	}
 	if formed > 0 {
 		notes = append(notes, fmt.Sprintf("%d of the %d statistics passes (one per method and row shard) were formed by shard tasks on the workers of the shared queue", formed, len(ids)*shards))
