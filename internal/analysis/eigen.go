@@ -186,9 +186,6 @@ func symEig(ctx context.Context, a mat.Symmetric) (eigenResult, error) {
 // (the first such entry on a tie), so that results are reproducible.
 func fixSigns(v *mat.Dense) { flipColumns(v) }
 
-// fixSignsOf is fixSigns, reporting which columns it negated.
-func fixSignsOf(v *mat.Dense) []bool { return flipColumns(v) }
-
 // flipColumns makes the entry of largest magnitude of every column of
 // basis positive (the first such entry on a tie) and flips the same
 // columns of others (codes or decoders that go with the directions); it

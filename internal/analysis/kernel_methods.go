@@ -419,7 +419,7 @@ func finishKernel(ctx context.Context, id string, in Input, phi *mat.Dense, dual
 		return nil, err
 	}
 	alpha := dual(sm.Basis)
-	flips := fixSignsOf(alpha)
+	flips := flipColumns(alpha)
 	proj := sm.Projected
 	_, d := proj.Dims()
 	for j, f := range flips[:d] {

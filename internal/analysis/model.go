@@ -260,20 +260,34 @@ func (m *Model) Decode(scores mat.Matrix) (*mat.Dense, error) {
 	}
 	var rec mat.Dense
 	rec.Mul(scores, m.Decoding().T())
-	_, q := rec.Dims()
+	for i := range n {
+		row := rec.RawRowView(i)
+		for j, mu := range m.Means {
+			row[j] += mu
+		}
+	}
+	return m.Decide(&rec), nil
+}
+
+// Decide maps a label-space model's label scores Vᵀr + ȳ (N×q, as Decode
+// forms them from the codes r) to 0/1 labels: 1 above 0.5, or for ±1
+// coding above 0. A caller that keeps the scores decides from them
+// instead of decoding the codes a second time.
+func (m *Model) Decide(scores *mat.Dense) *mat.Dense {
+	n, q := scores.Dims()
 	out := mat.NewDense(n, q, nil)
 	cut := 0.5
 	if m.LabelCoding == "pm1" {
 		cut = 0
 	}
 	for i := range n {
-		for j := range q {
-			if rec.At(i, j)+m.Means[j] > cut {
+		for j, v := range scores.RawRowView(i) {
+			if v > cut {
 				out.Set(i, j, 1)
 			}
 		}
 	}
-	return out, nil
+	return out
 }
 
 // codeLabels codes 0/1 labels: "pm1" maps them to −1/+1.

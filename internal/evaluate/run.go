@@ -1222,18 +1222,17 @@ func (r *runner) decodeAt(ctx context.Context, model *analysis.Model, group []po
 			yb = test.Y
 		}
 		pd := mat.DenseCopyOf(pred.Slice(i0, i1, 0, d))
-		labels, err := m.Decode(pd)
-		if err != nil {
-			return err
-		}
-		var rec, tz, enc mat.Dense
-		rec.Mul(pd, dec.T()) // Vᵀr: scores before the mean
-		scores := mat.DenseCopyOf(&rec)
+		var scores, tz, enc mat.Dense
+		scores.Mul(pd, dec.T()) // Vᵀr, then + ȳ: the scores the labels are decided from
 		for i := range i1 - i0 {
 			row := scores.RawRowView(i)
 			for j, mu := range model.Means {
 				row[j] += mu
 			}
+		}
+		labels := m.Decide(&scores)
+		for i := range i1 - i0 {
+			row := scores.RawRowView(i)
 			ml.addRow(yb.RawRowView(i), labels.RawRowView(i), row)
 			xc.addRow(yb.RawRowView(i), row)
 		}
