@@ -4,104 +4,23 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"runtime"
-	"runtime/debug"
-	"runtime/metrics"
-	"sync"
 	"testing"
+
+	"mldr/internal/memtest"
 )
 
-// Measuring the peak live heap of a fit. Go has no allocation hook, so
-// measurePeak uses two figures:
-//
-//   - peak: the largest value of /memory/classes/heap/objects:bytes (the
-//     bytes of heap objects, live or not yet swept) above its value after a
-//     full collection before the fit, sampled every 20 µs by a goroutine,
-//     and once more when the fit returns (the model is then part of it),
-//     with the collector at GOGC = 1 so that garbage stays within about 1%
-//     of the live heap. Sampling can miss a peak shorter than its period,
-//     so this is a lower bound of the true peak in the worst case; the big
-//     matrices of a fit live for as long as it takes to fill them, which at
-//     the sizes below is many periods.
-//   - total: the bytes allocated during the fit (/gc/heap/allocs:bytes),
-//     which no peak can exceed: an upper bound, and usually 1.2–2 times the
-//     peak since buffers are released as the fit goes.
-//
-// The estimate must be at least the measured peak (else it is not an upper
-// bound), and at most estimateSlack times it plus estimateFloor, 2 MiB (else it is
-// too pessimistic to admit jobs by).
+// The estimate must be at least the measured peak (memtest.Peak; else it
+// is not an upper bound), and at most estimateSlack times it plus
+// estimateFloor, 2 MiB (else it is too pessimistic to admit jobs by).
 const (
 	estimateSlack = 8
 	estimateFloor = memoryOverhead + 1<<20
 )
 
-const liveMetric = "/memory/classes/heap/objects:bytes"
-
-func measurePeak(f func()) (peak, total int64) {
-	runtime.GC()
-	old := debug.SetGCPercent(1)
-	defer debug.SetGCPercent(old)
-	s := []metrics.Sample{{Name: liveMetric}, {Name: "/gc/heap/allocs:bytes"}}
-	metrics.Read(s)
-	base, alloc0 := int64(s[0].Value.Uint64()), int64(s[1].Value.Uint64())
-	var mu sync.Mutex
-	high := int64(0)
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		one := []metrics.Sample{{Name: liveMetric}}
-		for {
-			metrics.Read(one)
-			v := int64(one[0].Value.Uint64()) - base
-			mu.Lock()
-			high = max(high, v)
-			mu.Unlock()
-			select {
-			case <-done:
-				return
-			default:
-				runtime.Gosched()
-			}
-		}
-	})
-	f()
-	runtime.GC() // what the fit keeps (its model) is live at the end
-	metrics.Read(s)
-	close(done)
-	wg.Wait()
-	return max(high, int64(s[0].Value.Uint64())-base), int64(s[1].Value.Uint64()) - alloc0
-}
-
-// measurePeakFor is measurePeak for a check against the estimate est: a
-// sampled peak can miss a short fit's matrices altogether when the machine
-// is busy (the sampler is not scheduled while the fit runs), which would
-// make est look too pessimistic; and it can count garbage the collector
-// had not yet freed (its background marking starved on a busy machine, so
-// the sampled heap is close to everything the fit allocated), which would
-// make est look too low. A peak outside [(est − floor) / slack, est] is
-// therefore measured again, up to three times in all; the first inside is
-// kept, and when none is, the one nearest to it (a real error in est
-// shows in all three).
+// measurePeakFor measures f against the estimate est (memtest.PeakWithin
+// with this package's band).
 func measurePeakFor(est int64, f func()) (peak, total int64) {
-	miss := func(p int64) int64 { // how far p is from the band
-		switch {
-		case p > est:
-			return p - est
-		case est > estimateSlack*p+estimateFloor:
-			return est - (estimateSlack*p + estimateFloor)
-		}
-		return 0
-	}
-	for i := range 3 {
-		p, t := measurePeak(f)
-		if i == 0 || miss(p) < miss(peak) {
-			peak, total = p, t
-		}
-		if miss(peak) == 0 {
-			break
-		}
-	}
-	return peak, total
+	return memtest.PeakWithin(est, estimateSlack, estimateFloor, f)
 }
 
 // memCase is one fit of the estimate test.

@@ -8,7 +8,7 @@ import (
 	"mldr/internal/sparse"
 )
 
-// TestEstimateShardMemory measures ShardStats' peak live heap (measurePeak)
+// TestEstimateShardMemory measures ShardStats' peak live heap (memtest.Peak)
 // against EstimateShardMemory, on dense and sparse shards: the estimate
 // must bound the peak, and be at most estimateSlack times it plus
 // estimateFloor; and size must be the Partial's Size.

@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"mldr/internal/dataset"
+	"mldr/internal/memtest"
 	"mldr/internal/sparse"
 )
 
@@ -307,7 +308,7 @@ func fitRoute(t *testing.T, id string, in Input, route routeChoice, p Params) (*
 func fitPeakOnRoute(t *testing.T, id string, in Input, p Params, est int64) int64 {
 	t.Helper()
 	var phases []string
-	peak, _ := measurePeak(func() { _, phases = fitRoute(t, id, in, routeAuto, p) })
+	peak, _ := memtest.Peak(func() { _, phases = fitRoute(t, id, in, routeAuto, p) })
 	if !slices.Contains(phases, opPhase) {
 		t.Fatalf("phases %q, want %q among them", phases, opPhase)
 	}

@@ -3,52 +3,11 @@ package evaluate
 import (
 	"context"
 	"fmt"
-	"runtime"
-	"runtime/debug"
-	"runtime/metrics"
-	"sync"
 	"testing"
 
 	"mldr/internal/analysis"
+	"mldr/internal/memtest"
 )
-
-// measurePeak is analysis's measurement (see its memory_test.go): the
-// largest heap-object bytes above the start, sampled continuously with the
-// collector at GOGC = 1, and the total allocated.
-func measurePeak(f func()) (peak, total int64) {
-	runtime.GC()
-	old := debug.SetGCPercent(1)
-	defer debug.SetGCPercent(old)
-	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/allocs:bytes"}}
-	metrics.Read(s)
-	base, alloc0 := int64(s[0].Value.Uint64()), int64(s[1].Value.Uint64())
-	var mu sync.Mutex
-	high := int64(0)
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		one := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-		for {
-			metrics.Read(one)
-			v := int64(one[0].Value.Uint64()) - base
-			mu.Lock()
-			high = max(high, v)
-			mu.Unlock()
-			select {
-			case <-done:
-				return
-			default:
-				runtime.Gosched()
-			}
-		}
-	})
-	f()
-	runtime.GC()
-	metrics.Read(s)
-	close(done)
-	wg.Wait()
-	return max(high, int64(s[0].Value.Uint64())-base), int64(s[1].Value.Uint64()) - alloc0
-}
 
 // TestEstimateMemory runs evaluations on a small grid of shapes, specs and
 // classifiers and checks measured peak ≤ estimate ≤ 8 × measured + 3 MiB
@@ -83,7 +42,7 @@ func TestEstimateMemory(t *testing.T) {
 					t.Fatal(err)
 				}
 				var runErr error
-				peak, total := measurePeak(func() { _, runErr = Run(context.Background(), in, splits, spec, nil) })
+				peak, total := memtest.PeakWithin(est, 8, 3<<20, func() { _, runErr = Run(context.Background(), in, splits, spec, nil) })
 				if runErr != nil {
 					t.Fatalf("Run: %v", runErr)
 				}
