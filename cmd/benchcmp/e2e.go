@@ -458,7 +458,7 @@ type jobRun struct {
 	took time.Duration
 	// eig are the job's eigenvalues (eigenvalues.json).
 	eig []float64
-	// peakKiB is the webapp's peak memory over the job's session.
+	// peakKiB is the webapp's peak memory over the job's run.
 	peakKiB int64
 }
 
@@ -466,7 +466,7 @@ type jobRun struct {
 // under warmupUnder is a warm-up), and returns the Go side of an
 // end-to-end row: the jobs' times, the warm-up, the last job's leading top
 // eigenvalues, the largest peak; and the median job's phases. When a run
-// fails, the side is its error and the webapp's peak over its session.
+// fails, the side is its error and the webapp's peak over its run.
 func timeJobs(ctx context.Context, reps int, warmupUnder time.Duration, top int, run func() (jobRun, error)) (outcome, []phaseTime) {
 	// Each run measures its job itself, from its request to its finished
 	// event; timeRuns' clock advances by exactly that.
@@ -546,7 +546,7 @@ func tinyCSV() []byte {
 	return b.Bytes()
 }
 
-// webappWork makes a directory for a webapp's session under the cache,
+// webappWork makes a directory for a webapp's run under the cache,
 // its name starting with prefix, and builds the webapp into it unless
 // -webapp names one; it returns the directory, which the caller removes
 // (also on an error; "" when none was made), and the binary.
@@ -674,10 +674,10 @@ func dirBytes(dir string) (int64, error) {
 // cache; it uploads the dense CSV of the cases -reps times, keeping one
 // data set, and the wide rows' sparse CSV (the data of case sparse) -reps
 // times; then for each case it times -reps jobs of the case's method
-// through the HTTP API, each in a webapp session of its own (freshJob: a
+// through the HTTP API, each in a webapp run of its own (freshJob: a
 // new user's job, with no cache of an earlier one), and runs the numpy
-// reference on the same data. Each session's webapp is stopped before the
-// next starts, so its peak memory is that session's. Trouble before the
+// reference on the same data. Each run's webapp is stopped before the
+// next starts, so its peak memory is that run's. Trouble before the
 // jobs (data, build, start, upload) is an error; a failed job is the
 // row's failed side.
 func benchE2E(ctx context.Context, cfg config, self string, cases []benchCase, sparse benchCase, log io.Writer) ([]row, []uploadStats, error) {

@@ -277,7 +277,7 @@ func sortedKeys(m map[string]*float64) []string {
 // -webapp names one), starts it over an empty data directory under the
 // cache and uploads each data set and the tiny one; then for each set it
 // times -reps evaluation jobs (evalJobBody) through the HTTP API, each in a
-// webapp session of its own after a job on the tiny data set (freshJob: a
+// webapp run of its own after a job on the tiny data set (freshJob: a
 // new user's job), reads the last job's metrics and folds, and unless skip
 // says why not runs the numpy + scikit-learn script on the same file and
 // folds, and compares their metrics. Trouble before the jobs (build,

@@ -14,7 +14,7 @@ func writeEvalTable(b *strings.Builder, h header, rows []row) {
 	b.WriteString("\n## Evaluation: a job against numpy + scikit-learn\n\n")
 	fmt.Fprintf(b, "The protocol: %d-fold cross-validation (seed %d), ori and %s at d = %d…%d, ML-kNN with k = %d, s = %g "+
 		"(cplst: its ridge regressor and round-based decoding), every metric of metrics.json. "+
-		"job: the webapp built from this tree, each job in a webapp session of its own after a job on a tiny data set; "+
+		"job: the webapp built from this tree, each job in a webapp run of its own after a job on a tiny data set; "+
 		"the time from `POST /api/jobs` to its finished state on its event stream, its phases (evaluate: the folds; "+
 		"fit and write: the result models on every row and their files), and the webapp's peak. "+
 		"numpy + scikit-learn: `scripts/bench/sklearn_eval.py` on the same file and the job's folds (its projected.csv), "+

@@ -39,8 +39,8 @@ const (
 
 // xcEvalWork is the XC row of the whole evaluated job: the four methods
 // of xcMethods at d = xcD in one job with a 5-fold k-NN vote evaluation
-// (k = 10, at d = xcD) reporting P@k, as the EURLex-4K target
-// asks; -methods names it as it names a method.
+// (k = 10, at d = xcD) reporting P@k, as the EURLex-4K target
+// (docs/BENCHMARKS.md) asks; -methods names it as it names a method.
 const xcEvalWork = "all+eval"
 
 // xcTestWork is the XC row of the evaluation on the test part, as the
@@ -93,7 +93,7 @@ type xcUpload struct {
 	took float64
 	// stored is what the upload left in the data directory.
 	stored int64
-	// peakKiB is the webapp's peak over its session of the upload.
+	// peakKiB is the webapp's peak over its run for the upload.
 	peakKiB int64
 	// err is why the upload failed or was refused (the server's message),
 	// nil when it succeeded.
@@ -252,7 +252,7 @@ var errNoUpload = errors.New("not run: the upload failed")
 // cache (or finds it there), builds the webapp (unless -webapp names one),
 // uploads the training file (uploadXC), then for each case times -reps
 // jobs of its method at d = xcD with no evaluation, each in a webapp
-// session of its own after a job on a tiny data set (freshJob). A refused
+// run of its own after a job on a tiny data set (freshJob). A refused
 // or failed upload or job is its row's (or the upload's) error, with the
 // server's message, and the run goes on; trouble with the data, the build
 // or the webapp is the error.

@@ -10,7 +10,9 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Benchmarks at the sizes of issue 3, on seeded synthetic data:
+// Benchmarks at N = 100 000, D = 1 000, q = 100 (benchLarge, and its
+// multi-dimensional twin) and N = 5 000 (benchSmall), on seeded synthetic
+// data:
 //
 //	go test -run '^$' -bench . -benchtime 1x ./internal/analysis/
 //

@@ -6,7 +6,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Identities between methods (issue 3): each is a fact of the algebra, so
+// Identities between methods: each is a fact of the algebra, so
 // two different code paths must agree.
 
 func TestMDDMfBetaZeroIsMDDMp(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Fitting from row shards, out of core (issue 16). Every method below that
+// Fitting from row shards, out of core. Every method below that
 // fits from sufficient statistics alone — column means, XcᵀXc, XcᵀL, the
 // label means and LcᵀLc, with L the method's 0/1 (or kernel-mapped) label
 // matrix — can be fitted one row shard at a time: ShardStats forms a

@@ -11,7 +11,7 @@ import (
 	"mldr/internal/sparse"
 )
 
-// wideSparseInput is the wide set: n×d at the given density
+// wideSparseInput is benchcmp's wide set: n×d at the given density
 // (values uniform in (0, 1], as scipy.sparse.random), q labels with
 // about 4 ones a row.
 func wideSparseInput(n, d, q int, density float64) Input {
@@ -45,7 +45,7 @@ func wideSparseInput(n, d, q int, density float64) Input {
 }
 
 // BenchmarkSparseStats is the statistics part of pca, mddmp, cplst and
-// mvmd on 20 000 × 5 000 sparse features at 2 %, q = 400 (the wide
+// mvmd on 20 000 × 5 000 sparse features at 2 %, q = 400 (benchcmp's wide
 // benchmark; the eigen-solving part is measured apart).
 func BenchmarkSparseStats(b *testing.B) {
 	in := wideSparseInput(20000, 5000, 400, 0.02)

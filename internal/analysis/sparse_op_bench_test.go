@@ -41,7 +41,7 @@ func peakHeap(f func()) float64 {
 	return float64(peak - base)
 }
 
-// BenchmarkWideSparse is the wide benchmark: pca, mddmp, cplst and
+// BenchmarkWideSparse is benchcmp's wide benchmark: pca, mddmp, cplst and
 // mvmd (β = 0.5) at d = 20 on 20 000 × 5 000 sparse features at 2 %,
 // q = 400, each reporting its peak heap (MB, sampled every millisecond at
 // GOGC = 10; what garbage is left included) next to the sparse features' own size; pca and mvmd

@@ -9,7 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// BenchmarkTopD times pca at N = 20 000, D = 2 000, d = 10 (issue 15's
+// BenchmarkTopD times pca at N = 20 000, D = 2 000, d = 10 (the
 // target: at most half numpy's X.T @ X and full eigh), with only the
 // leading pairs (top, linalg.SymEigTop) and with every pair (full,
 // MaxDim = MaxDimAll: linalg.SymEig), on data with a spectrum as data have

@@ -310,7 +310,7 @@ func TestGoldens(t *testing.T) {
 		golden(t, w.name, texBuf.Bytes())
 	}
 
-	// The shape scripts rely on (issue 13).
+	// The shape scripts rely on: a list of comparisons, each a JSON object.
 	var generic struct {
 		Comparisons []map[string]json.RawMessage `json:"comparisons"`
 	}

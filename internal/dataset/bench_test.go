@@ -77,7 +77,7 @@ func writeBenchCSV(path string, minBytes int64) (size int64, rows int, err error
 }
 
 // The benchmark sizes: a mid size that BenchmarkLoadCSV measures in
-// process, and the large size of issue 8 that only BenchmarkLoadCSVProcess
+// process, and the large size (1 GiB) that only BenchmarkLoadCSVProcess
 // reaches (run it with -bench LoadCSVProcess; plain go test never does).
 const (
 	benchMidBytes   = benchMinBytes
@@ -240,7 +240,7 @@ func loadBenchFile(path string) (*dataset.Dataset, error) {
 	return dataset.Load(f, dataset.Options{})
 }
 
-// The wide sparse benchmark of issue 15: a bag-of-words-like table of
+// The wide sparse benchmark (benchcmp's wide rows): a bag-of-words-like table of
 // 20 000 rows × 5 000 features, 2 % of them not zero, and 400 labels, a
 // CSV of 226 MB.
 const (

@@ -15,7 +15,7 @@ import (
 
 // benchBinary writes the binary form of a seeded rows × features data set
 // with 20 labels to a file and returns its path: 50 000 × 500 is the
-// stored data of issue 15's end-to-end row (200 MB of features).
+// stored data of benchcmp's end-to-end rows (200 MB of features).
 func benchBinary(b *testing.B, rows, features int) string {
 	b.Helper()
 	rng := rand.New(rand.NewPCG(1, 1))

@@ -60,10 +60,11 @@ func bvPeakRSS(t *testing.T, pid int) int64 {
 	return 0
 }
 
-// The attacker's file of issue 12: about 3 MB, 5 000 label columns. Its
+// An attacker's file: about 3 MB, 5 000 label columns, whose label views
+// would cost q×q matrices and q² images if they were not bounded. Its
 // page, its heatmap as SVG and PNG and its nmi.json each answer quickly and
 // small, and the real server stays healthy with its peak resident memory
-// under 512 MiB (on main it asked for 57 GB and died).
+// under 512 MiB (unbounded, it asked for 57 GB and died).
 func TestBoundedViewsManyLabelsBinary(t *testing.T) {
 	a := start(t, t.TempDir())
 	csv := bvLabelsCSV(300, 5000)
@@ -97,7 +98,7 @@ func TestBoundedViewsManyLabelsBinary(t *testing.T) {
 		if len(r.Body) > c.maxBytes {
 			t.Errorf("GET %s: got %d bytes, want at most %d", c.path, len(r.Body), c.maxBytes)
 		}
-		// Generous for a shared, loaded machine; on main these took
+		// Generous for a shared, loaded machine; unbounded, these took
 		// minutes or killed the server.
 		if took > 10*time.Second {
 			t.Errorf("GET %s: took %v, want under 10 s", c.path, took)

@@ -125,7 +125,7 @@ func TestBrowserAnalysis(t *testing.T) {
 	if eval[bool](t, ctx, `document.querySelector("#test_fraction").closest("[data-split]").hidden === false`) {
 		t.Error("the test share is shown for a k-fold split")
 	}
-	// The svm's c and eps show with the svm only (issue 17).
+	// The svm's c and eps show with the svm only.
 	classifier := func(c string) []chromedp.Action[chromedp.Void] {
 		return []chromedp.Action[chromedp.Void]{chromedp.SetValue(chromedp.CSS(`#classifier`), c),
 			chromedp.Evaluate[chromedp.Void](`document.querySelector("#classifier").dispatchEvent(new Event("change", {bubbles: true}))`)}

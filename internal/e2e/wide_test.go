@@ -9,8 +9,9 @@ import (
 	"time"
 )
 
-// wideCSV is the attack of issue 12 at its largest: rows rows and
-// features feature columns of one-digit numbers, and two labels.
+// wideCSV is a small file of a wide shape, which must not cost a D×D
+// matrix (6 × 60 000 would ask for 60 000²): rows rows and features feature
+// columns of one-digit numbers, and two labels.
 func wideCSV(rows, features int) []byte {
 	var b bytes.Buffer
 	for j := range features {

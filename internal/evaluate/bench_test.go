@@ -12,7 +12,7 @@ import (
 	"mldr/internal/dataset"
 )
 
-// benchRows are issue 4's size: 20 000 training and 5 000 test rows of
+// benchRows are the evaluation's benchmark size: 20 000 training and 5 000 test rows of
 // d = 50 features, 20 labels following the first features.
 func benchRows() (xtr, xte, y *mat.Dense) {
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -36,7 +36,7 @@ func benchRows() (xtr, xte, y *mat.Dense) {
 }
 
 // BenchmarkMLkNN: training (the neighbours of every training row) and
-// prediction at issue 4's size, d = 50.
+// prediction at the evaluation's benchmark size (benchRows), d = 50.
 //
 //	go test -run '^$' -bench MLkNN -benchtime 1x ./internal/evaluate/
 func BenchmarkMLkNN(b *testing.B) {

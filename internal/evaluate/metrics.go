@@ -18,7 +18,8 @@ const (
 	ExampleAccuracy  = "example_accuracy"
 	ExampleF1        = "example_f1"
 	// ExamplePrecision and ExampleRecall are seed 004's instance-based
-	// precision and recall (issue 17).
+	// precision and recall: mean |Y∩P|/|P| and |Y∩P|/|Y|, 1 for an empty
+	// P or Y (scikit-learn's zero_division=1).
 	ExamplePrecision = "example_precision"
 	ExampleRecall    = "example_recall"
 	MicroF1          = "micro_f1"

@@ -42,8 +42,8 @@ var (
 	refMLKeys = []string{"hamming_loss", "one_error", "coverage", "ranking_loss", "average_precision",
 		"subset_accuracy", "example_accuracy", "example_f1", "micro_f1", "macro_f1"}
 	refMDKeys = []string{"hamming_score", "exact_match", "sub_exact_match"}
-	// refPRKeys are seed 004's instance-based precision and recall (issue
-	// 17), in metrics.json only.
+	// refPRKeys are seed 004's instance-based precision and recall,
+	// in metrics.json only.
 	refPRKeys = []string{"example_precision", "example_recall"}
 )
 

@@ -58,7 +58,7 @@ func benchEnrich(b *testing.B, N, q int, perRow float64, n int) {
 	}
 }
 
-// BenchmarkEnrich is the selection endpoint's budget (issue 14): N = 1e6
+// BenchmarkEnrich is the selection endpoint's budget: N = 1e6
 // rows, q = 100 labels, about 4 labels a row, a selection of 1e5 rows, well
 // under 100 ms.
 func BenchmarkEnrich(b *testing.B) {

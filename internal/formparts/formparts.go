@@ -8,8 +8,8 @@
 // first byte of a delimiter that the end of the 4 KiB might have cut off.
 // In a CSV whose lines end in "\n" alone there is no "\r" to stop that
 // search, so it reads every byte of the file a second time: 0.19 s of the
-// server's 1.94 s of CPU on a 221 MB upload (docs/BENCHMARKS.md, issue
-// 15). A delimiter cut off by the end of the buffer begins in its last
+// server's 1.94 s of CPU on a 221 MB upload (docs/BENCHMARKS.md, the
+// end-to-end rows). A delimiter cut off by the end of the buffer begins in its last
 // len(delimiter)−1 bytes (one that began earlier would have been found
 // whole), so this reader searches there alone; everything else (the
 // delimiter lines, the headers, read by net/textproto, quoted-printable

@@ -36,9 +36,10 @@ func (s *server) uploadGrid(name string, rows, features int) string {
 	return decode[apiDataset](s.t, body).ID
 }
 
-// The attack of issue 12: 6 rows × 60 000 features (1.2 MB) asked for a
-// 60 000 × 60 000 matrix. pca, cplst, lda and mlsi now take the N×N path
-// and fit well under 1 GiB, so the job is accepted.
+// A small file with a wide shape must not cost a wide matrix: 6 rows ×
+// 60 000 features (1.2 MB) would ask for a 60 000 × 60 000 matrix on the
+// D×D path. pca, cplst, lda and mlsi take the N×N path and fit well under
+// 1 GiB, so the job is accepted.
 func TestWideJobAdmitted(t *testing.T) {
 	s := newJobServerLimited(t, 1, 10, nil, jobs.Limits{MaxCells: 1 << 30, MaxJobMemory: 1 << 30})
 	wide := s.uploadGrid("wide.csv", 6, 60000)

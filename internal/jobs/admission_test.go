@@ -189,7 +189,8 @@ func TestValidateMemory(t *testing.T) {
 	}{
 		{"no limit", Request{Dataset: "wide", Method: "pca"}, 0, 0, ""},
 		{"small data", Request{Dataset: "ml", Methods: []string{"pca", "mddmp", "cplst"}, Evaluate: &Evaluate{}}, 1 * gib, 0, ""},
-		// 6 × 60 000: the N×N path, no D×D matrix (the attack of issue 12).
+		// 6 × 60 000: the N×N path, no D×D matrix (a 1.2 MB file must not ask
+		// for a 60 000 × 60 000 matrix).
 		{"wide", Request{Dataset: "wide", Methods: []string{"pca", "cplst", "lda", "mlsi"}}, 1 * gib, 0, ""},
 		{"N×N", Request{Dataset: "pairs", Method: "kcplst"}, 128 << 20, http.StatusRequestEntityTooLarge, "kcplst would need about "},
 		// kmddm's exact dual holds the N×N kernel and its eigenvectors;

@@ -277,7 +277,7 @@ func TestExecuteSplitKinds(t *testing.T) {
 	if len(metrics.Rows) != 5*(3+1) || metrics.Rows[3].Metrics["hamming_score"] == 0 {
 		t.Errorf("predefined folds: %d rows", len(metrics.Rows))
 	}
-	// The svm (issue 17): metrics.json records its c and eps.
+	// The svm (LIBLINEAR's -s 3): metrics.json records its c and eps.
 	j, _, err = e.run(Request{Dataset: e.md.ID, Methods: []string{"sdem"}, Split: &Split{Kind: SplitPredefined}, Evaluate: &Evaluate{Classifier: "svm"}})
 	if err != nil {
 		t.Fatal(err)

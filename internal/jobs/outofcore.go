@@ -19,7 +19,7 @@ import (
 	"mldr/internal/store"
 )
 
-// Out-of-core jobs (issue 16). A job whose estimate exceeds the memory
+// Out-of-core jobs. A job whose estimate exceeds the memory
 // limit on a data set stored in row shards (store.DatasetRecord.Shards)
 // is admitted out of core when every method of it can be fitted from
 // sufficient statistics (analysis.Shardable) and it fits on all the rows

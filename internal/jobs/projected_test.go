@@ -232,7 +232,7 @@ func checkProjectedRead(t *testing.T, p *plan, z *mat.Dense, d int) {
 }
 
 // BenchmarkWriteProjected writes the projected rows of 50 000 rows × 10
-// components, a pca job's on issue 15's stored 50 000 × 500 data: as
+// components, a pca job's on the 50 000 × 500 data of benchcmp's end-to-end rows: as
 // encoding/csv, as FileProjectedRows and then projected.csv derived from
 // it (a first download), and as FileProjectedRows alone (a job):
 //

@@ -163,7 +163,7 @@ func TestExecuteStudy(t *testing.T) {
 	}
 }
 
-// A study with the svm (issue 17) compares seed 004's example precision
+// A study with the svm (LIBLINEAR's -s 3) compares seed 004's example precision
 // and recall too, higher being better.
 func TestExecuteStudySVM(t *testing.T) {
 	e := newExecEnv(t)

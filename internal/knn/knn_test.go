@@ -134,7 +134,7 @@ func TestSearchErrorsAndCancel(t *testing.T) {
 }
 
 func BenchmarkSearch(b *testing.B) {
-	// ML-kNN's search at issue 4's size: 20 000 training rows, 5 000 test
+	// ML-kNN's search at the evaluation's benchmark size: 20 000 training rows, 5 000 test
 	// rows, d = 50.
 	train := data(8, 20000, 50, "gaussian")
 	test := data(9, 5000, 50, "gaussian")

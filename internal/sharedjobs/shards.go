@@ -12,7 +12,7 @@ import (
 	"mldr/internal/store"
 )
 
-// Out-of-core jobs across workers (issue 16). A job that runs out of
+// Out-of-core jobs across workers. A job that runs out of
 // core (jobs.ShardTasks) first has its statistics formed by shard tasks:
 // the process that took the job inserts one River job per method and row
 // shard (kind ShardKind, queue ShardQueue), which any worker process runs

@@ -37,7 +37,7 @@ func wideCSR(r, c int, density float64) *CSR {
 	return b.Build()
 }
 
-// benchSizes are the named sizes of the benchmarks: the wide set
+// benchSizes are the named sizes of the benchmarks: benchcmp's wide set
 // (20 000 × 5 000 at 2 %) and a smaller one.
 var benchSizes = []struct {
 	name    string

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// Partial statistics (issue 16). In the shared mode an out-of-core job's
+// Partial statistics. In the shared mode an out-of-core job's
 // per-shard work runs as queue jobs of its own, on any worker process:
 // each writes the statistics of one method on one row shard to
 // partials/<job>/a<attempt>-m<method>-s<shard>.part in the data

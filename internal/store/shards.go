@@ -15,7 +15,7 @@ import (
 	"mldr/internal/sparse"
 )
 
-// Data sets stored in row shards (issue 16). A data set whose stored form
+// Data sets stored in row shards. A data set whose stored form
 // (dataset.WriteBinary) would exceed the store's shard size
 // (Config.ShardSize) is stored as a directory of row shards instead of one
 // data file:

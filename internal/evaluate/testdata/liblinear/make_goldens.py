@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""LIBLINEAR's own answers for the classifier "svm" (issue 17), written to
+"""LIBLINEAR's own answers for the classifier "svm" (LIBLINEAR's -s 3), written to
 small.json, yeast.json, scene.json and song.json beside this script.
 
 Every SVM here is trained by Debian's liblinear-tools 2.3.0, the command

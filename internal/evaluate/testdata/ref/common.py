@@ -32,7 +32,7 @@ SOFTWARE = {
 ML_KEYS = ["hamming_loss", "one_error", "coverage", "ranking_loss", "average_precision",
            "subset_accuracy", "example_accuracy", "example_f1", "micro_f1", "macro_f1"]
 MD_KEYS = ["hamming_score", "exact_match", "sub_exact_match"]
-# Seed 004's instance-based precision and recall (issue 17), in metrics.py
+# Seed 004's instance-based precision and recall, in metrics.py
 # only, so that the other scripts' files stay as they were.
 PR_KEYS = ["example_precision", "example_recall"]
 

@@ -13,7 +13,7 @@ Multi-label cases of two kinds:
   accuracy), jaccard_score(average="samples", zero_division=1)
   (example accuracy), precision_score and recall_score
   (average="samples", zero_division=1: example_precision and
-  example_recall, issue 17); one_error, which scikit-learn lacks, comes from the
+  example_recall); one_error, which scikit-learn lacks, comes from the
   numpy implementation in common.py. The script stops unless that numpy
   implementation of spec A agrees with scikit-learn on every metric.
 * "numpy-spec-A" cases: ties in the scores, rows with no label and with all
