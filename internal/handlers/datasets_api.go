@@ -15,6 +15,7 @@ import (
 	"mldr/internal/dataset"
 	"mldr/internal/demo"
 	"mldr/internal/store"
+	"mldr/internal/jobs"
 	"mldr/internal/views"
 )
 
@@ -248,7 +249,11 @@ func (h *handler) apiCreateDemo(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *handler) apiDeleteDataset(w http.ResponseWriter, r *http.Request) {
-	if err := h.deleteDataset(datasetFrom(r).ID); err != nil {
+	withJobs, err := parseWithJobs(r.URL.Query().Get(jobs.WithJobsParam))
+	if err == nil {
+		err = h.deleteDataset(datasetFrom(r).ID, withJobs)
+	}
+	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
@@ -338,10 +343,23 @@ func attachment(name string) string {
 	return mime.FormatMediaType("attachment", map[string]string{"filename": clean})
 }
 
-// deleteDataset deletes a data set, refusing (409) while jobs use it.
-func (h *handler) deleteDataset(id string) error {
+// parseWithJobs reads the with_jobs parameter of a data set's deletion:
+// "1" or "true" deletes its jobs with it; "", "0" or "false" does not.
+func parseWithJobs(v string) (bool, error) {
+	switch v {
+	case "", "0", "false":
+		return false, nil
+	case "1", "true":
+		return true, nil
+	}
+	return false, badRequest(jobs.WithJobsParam, "%s must be 1 (delete the jobs that use the data set with it) or 0, not %q", jobs.WithJobsParam, views.CutName(v))
+}
+
+// deleteDataset deletes a data set: with withJobs, the jobs that use it
+// too; without, it refuses (409) while jobs use it.
+func (h *handler) deleteDataset(id string, withJobs bool) error {
 	if h.jobs != nil {
-		return h.jobs.DeleteDataset(id)
+		return h.jobs.DeleteDataset(id, withJobs)
 	}
 	return h.store.DeleteDataset(id)
 }

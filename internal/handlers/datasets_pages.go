@@ -1,14 +1,18 @@
 package handlers
 
 import (
+	"cmp"
+	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/a-h/templ"
 	"github.com/go-chi/chi/v5/middleware"
 
 	"mldr/internal/dataset"
+	"mldr/internal/jobs"
 	"mldr/internal/store"
 	"mldr/internal/views"
 	"mldr/web/templates"
@@ -93,8 +97,15 @@ func (h *handler) pageDemo(w http.ResponseWriter, r *http.Request) {
 // refused choice is said beside the choice form, with the default shown),
 // and relabelErr beside the relabel form. A figure that fails to draw is
 // logged and left out; the page still shows.
-func (h *handler) datasetView(r *http.Request, rec store.DatasetRecord, relabelErr *templates.FormError) templates.DatasetView {
-	o := views.DatasetOptions{RelabelError: relabelErr, Problem: h.store.Problem(rec.ID)}
+func (h *handler) datasetView(r *http.Request, rec store.DatasetRecord, relabelErr, deleteErr *templates.FormError) templates.DatasetView {
+	o := views.DatasetOptions{RelabelError: relabelErr, DeleteError: deleteErr, Problem: h.store.Problem(rec.ID)}
+	if h.jobs != nil {
+		if u, err := h.jobs.UseOf(rec.ID); err == nil {
+			o.Use = &u
+		} else {
+			h.log.Warn("listing the jobs of a data set", "id", rec.ID, "err", err, "request_id", middleware.GetReqID(r.Context()))
+		}
+	}
 	det, err := h.store.Details(rec)
 	if err != nil {
 		h.log.Warn("reading a data set's details", "id", rec.ID, "err", err, "request_id", middleware.GetReqID(r.Context()))
@@ -120,7 +131,7 @@ func (h *handler) datasetView(r *http.Request, rec store.DatasetRecord, relabelE
 // pageDataset shows a data set; a refused ?labels= choice answers 400 with
 // the page of the default choice and the error beside the choice form.
 func (h *handler) pageDataset(w http.ResponseWriter, r *http.Request) {
-	v := h.datasetView(r, datasetFrom(r), nil)
+	v := h.datasetView(r, datasetFrom(r), nil, nil)
 	status := http.StatusOK
 	if v.Choice != nil && v.Choice.Error != nil {
 		status = http.StatusBadRequest
@@ -141,16 +152,51 @@ func (h *handler) pageRelabel(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.refuseForm(w, r, err, func(fe *templates.FormError) (templ.Component, error) {
-		return templates.DatasetPage(h.datasetView(r, rec, fe)), nil
+		return templates.DatasetPage(h.datasetView(r, rec, fe, nil)), nil
 	})
 }
 
+// pageDelete deletes a data set from its page's confirmation: with its
+// form's with_jobs=1, the jobs that use it too, so long as they are as
+// many as the confirmation said (its field jobs); a refusal shows the page
+// again with why beside the form.
 func (h *handler) pageDelete(w http.ResponseWriter, r *http.Request) {
-	if err := h.deleteDataset(datasetFrom(r).ID); err != nil {
-		h.fail(w, r, err)
+	rec := datasetFrom(r)
+	err := r.ParseForm()
+	if err != nil {
+		err = unreadableForm(err)
+	} else {
+		err = h.deleteConfirmed(rec.ID, r.PostForm)
+	}
+	if err == nil {
+		http.Redirect(w, r, "/?notice=deleted", http.StatusSeeOther)
 		return
 	}
-	http.Redirect(w, r, "/?notice=deleted", http.StatusSeeOther)
+	h.refuseForm(w, r, err, func(fe *templates.FormError) (templ.Component, error) {
+		return templates.DatasetPage(h.datasetView(r, rec, nil, fe)), nil
+	})
+}
+
+// deleteConfirmed deletes data set id as a confirmation form asks: its
+// with_jobs, and jobs, the number of jobs it was shown would go; when as
+// many jobs no longer use the data set, it refuses (409) so that the
+// person reads the new count.
+func (h *handler) deleteConfirmed(id string, form url.Values) error {
+	withJobs, err := parseWithJobs(form.Get(jobs.WithJobsParam))
+	if err != nil {
+		return err
+	}
+	if withJobs && h.jobs != nil {
+		u, err := h.jobs.UseOf(id)
+		if err != nil {
+			return err
+		}
+		if shown := form.Get("jobs"); shown != strconv.Itoa(len(u.Jobs)) {
+			return &jobs.RequestError{Status: http.StatusConflict, Field: "jobs", Msg: fmt.Sprintf(
+				"%s this data set now, not %s as the confirmation said; read it again and confirm", u.Use(), cmp.Or(shown, "0"))}
+		}
+	}
+	return h.deleteDataset(id, withJobs)
 }
 
 // refuseForm shows a refused form again with the error beside it, with the

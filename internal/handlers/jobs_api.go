@@ -32,7 +32,12 @@ type JobService interface {
 	ResultPath(id, method, file string) (string, jobs.Job, error)
 	Results(id string) (*jobs.Results, error)
 	Projected(id, method string, cols ...int) (*jobs.Projected, error)
-	DeleteDataset(id string) error
+	// DeleteDataset deletes a data set; withJobs deletes the jobs that
+	// use it with it (jobs.Service.DeleteDataset), and without it those
+	// jobs refuse it (409).
+	DeleteDataset(id string, withJobs bool) error
+	// UseOf says how the jobs use a data set.
+	UseOf(id string) (jobs.DatasetUse, error)
 	// RunLabels returns the labels a job ran with; nil for results
 	// from before jobs kept them.
 	RunLabels(id string) (*jobs.RunLabels, error)

@@ -188,7 +188,7 @@ func TestJobsAPI(t *testing.T) {
 	}
 	// The data set is in use: 409 until its jobs are gone.
 	resp, out = s.do("DELETE", "/api/datasets/"+ds, "", nil)
-	if resp.StatusCode != http.StatusConflict || !strings.Contains(string(out), "uses this data set; delete it first") {
+	if resp.StatusCode != http.StatusConflict || !strings.Contains(string(out), "1 job uses this data set (job "+id+"); delete it first, or delete it with the data set: add ?with_jobs=1") {
 		t.Errorf("delete a data set in use: got %d %s", resp.StatusCode, out)
 	}
 	if resp, _ := s.do("POST", "/api/jobs/"+id+"/cancel", "", nil); resp.StatusCode != http.StatusConflict {

@@ -239,20 +239,102 @@ func (s *Service) resultFile(id, rel string) (string, error) {
 	return filepath.Join(s.store.JobDir(id), filepath.FromSlash(rel)), nil
 }
 
-// DeleteDataset deletes a data set no job uses; otherwise it refuses with
-// a conflict naming the jobs, to be deleted first.
-func (s *Service) DeleteDataset(id string) error {
+// WithJobsParam is the query parameter (and form field) of DELETE
+// /api/datasets/{id} that deletes, with the data set, the jobs that use
+// it: "1" (or "true").
+const WithJobsParam = "with_jobs"
+
+// DatasetUse is how the jobs use a data set: every job that reads it
+// (as its data, its test set or one of a study's data sets), how many of
+// them are studies, and those still queued or running.
+type DatasetUse struct {
+	Jobs    []Job
+	Studies int
+	Active  []Job
+}
+
+// UseOf says how the jobs use data set id.
+func (s *Service) UseOf(id string) (DatasetUse, error) {
 	using, err := s.Using(id)
 	if err != nil {
-		return fmt.Errorf("deleting data set %s: %w", id, err)
+		return DatasetUse{}, fmt.Errorf("listing the jobs of data set %s: %w", id, err)
 	}
-	switch len(using) {
-	case 0:
-	case 1:
-		return &RequestError{Status: http.StatusConflict, Msg: fmt.Sprintf("job %s uses this data set; delete it first", using[0].ID)}
-	default:
+	u := DatasetUse{Jobs: using}
+	for _, j := range using {
+		if j.Request.Study() {
+			u.Studies++
+		}
+		if j.Status == Running {
+			u.Active = append(u.Active, j)
+		}
+	}
+	return u, nil
+}
+
+// Count says how many jobs use the data set: "3 jobs (1 of them a
+// study)".
+func (u DatasetUse) Count() string {
+	n := fmt.Sprintf("%d jobs", len(u.Jobs))
+	if len(u.Jobs) == 1 {
+		n = "1 job"
+	}
+	switch {
+	case u.Studies == 1 && len(u.Jobs) == 1:
+		n += " (a study)"
+	case u.Studies == 1:
+		n += " (1 of them a study)"
+	case u.Studies > 1:
+		n += fmt.Sprintf(" (%d of them studies)", u.Studies)
+	}
+	return n
+}
+
+// Use says that the jobs use the data set: "3 jobs (1 of them a study)
+// use", "1 job uses".
+func (u DatasetUse) Use() string {
+	if len(u.Jobs) == 1 {
+		return u.Count() + " uses"
+	}
+	return u.Count() + " use"
+}
+
+// DeleteDataset deletes a data set. Without withJobs it refuses, with a
+// conflict that counts the jobs that use it and names WithJobsParam, while
+// any job does. With withJobs it deletes those jobs first (their records
+// and result files; a queued one leaves the queue, studies over the data
+// set included), then the data set; a running job refuses it (409, naming
+// the job): its worker reads the data and writes results until it stops,
+// so it is to be canceled first. If a job cannot be deleted the data set
+// stays, and the jobs deleted before it stay deleted.
+func (s *Service) DeleteDataset(id string, withJobs bool) error {
+	u, err := s.UseOf(id)
+	if err != nil {
+		return err
+	}
+	if len(u.Jobs) == 0 {
+		return s.store.DeleteDataset(id)
+	}
+	if !withJobs {
+		which, them := "the first is "+u.Jobs[0].ID, "them"
+		if len(u.Jobs) == 1 {
+			which, them = "job "+u.Jobs[0].ID, "it"
+		}
 		return &RequestError{Status: http.StatusConflict, Msg: fmt.Sprintf(
-			"%d jobs use this data set (the first is %s); delete them first", len(using), using[0].ID)}
+			"%s this data set (%s); delete %s first, or delete %s with the data set: add ?%s=1",
+			u.Use(), which, them, them, WithJobsParam)}
+	}
+	if len(u.Active) > 0 {
+		return &RequestError{Status: http.StatusConflict, Msg: fmt.Sprintf(
+			"job %s is running on this data set; cancel it, then delete the data set with its jobs", u.Active[0].ID)}
+	}
+	for _, j := range u.Jobs {
+		if err := s.Delete(j.ID); err != nil && !errors.Is(err, ErrNotFound) {
+			if errors.Is(err, ErrConflict) {
+				return &RequestError{Status: http.StatusConflict, Msg: fmt.Sprintf(
+					"job %s started on this data set meanwhile; cancel it, then delete the data set with its jobs", j.ID)}
+			}
+			return fmt.Errorf("deleting job %s of data set %s: %w", j.ID, id, err)
+		}
 	}
 	return s.store.DeleteDataset(id)
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"mldr/internal/dataset"
+	"mldr/internal/jobs"
 	"mldr/internal/plots"
 	"mldr/internal/store"
 	"mldr/web/templates"
@@ -20,12 +21,31 @@ type DatasetOptions struct {
 	ChoiceError *templates.FormError
 	// RelabelError is a refused relabelling, shown beside its form.
 	RelabelError *templates.FormError
+	// Use is how the jobs use the data set, for the delete form's
+	// confirmation; nil when the server runs no jobs. DeleteError is a
+	// refused deletion, shown beside that form.
+	Use         *jobs.DatasetUse
+	DeleteError *templates.FormError
 	// Problem is what is wrong with the data set's files ("": nothing);
 	// a data set with a problem shows no figures.
 	Problem string
 	// Details are the data set's details (Store.Details); nil when they
 	// could not be read (Problem says why).
 	Details *dataset.Details
+}
+
+// deleteView is the delete form's confirmation: the jobs that go with the
+// data set, and those running on it.
+func deleteView(u *jobs.DatasetUse, fe *templates.FormError) templates.DatasetDelete {
+	d := templates.DatasetDelete{Error: fe}
+	if u == nil {
+		return d
+	}
+	d.Jobs, d.Count = len(u.Jobs), u.Count()
+	for _, j := range u.Active {
+		d.Running = append(d.Running, j.ID)
+	}
+	return d
 }
 
 // Dropped is a figure a page left out because building it failed with
@@ -46,6 +66,7 @@ func (b *Builder) Dataset(rec store.DatasetRecord, o DatasetOptions) (templates.
 		Summary: rec.Summary, Problem: o.Problem, Kind: string(rec.Options.Kind), RelabelError: o.RelabelError, Folds: rec.Folds,
 	}
 	v.CSVRefused = CSVRefused(rec)
+	v.Delete = deleteView(o.Use, o.DeleteError)
 	det := o.Details
 	if det == nil {
 		return v, nil

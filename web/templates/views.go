@@ -57,6 +57,17 @@ type DatasetRow struct {
 	Problem                           string
 }
 
+// DatasetDelete is what deleting a data set takes with it, for its
+// confirmation: Jobs jobs use it (Count says so in words: "3 jobs (1 of
+// them a study)"), Running are those that run on it (they refuse the
+// deletion until canceled), Error a refused deletion.
+type DatasetDelete struct {
+	Jobs    int
+	Count   string
+	Running []string
+	Error   *FormError
+}
+
 // DemoOption is one demo data set a user can add in one click.
 type DemoOption struct {
 	ID, Title, Description string
@@ -126,6 +137,8 @@ type DatasetView struct {
 	// Kind is the kind option the data were read with ("" = decided).
 	Kind         string
 	RelabelError *FormError
+	// Delete is the delete form's confirmation.
+	Delete DatasetDelete
 }
 
 // LabelList names the current label columns, the first ten of them.
