@@ -14,8 +14,8 @@ import (
 
 	"mldr/internal/dataset"
 	"mldr/internal/demo"
-	"mldr/internal/store"
 	"mldr/internal/jobs"
+	"mldr/internal/store"
 	"mldr/internal/views"
 )
 
