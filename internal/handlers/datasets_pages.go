@@ -34,24 +34,13 @@ func (h *handler) homeView(r *http.Request, form templates.UploadForm) (template
 	}
 	v := templates.HomeView{Page: h.page("Data sets", "datasets"), Upload: form, MaxUpload: store.FormatBytes(h.maxUpload),
 		Notice: notices[r.URL.Query().Get("notice")]}
-	for _, rec := range recs {
-		v.Datasets = append(v.Datasets, templates.DatasetRow{
-			ID: rec.ID, Name: rec.Name, FileName: rec.FileName, Kind: string(rec.Summary.Kind),
-			Created: views.FormatTime(rec.CreatedAt), Rows: rec.Summary.Rows, Features: rec.Summary.Features,
-			Labels: rec.Summary.LabelCount, Problem: h.store.Problem(rec.ID),
-		})
-	}
+	v.Datasets = views.DatasetRows(recs, h.store.Problem)
 	if h.jobs != nil {
 		list, err := h.jobs.List()
 		if err != nil {
 			return templates.HomeView{}, err
 		}
-		for i, j := range list {
-			if i == recentJobs {
-				break
-			}
-			v.Jobs = append(v.Jobs, h.build.JobRow(j))
-		}
+		v.Jobs = h.build.JobRows(list[:min(recentJobs, len(list))])
 	}
 	v.Demos = []templates.DemoOption{
 		{ID: "multilabel", Title: "a multi-label demo", Description: "600 rows, 24 features (16 informative, 8 noise), 6 correlated labels."},

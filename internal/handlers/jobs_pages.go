@@ -25,9 +25,7 @@ func (h *handler) pageJobs(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	for _, j := range list {
-		v.Jobs = append(v.Jobs, h.build.JobRow(j))
-	}
+	v.Jobs = h.build.JobRows(list)
 	h.render(w, r, http.StatusOK, templates.JobsPage(v))
 }
 

@@ -73,7 +73,7 @@ func DefaultStudyForm(recs []store.DatasetRecord) templates.AnalyzeForm {
 // checked are the methods ticked (nil: the defaults), form the fields and
 // fe the refusal of a submitted form, if any.
 func (b *Builder) Analyze(rec store.DatasetRecord, form templates.AnalyzeForm, checked []string, fe *templates.FormError) templates.AnalyzeView {
-	v := templates.AnalyzeView{DatasetID: rec.ID, DatasetName: rec.Name, Summary: rec.Summary,
+	v := templates.AnalyzeView{DatasetID: rec.ID, DatasetName: b.datasetName(rec.ID), Summary: rec.Summary,
 		Form: form, Error: fe}
 	shape := analysis.Shape{N: rec.Summary.Rows, D: rec.Summary.Features, Q: rec.Summary.LabelCount, Classes: rec.Summary.ClassList()}
 	multiDim := rec.Summary.Kind == dataset.MultiDim
@@ -113,15 +113,16 @@ func (b *Builder) Analyze(rec store.DatasetRecord, form templates.AnalyzeForm, c
 // any data set rules them out.
 func (b *Builder) StudyForm(recs []store.DatasetRecord, form templates.AnalyzeForm, checked []string, fe *templates.FormError) templates.AnalyzeView {
 	v := b.Analyze(recs[0], form, checked, fe)
+	names := b.datasetNames()
 	for _, rec := range recs {
-		v.Study = append(v.Study, templates.Link{ID: rec.ID, Name: rec.Name})
+		v.Study = append(v.Study, templates.Link{ID: rec.ID, Name: names.of(rec.ID)})
 	}
 	for _, rec := range recs[1:] {
 		other := b.Analyze(rec, form, checked, nil)
 		for i, m := range other.Methods {
 			c := &v.Methods[i]
 			if m.Disabled && !c.Disabled {
-				c.Disabled, c.Checked, c.DisabledWhy = true, false, fmt.Sprintf("On %s: %s", rec.Name, m.DisabledWhy)
+				c.Disabled, c.Checked, c.DisabledWhy = true, false, fmt.Sprintf("On %s: %s", names.of(rec.ID), m.DisabledWhy)
 			}
 			c.MaxDim = min(c.MaxDim, m.MaxDim)
 		}

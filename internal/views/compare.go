@@ -26,11 +26,8 @@ func (b *Builder) Compare(metric string, ids []string) (templates.CompareView, e
 	if err != nil {
 		return v, err
 	}
-	for _, j := range list {
-		if j.Status == jobs.Succeeded && !j.Request.Study() {
-			v.Choices = append(v.Choices, b.JobRow(j))
-		}
-	}
+	list = slices.DeleteFunc(list, func(j jobs.Job) bool { return j.Status != jobs.Succeeded || j.Request.Study() })
+	v.Choices = b.JobRows(list)
 	var all []*jobs.Results
 	for _, id := range ids {
 		res, err := b.jobs.Results(id)

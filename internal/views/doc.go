@@ -20,6 +20,8 @@ import (
 
 // Store is what the views read of the data sets.
 type Store interface {
+	// Datasets lists every data set's record.
+	Datasets() ([]store.DatasetRecord, error)
 	// Dataset returns a data set's record (store.ErrNotFound when there
 	// is none).
 	Dataset(id string) (store.DatasetRecord, error)

@@ -15,12 +15,27 @@ import (
 
 // JobRow is a job's line in a list of jobs.
 func (b *Builder) JobRow(j jobs.Job) templates.JobRow {
+	return b.jobRow(j, b.datasetNames())
+}
+
+// JobRows are the lines of a list of jobs, their data sets named as on
+// the list of data sets (DatasetNames).
+func (b *Builder) JobRows(list []jobs.Job) []templates.JobRow {
+	names := b.datasetNames()
+	out := make([]templates.JobRow, 0, len(list))
+	for _, j := range list {
+		out = append(out, b.jobRow(j, names))
+	}
+	return out
+}
+
+func (b *Builder) jobRow(j jobs.Job, names datasetNames) templates.JobRow {
 	r := templates.JobRow{ID: j.ID, DatasetID: j.Request.Dataset, Dataset: j.Request.Dataset, Methods: strings.Join(j.Request.MethodIDs(), ", "),
 		Status: string(j.Status), Created: FormatTime(j.CreatedAt), Phase: j.Phase, Progress: j.Progress,
 		Active: !j.Status.Terminal(), Done: j.Status == jobs.Succeeded}
-	r.Dataset = b.datasetName(j.Request.Dataset)
+	r.Dataset = names.of(j.Request.Dataset)
 	if j.Request.Study() {
-		r.DatasetID, r.Dataset = "", b.studyName(j.Request)
+		r.DatasetID, r.Dataset = "", studyName(j.Request, names)
 		r.Done = false // a study is compared on its own page, not with other jobs
 	}
 	if j.StartedAt != nil {
@@ -33,28 +48,25 @@ func (b *Builder) JobRow(j jobs.Job) templates.JobRow {
 	return r
 }
 
-// datasetName is a data set's name, or its id when it has no record (it
-// was deleted since).
+// datasetName is a data set's name as the pages show it (DatasetNames),
+// or its id when it has no record (it was deleted since).
 func (b *Builder) datasetName(id string) string {
-	if rec, err := b.store.Dataset(id); err == nil {
-		return rec.Name
-	}
-	return id
+	return b.datasetNames().of(id)
 }
 
 // studyName names a study for a list: its count of data sets and the
 // first few names.
-func (b *Builder) studyName(req jobs.Request) string {
+func studyName(req jobs.Request, names datasetNames) string {
 	const shown = 3
-	var names []string
+	var list []string
 	for _, id := range req.Datasets[:min(shown, len(req.Datasets))] {
-		names = append(names, b.datasetName(id))
+		list = append(list, names.of(id))
 	}
 	more := ""
 	if len(req.Datasets) > shown {
 		more = ", …"
 	}
-	return fmt.Sprintf("study over %d data sets (%s%s)", len(req.Datasets), strings.Join(names, ", "), more)
+	return fmt.Sprintf("study over %d data sets (%s%s)", len(req.Datasets), strings.Join(list, ", "), more)
 }
 
 func formatDuration(d time.Duration) string {

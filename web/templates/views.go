@@ -50,11 +50,12 @@ type HomeView struct {
 	Notice string
 }
 
-// DatasetRow is one data set in the home page's table.
+// DatasetRow is one data set in the home page's table. Name tells equal
+// names apart (views.DatasetNames); Storage is "dense" or "sparse".
 type DatasetRow struct {
-	ID, Name, FileName, Kind, Created string
-	Rows, Features, Labels            int
-	Problem                           string
+	ID, Name, FileName, Kind, Storage, Created string
+	Rows, Features, Labels                     int
+	Problem                                    string
 }
 
 // DatasetDelete is what deleting a data set takes with it, for its
