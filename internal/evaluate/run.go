@@ -174,6 +174,13 @@ type Row struct {
 	Folds       int                `json:"folds,omitempty"`
 	FitSeconds  float64            `json:"fit_seconds"`
 	EvalSeconds float64            `json:"eval_seconds"`
+	// Decoder, on the rows of a label-space method, is what predicts the
+	// labels there in place of the classifier: the regressor from the
+	// features to the method's codes (DecoderRidge, DecoderKernelRidge,
+	// DecoderLEML), whose predictions the method decodes to labels, and
+	// DecoderLambda its λ. Empty on the other rows.
+	Decoder       string   `json:"decoder,omitempty"`
+	DecoderLambda *float64 `json:"decoder_lambda,omitempty"`
 }
 
 // Result is a run's rows — for each method (ori first) and d, one row per
@@ -288,6 +295,8 @@ type cellKey struct {
 }
 
 type runner struct {
+	// decoders are the label-space methods' decoders, by method.
+	decoders map[string]Decoder
 	data     analysis.Input
 	splits   []Split
 	spec     Spec
@@ -387,7 +396,7 @@ func newRunner(data analysis.Input, splits []Split, spec Spec, progress analysis
 			return nil, fmt.Errorf("evaluate: unknown method %q", m.ID)
 		}
 	}
-	return &runner{data: data, splits: splits, spec: spec, progress: progress, cells: map[cellKey][]Row{}}, nil
+	return &runner{data: data, splits: splits, spec: spec, progress: progress, cells: map[cellKey][]Row{}, decoders: map[string]Decoder{}}, nil
 }
 
 // Check refuses an unknown classifier, naming the valid ones, and
@@ -673,6 +682,9 @@ func (r *runner) addRow(k cellKey, row Row, fold int, metrics map[string]float64
 	f := fold + 1
 	end := r.clock()
 	row.Fold, row.Metrics = &f, metrics
+	if d, ok := r.decoders[row.Method]; ok {
+		row.Decoder, row.DecoderLambda = d.Regressor, &d.Lambda
+	}
 	row.FitSeconds, row.EvalSeconds = r.lastFit.Seconds(), max(end.Sub(r.mark), 0).Seconds()
 	r.mark = end
 	r.cells[k] = append(r.cells[k], row)
@@ -1137,6 +1149,7 @@ func (r *runner) labelSpace(ctx context.Context, model *analysis.Model, pts []po
 	if err != nil {
 		return err
 	}
+	r.decoders[model.Method] = decoderOf(model)
 	var pred *mat.Dense // predicted codes of the test rows, for the largest M
 	switch {
 	case model.HasRegressor(): // leml's regressor comes with its fit
@@ -1309,7 +1322,8 @@ func (r *runner) result() *Result {
 		rows := r.cells[k]
 		res.Rows = append(res.Rows, rows...)
 		first := rows[0]
-		mean := Row{Method: k.method, D: first.D, DPerVariable: first.DPerVariable, Percent: first.Percent, Metrics: map[string]float64{}, Folds: len(rows)}
+		mean := Row{Method: k.method, D: first.D, DPerVariable: first.DPerVariable, Percent: first.Percent, Metrics: map[string]float64{}, Folds: len(rows),
+			Decoder: first.Decoder, DecoderLambda: first.DecoderLambda}
 		lo, hi := first.D, first.D
 		for _, row := range rows {
 			lo, hi = min(lo, row.D), max(hi, row.D)

@@ -111,14 +111,17 @@ func (m *Manifest) scale(x *mat.Dense) (*mat.Dense, error) {
 }
 
 // metricsFile is metrics.json of an evaluation run with opts: the
-// preprocessing stands beside the classifier, not in it; on multi-label
-// data the classifier records the propensity parameters the run used
-// (ps_a and ps_b, defaults included).
+// classifier holds its own parameters only (evaluate.Options.Ran); the
+// preprocessing stands beside it, not in it; on multi-label data the
+// classifier records the propensity parameters the run used (ps_a and
+// ps_b, defaults included).
 func metricsFile(opts evaluate.Options, split Split, res *evaluate.Result) MetricsFile {
 	kind := opts.Preprocess
 	opts.Preprocess = ""
-	if p := res.Propensity; p != nil {
+	p := res.Propensity // nil on multi-dimensional data only
+	if p != nil {
 		opts.PsA, opts.PsB = p.A, p.B
 	}
+	opts = opts.Ran(p == nil)
 	return MetricsFile{Classifier: opts, Preprocess: kind, Split: split, Rows: res.Rows, Notes: res.Notes}
 }
