@@ -155,8 +155,13 @@ func (b *Builder) JobHeader(j jobs.Job) templates.JobHeader {
 				search = fmt.Sprintf(", neighbours at recall@k ≥ %g where an exact search would take over %s", e.Recall, time.Duration(evaluate.ExactBudget)*time.Second)
 			}
 			add("classifier", fmt.Sprintf("knn, the k-NN vote (k = %d%s)", e.K, search))
+		case evaluate.ClassifierRidge:
+			add("classifier", fmt.Sprintf("ridge (λ = %g)", e.Lambda))
 		default:
-			add("classifier", fmt.Sprintf("%s (k = %d, s = %g, λ = %g)", e.Classifier, e.K, e.S, e.Lambda))
+			add("classifier", fmt.Sprintf("%s (k = %d, s = %g)", e.Classifier, e.K, e.S))
+		}
+		if note := decoderNote(requestDecoders(req), "λ"); note != "" {
+			add("decoders", note)
 		}
 		if !req.RanksBaseline() {
 			add("baseline", "ori (no reduction) shown, but left out of the ranks, Friedman, Nemenyi and the CD diagram")

@@ -15,7 +15,7 @@ import (
 // column per method, the baseline's one value in every row.
 func MetricsTable(res *jobs.Results, metric string) *templates.MetricsTable {
 	methods, rows := meanRows(res)
-	t := &templates.MetricsTable{Metric: metricText(metric), Best: "higher"}
+	t := &templates.MetricsTable{Metric: metricText(metric), Best: "higher", Decoders: decoderNote(rowDecoders(res.Metrics.Rows), "λ")}
 	if evaluate.LowerIsBetter(metric) {
 		t.Best = "lower"
 	}

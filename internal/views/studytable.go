@@ -121,7 +121,7 @@ func StudyPaperTable(id string, req jobs.Request, f *comparison.File, o StudyTab
 	}
 	spec := comparison.TableSpec{
 		Study: id, Label: "tab:mldr-" + id[:min(8, len(id))],
-		Classifier: classifierPhrase(req.Evaluate), Split: "split: " + splitText(req), Dims: dimsPhrase(cs[0], req.Params),
+		Classifier: classifierPhrase(req), Split: "split: " + splitText(req), Dims: dimsPhrase(cs[0], req.Params),
 		MethodNames: map[string]string{}, MetricNames: map[string]string{}, Cites: map[string]comparison.Cite{},
 	}
 	if d, p := choiceKey(cs[0]); d != "" {
@@ -161,11 +161,22 @@ func metricPaperText(metric string) string {
 }
 
 // classifierPhrase names a study's classifier and its parameters for a
-// caption, in ASCII.
-func classifierPhrase(e *jobs.Evaluate) string {
+// caption, in ASCII, and the decoders of its label-space methods, which
+// predict their labels in the classifier's place.
+func classifierPhrase(req jobs.Request) string {
+	e := req.Evaluate
 	if e == nil {
 		return ""
 	}
+	c := classifierOnly(e)
+	if note := decoderNote(requestDecoders(req), "lambda"); note != "" {
+		c += "; " + note
+	}
+	return c
+}
+
+// classifierOnly names a classifier and its parameters, in ASCII.
+func classifierOnly(e *jobs.Evaluate) string {
 	switch e.Classifier {
 	case evaluate.ClassifierMLkNN:
 		return fmt.Sprintf("classifier ML-kNN (k = %d, s = %g)", e.K, e.S)

@@ -172,6 +172,9 @@ type MetricsTable struct {
 	Columns []string // method names
 	Rows    []MetricsRow
 	Best    string // "lowest" or "highest"
+	// Decoders says which methods predict their labels by their own
+	// decoder, not by the classifier ("": none).
+	Decoders string
 }
 
 // TimesTable is how long each method took in the evaluation: one row per
