@@ -16,6 +16,7 @@ import (
 
 	"mldr/internal/analysis"
 	"mldr/internal/evaluate"
+	"mldr/internal/store"
 )
 
 // TestExecuteLabelResults runs multi-label jobs with an evaluation and
@@ -181,7 +182,7 @@ func TestLabelResultsRefusals(t *testing.T) {
 		}
 	}
 	failed := plain
-	failed.ID, failed.Status, failed.Error = "f"+plain.ID[1:], Failed, "made to fail"
+	failed.ID, failed.Status, failed.Error = store.NewID(), Failed, "made to fail" // an id of its own: a record of plain under another id
 	svc := e.serviceOver(succeeded(plain), succeeded(study), succeeded(md), failed)
 	for _, tc := range []struct {
 		name   string
