@@ -26,8 +26,7 @@ func (b *Builder) Compare(metric string, ids []string) (templates.CompareView, e
 	if err != nil {
 		return v, err
 	}
-	list = slices.DeleteFunc(list, func(j jobs.Job) bool { return j.Status != jobs.Succeeded || j.Request.Study() })
-	v.Choices = b.JobRows(list)
+	b.compareChoices(&v, list)
 	var all []*jobs.Results
 	for _, id := range ids {
 		res, err := b.jobs.Results(id)
@@ -48,6 +47,43 @@ func (b *Builder) Compare(metric string, ids []string) (templates.CompareView, e
 		return templates.CompareView{}, err
 	}
 	return v, nil
+}
+
+// compareChoices sets the picker's finished jobs, grouped by data set
+// (the groups in the order of their newest job, each newest first), and
+// the data sets and methods its filters offer.
+func (b *Builder) compareChoices(v *templates.CompareView, list []jobs.Job) {
+	var done []jobs.Job
+	for _, j := range list {
+		if j.Status == jobs.Succeeded && !j.Request.Study() {
+			done = append(done, j)
+		}
+	}
+	slices.SortStableFunc(done, func(a, b jobs.Job) int { return b.CreatedAt.Compare(a.CreatedAt) })
+	group := map[string]int{}
+	var methods []string
+	names := b.datasetNames() // read once for the whole list
+	for _, j := range done {
+		row := b.jobRow(j, names)
+		k, ok := group[row.Dataset]
+		if !ok {
+			k = len(v.Choices)
+			group[row.Dataset] = k
+			v.Choices = append(v.Choices, templates.ChoiceGroup{Dataset: row.Dataset})
+			v.ChoiceDatasets = append(v.ChoiceDatasets, row.Dataset)
+		}
+		ids := j.Request.MethodIDs()
+		for _, m := range ids {
+			if !slices.Contains(methods, m) {
+				methods = append(methods, m)
+			}
+		}
+		v.Choices[k].Jobs = append(v.Choices[k].Jobs, templates.Choice{ID: j.ID, Methods: row.Methods, Created: row.Created,
+			MethodIDs: strings.Join(ids, " "), CreatedUnix: j.CreatedAt.Unix()})
+	}
+	slices.Sort(v.ChoiceDatasets)
+	slices.Sort(methods)
+	v.ChoiceMethods = methods
 }
 
 func (b *Builder) compareJobs(v *templates.CompareView, all []*jobs.Results) error {
@@ -84,7 +120,8 @@ func (b *Builder) compareJobs(v *templates.CompareView, all []*jobs.Results) err
 	data := b.loader()
 	daxis := DAxis("", all...) // one axis for every job's curves
 	for _, res := range all {
-		cj := templates.CompareJob{ID: res.Job.ID, Title: fmt.Sprintf("%s on %s", strings.Join(res.Job.Request.MethodIDs(), ", "), b.JobRow(res.Job).Dataset)}
+		ds := b.JobRow(res.Job).Dataset
+		cj := templates.CompareJob{ID: res.Job.ID, Dataset: ds, Title: fmt.Sprintf("%s on %s", strings.Join(res.Job.Request.MethodIDs(), ", "), ds)}
 		base := "/api/jobs/" + res.Job.ID + "/plots/"
 		if res.Metrics != nil && v.Metric != "" {
 			f, alt, err := Curves(res, v.Metric, order, daxis, spanOrNil(curveRange))
@@ -109,6 +146,7 @@ func (b *Builder) compareJobs(v *templates.CompareView, all []*jobs.Results) err
 			}
 			cj.Projections = append(cj.Projections, fv)
 			cj.Methods = append(cj.Methods, m.Method)
+			cj.Names = append(cj.Names, MethodName(m.Method))
 		}
 		v.Jobs = append(v.Jobs, cj)
 	}

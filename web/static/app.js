@@ -429,8 +429,45 @@
     refresh();
   }
 
+  // ---- The compare page's job picker -------------------------------------
+  // pickFilter hides the jobs that do not match the filter's text, data
+  // set, method and age, and the data sets left with none; ticked jobs
+  // stay shown, so that what is compared is always in sight.
+  function pickFilter(bar) {
+    var form = bar.closest("form");
+    var q = $("[data-pick=q]", bar), ds = $("[data-pick=dataset]", bar);
+    var me = $("[data-pick=method]", bar), since = $("[data-pick=since]", bar);
+    var count = $("#pick-count", bar);
+    function refresh() {
+      var text = q.value.trim().toLowerCase();
+      var now = Date.now() / 1000, age = parseInt(since.value, 10);
+      var shown = 0, all = 0;
+      $$("[data-pick-group]", form).forEach(function (g) {
+        var left = 0;
+        $$("[data-pick-job]", g).forEach(function (job) {
+          all++;
+          var box = $("input", job);
+          var ok = (!ds.value || job.getAttribute("data-dataset") === ds.value) &&
+            (!me.value || (" " + job.getAttribute("data-methods") + " ").indexOf(" " + me.value + " ") >= 0) &&
+            (!age || now - parseInt(job.getAttribute("data-created"), 10) <= age) &&
+            (!text || job.textContent.toLowerCase().indexOf(text) >= 0 || job.getAttribute("data-dataset").toLowerCase().indexOf(text) >= 0);
+          job.hidden = !ok && !box.checked;
+          if (!job.hidden) { left++; shown++; }
+        });
+        g.hidden = left === 0;
+      });
+      count.textContent = shown === all ? all + " jobs" : shown + " of " + all + " jobs shown";
+    }
+    bar.addEventListener("input", refresh);
+    bar.addEventListener("change", refresh);
+    // Enter in the filter's text filters; it does not submit the form.
+    q.addEventListener("keydown", function (ev) { if (ev.key === "Enter") { ev.preventDefault(); refresh(); } });
+    refresh();
+  }
+
   function init() {
     enhance(document);
+    $$("[data-pick-filter]").forEach(pickFilter);
     $$("[data-events]").forEach(followJob);
     var results = $("#results");
     if (results) { initResults(results); } else { $$("[data-figure]").forEach(hoverFigure); }

@@ -200,11 +200,15 @@ type MetricsRow struct {
 // CompareView compares finished jobs side by side.
 type CompareView struct {
 	Page
-	Jobs    []CompareJob
-	Choices []JobRow // finished jobs to pick from
-	Metric  string
-	Options []Option // the metrics every chosen job with an evaluation reported
-	Error   string
+	Jobs []CompareJob
+	// Choices are the finished jobs to pick from, grouped by data set.
+	Choices []ChoiceGroup
+	// ChoiceDatasets and ChoiceMethods are what the picker's filters
+	// offer: the data sets and the methods of the Choices, sorted.
+	ChoiceDatasets, ChoiceMethods []string
+	Metric                        string
+	Options                       []Option // the metrics every chosen job with an evaluation reported
+	Error                         string
 	// Warnings say what makes the jobs' numbers not comparable (other
 	// data sets, other splits) or why the metric shown is not the chosen.
 	Warnings []string
@@ -213,15 +217,32 @@ type CompareView struct {
 	Linked bool
 }
 
-// CompareJob is one job's column.
+// ChoiceGroup is the finished jobs of one data set in the compare
+// page's picker, newest first.
+type ChoiceGroup struct {
+	Dataset string
+	Jobs    []Choice
+}
+
+// Choice is a finished job the compare page offers.
+type Choice struct {
+	ID, Methods, Created string
+	// MethodIDs are the job's methods, space-separated, for the filter;
+	// CreatedUnix is when it was created, in Unix seconds.
+	MethodIDs   string
+	CreatedUnix int64
+}
+
+// CompareJob is one job of the compare page: its curves, and its
+// methods' spectra and projections.
 type CompareJob struct {
-	ID, Title   string
-	Spectra     []*FigureView
-	Projections []*FigureView
+	ID, Title, Dataset string
+	Spectra            []*FigureView
+	Projections        []*FigureView
 	// Methods are the methods of Projections, in their order: the
-	// interactive views' slots are named by them.
-	Methods []string
-	Curves  *FigureView
+	// interactive views' slots are named by them; Names are their names.
+	Methods, Names []string
+	Curves         *FigureView
 }
 
 // StudyView is a study's comparison of its methods over its data sets at

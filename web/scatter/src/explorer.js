@@ -10,7 +10,10 @@
 // fill the window, and a density layer can be drawn over each view
 // (density.js). On the compare page explorers of several jobs join one
 // link (link.js) when the jobs use the same data: a selection, a hover or
-// a colour made in one is shown by the others, by row number.
+// a colour made in one is shown by the others, by row number. There
+// one control bar steers every view (bar.js's roles): the first job's
+// explorer shows the controls, and what is chosen there is sent to the
+// others over the page's bar.
 
 import { getFloats, getJSON, postJSON } from "./api.js";
 import { encode } from "./colours.js";
@@ -40,8 +43,16 @@ function writeHash(s) {
 // page is the page's state (window.mldrExplore), kept across re-renders
 // of the results. opts, all optional: meta, the job's /explore answer
 // (else fetched); link, the link to join; prefix, what starts the ids of
-// its elements ("explore-"); job, the job's short id, for the texts. It
-// returns a function that takes the explorer down.
+// its elements ("explore-"); job, the job's short id, for the texts;
+// slots, the [data-scatter] elements of its views (else those in root's
+// section); role, what root shows: "lead" (the default: the controls,
+// the search, the legend, the selection and saved selections), "panel"
+// (the legend, the selection and saved selections, under title: a job
+// whose data no lead's link reaches) or "quiet" (only a row's panel and
+// the notices; its selections are shown by its link's panel); title,
+// what names the job in the panels; bar, the link over which the lead's
+// controls reach every other explorer of the page. It returns a function
+// that takes the explorer down.
 export async function createExplorer(root, renderer, page, opts = {}) {
   const api = root.getAttribute("data-explore");
   const aborter = new AbortController();
@@ -60,6 +71,8 @@ export async function createExplorer(root, renderer, page, opts = {}) {
   const link = opts.link || null;
   const prefix = opts.prefix || "explore-";
   const ofJob = opts.job ? " of job " + opts.job : "";
+  const role = opts.role || "lead";
+  const bar = opts.bar || null;
 
   const notice = el("p", { class: "hint", role: "status", "data-testid": "explore-status", text: "Loading the interactive view…" });
   root.replaceChildren(notice);
@@ -74,7 +87,7 @@ export async function createExplorer(root, renderer, page, opts = {}) {
   }
   const slots = new Map();
   const figures = new Map();
-  root.closest("section, #results, body").querySelectorAll("[data-scatter]").forEach((s) => {
+  (opts.slots || root.closest("section, #results, body").querySelectorAll("[data-scatter]")).forEach((s) => {
     slots.set(s.getAttribute("data-scatter"), s);
     if (s.hasAttribute("data-figure")) { figures.set(s.getAttribute("data-scatter"), s.getAttribute("data-figure")); }
   });
@@ -83,7 +96,7 @@ export async function createExplorer(root, renderer, page, opts = {}) {
     notice.textContent = "Interactive view unavailable: no method of this job has a projection to draw.";
     return () => aborter.abort();
   }
-  const maxD = Math.max(...methods.map((m) => m.d));
+  const maxD = Math.max(...methods.map((m) => m.d), opts.maxD || 0);
   const hash = readHash();
   const st = {
     x: hash.x >= 1 && hash.x <= maxD ? hash.x : 1,
@@ -145,7 +158,20 @@ export async function createExplorer(root, renderer, page, opts = {}) {
   const saved = createSaved(api, signal,
     () => (sel.numbers.length ? { method: sel.method, rows: sel.numbers } : null),
     (name, rows) => selectNumbers(rows, null, (n, all) => n + " of " + all + " rows in the saved selection “" + name + "”."), prefix);
-  root.replaceChildren(leaveBtn, controls, searchForm, searchError, legend, densityNote, hoverLine, notice, panel, rowPanel.element, saved.element);
+  if (opts.title) {
+    panel.firstChild.textContent = "Selection: " + opts.title;
+    saved.element.querySelector("h3").textContent = "Saved selections of " + opts.title;
+  }
+  if (role === "lead") {
+    root.replaceChildren(leaveBtn, controls, searchForm, searchError, legend, densityNote, hoverLine, notice, panel, rowPanel.element, saved.element);
+  } else if (role === "panel") {
+    root.replaceChildren(leaveBtn, legend, notice, panel, rowPanel.element, saved.element);
+  } else {
+    root.replaceChildren(leaveBtn, notice, rowPanel.element);
+  }
+  // The panels of the lead and of a "panel" explorer give the statistics
+  // of a selection made in another job's view of their link.
+  const ownStats = role !== "quiet" && !!opts.role;
 
   // ---- Page state for scripts and tests ---------------------------------
   Object.assign(page, {
@@ -171,6 +197,20 @@ export async function createExplorer(root, renderer, page, opts = {}) {
     },
   };
   if (link) { cleanups.push(link.join(member)); }
+  // What the lead's controls send to every other explorer of the page: a
+  // search or a clearing only to those its link does not reach (the link
+  // brings them the selection).
+  const barMember = {
+    axes(x, y) { if (live) { setAxes(x, y); } },
+    colour(key) { member.colour(key); },
+    mode(m) { setMode(m); },
+    density(on) { setDensity(on); },
+    only(on) { onlySel.checked = on; applyFilter(); },
+    search(q, from) { if (live && (!link || link !== from)) { search(q); } },
+    clear(from) { if (!link || link !== from) { clearAll(); } },
+  };
+  if (bar) { cleanups.push(bar.join(barMember)); }
+  const tell = (type, ...args) => { if (bar && role === "lead") { bar.send(barMember, type, ...args); } };
 
   // ---- Views ---------------------------------------------------------------
   const byId = (m) => views.find((v) => v.id === m) || null;
@@ -397,6 +437,7 @@ export async function createExplorer(root, renderer, page, opts = {}) {
     page.legend = enc.legend;
     writeHash(st);
     if (link) { link.send(member, "colour", key); }
+    tell("colour", key);
   }
 
   function drawLegend(l) {
@@ -534,6 +575,17 @@ export async function createExplorer(root, renderer, page, opts = {}) {
   // it): the same row numbers light up here; that job's panel has the
   // statistics.
   function remoteSelect(numbers, where) {
+    if (ownStats && numbers.length) {
+      sel = { numbers, from: null, method: widest().id, say: null };
+      for (const v of views) { v.select(v.indicesOf(numbers)); }
+      if (onlySel.checked) { applyFilter(); }
+      clearBtn.disabled = false;
+      saved.enable(true);
+      page.selectedFrom = null;
+      page.selected = numbers;
+      askSelection(numbers, widest(), null, (n, all) => n + " of " + all + " rows selected in " + where + ".");
+      return;
+    }
     sel = { numbers, from: null, method: widest().id, say: null };
     for (const v of views) { v.select(v.indicesOf(numbers)); }
     if (onlySel.checked) { applyFilter(); }
@@ -579,6 +631,7 @@ export async function createExplorer(root, renderer, page, opts = {}) {
       return;
     }
     search(q);
+    tell("search", q, link);
   });
 
   // ---- Wiring ----------------------------------------------------------------
@@ -588,8 +641,31 @@ export async function createExplorer(root, renderer, page, opts = {}) {
     notice.textContent = "Interactive view unavailable: " + e.message + ".";
     notice.setAttribute("role", "alert");
   }
-  xSel.addEventListener("change", () => { st.x = +xSel.value; writeHash(st); loadPoints().catch(fail); });
-  ySel.addEventListener("change", () => { st.y = +ySel.value; writeHash(st); loadPoints().catch(fail); });
+  function setAxes(x, y) {
+    st.x = Math.min(x, maxD);
+    st.y = Math.min(y, maxD);
+    xSel.value = st.x;
+    ySel.value = st.y;
+    writeHash(st);
+    loadPoints().catch(fail);
+  }
+  function setMode(m) {
+    const r = modes.querySelector('input[value="' + m + '"]');
+    if (r) { r.checked = true; }
+    for (const v of views) { v.setMode(m); }
+  }
+  function setDensity(on) {
+    densityBox.checked = on;
+    page.density = on;
+    densityNote.hidden = !on;
+    for (const v of views) { v.setDensity(on); }
+  }
+  function clearAll() {
+    for (const v of views) { v.select([]); }
+    selectNumbers([], null);
+  }
+  xSel.addEventListener("change", () => { setAxes(+xSel.value, +ySel.value); tell("axes", st.x, st.y); });
+  ySel.addEventListener("change", () => { setAxes(+xSel.value, +ySel.value); tell("axes", st.x, st.y); });
   colourSel.addEventListener("change", () => {
     if (colourSel.value === "feature:") {
       featureBox.hidden = false;
@@ -606,18 +682,12 @@ export async function createExplorer(root, renderer, page, opts = {}) {
   });
   modes.addEventListener("change", () => {
     const m = modes.querySelector("input:checked").value;
-    for (const v of views) { v.setMode(m); }
+    setMode(m);
+    tell("mode", m);
   });
-  onlySel.addEventListener("change", applyFilter);
-  densityBox.addEventListener("change", () => {
-    page.density = densityBox.checked;
-    densityNote.hidden = !densityBox.checked;
-    for (const v of views) { v.setDensity(densityBox.checked); }
-  });
-  clearBtn.addEventListener("click", () => {
-    for (const v of views) { v.select([]); }
-    selectNumbers([], null);
-  });
+  onlySel.addEventListener("change", () => { applyFilter(); tell("only", onlySel.checked); });
+  densityBox.addEventListener("change", () => { setDensity(densityBox.checked); tell("density", densityBox.checked); });
+  clearBtn.addEventListener("click", () => { clearAll(); tell("clear", link); });
   if (st.colour.startsWith("feature:")) { featureInput.value = st.colour.slice(8); }
   featureBox.hidden = true;
 

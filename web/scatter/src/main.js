@@ -15,7 +15,9 @@
 // data-job and data-link (jobs with the same data-link are linked by row
 // number): there window.mldrExplore is {ready, error, linked, jobs: {id:
 // the state above, one a job}}, and the colours offered are those every
-// job has.
+// job has. There one control bar steers every view: the first job's
+// explorer holds the controls (role "lead"), each other data set's first
+// job its selection panel ("panel"), the rest only their row panels.
 
 import { createExplorer } from "./explorer.js";
 import { getJSON } from "./api.js";
@@ -119,12 +121,24 @@ async function startJobs(roots) {
   });
   page.linked = links.size === 1 && roots.length > 1;
   document.querySelectorAll("[data-explore-note]").forEach((n) => { n.hidden = false; });
+  // One control bar: the first job's explorer shows the controls and
+  // sends what is chosen to the others; the first job of each other link
+  // shows that link's selection and saved selections.
+  const bar = createLink();
+  const maxD = Math.max(...metas.map((m) => Math.max(0, ...m.methods.map((x) => x.d))));
+  const seen = new Set();
   await Promise.all(roots.map((root, i) => {
     const job = root.getAttribute("data-job");
+    const group = root.getAttribute("data-link") || job;
+    const role = i === 0 ? "lead" : seen.has(group) ? "quiet" : "panel";
+    seen.add(group);
     const sub = (page.jobs[job] = { ready: false, views: {}, selected: [] });
+    const slots = document.querySelectorAll('[data-scatter][data-scatter-job="' + job + '"]');
     return createExplorer(root, renderer, sub, {
-      meta: metas[i], link: links.get(root.getAttribute("data-link") || job),
+      meta: metas[i], link: links.get(group),
       prefix: "explore-" + job.slice(0, 8) + "-", job: job.slice(0, 8),
+      slots: slots.length ? slots : null, role, bar, maxD,
+      title: links.size > 1 ? root.getAttribute("data-title") : "",
     });
   }));
   const subs = Object.values(page.jobs);
