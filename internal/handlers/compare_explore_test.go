@@ -123,7 +123,7 @@ func TestCompareExploreSlots(t *testing.T) {
 		t.Errorf("the picker lists %d jobs, want 3", count)
 	}
 	for _, f := range []string{"pick-q", "pick-dataset", "pick-method", "pick-since"} {
-		id := doc.Find(`[data-testid="` + f + `"]`).AttrOr("id", "")
+		id := doc.Find(`[data-testid="`+f+`"]`).AttrOr("id", "")
 		if id == "" || doc.Find(`label[for="`+id+`"]`).Length() != 1 {
 			t.Errorf("the filter's %s has no label", f)
 		}
