@@ -16,8 +16,9 @@ import (
 // TestBrowserExploreCompare is a researcher comparing jobs' projections
 // interactively: two jobs on the same data set (pca, mddmp) have their
 // views linked across the jobs, so a lasso in the first job's view lights
-// up the same row numbers in the second's and the first's selection panel
-// shows the enrichment, with a pair of bars a label; two jobs on
+// up the same row numbers in the second's and the page's one selection
+// panel (in the control bar) shows the enrichment, with a pair of bars a
+// label, as it does for a lasso in the second job's view; two jobs on
 // different data sets say that selections link only within each job, and
 // a lasso in one does not reach the other.
 func TestBrowserExploreCompare(t *testing.T) {
@@ -48,7 +49,7 @@ func TestBrowserExploreCompare(t *testing.T) {
 
 	open := func(ids ...string) {
 		t.Helper()
-		run(t, ctx, "compare "+strings.Join(ids, ", "), chromedp.Navigate(a.url+"/compare?jobs="+strings.Join(ids, ",")), chromedp.WaitVisible(chromedp.CSS(`[data-testid="compare-job"]`)))
+		run(t, ctx, "compare "+strings.Join(ids, ", "), chromedp.Navigate(a.url+"/compare?jobs="+strings.Join(ids, ",")), chromedp.WaitVisible(chromedp.CSS(`[data-testid="compare-bar"]`)))
 		waitJS(t, ctx, "the interactive views are drawn", `!!(window.mldrExplore && (window.mldrExplore.ready || window.mldrExplore.error))`, 60*time.Second)
 		if e := eval[*string](t, ctx, `window.mldrExplore.error || null`); e != nil {
 			t.Fatalf("the explorer failed: %s", *e)
@@ -57,7 +58,7 @@ func TestBrowserExploreCompare(t *testing.T) {
 	view := func(job, method string) string { return `window.mldrExplore.jobs["` + job + `"].views.` + method }
 	lasso := func(job, method string) {
 		t.Helper()
-		sel := `[data-job="` + job + `"] ~ * [data-testid="scatter-` + method + `"], section:has([data-job="` + job + `"]) [data-testid="scatter-` + method + `"]`
+		sel := `[data-scatter-job="` + job + `"] [data-testid="scatter-` + method + `"]`
 		eval[bool](t, ctx, `(() => { document.querySelector('`+sel+`').scrollIntoView({block: "center"}); return true; })()`)
 		time.Sleep(300 * time.Millisecond)
 		box := eval[[]float64](t, ctx, `(() => { const r = document.querySelector('`+sel+`').getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; })()`)
@@ -81,10 +82,12 @@ func TestBrowserExploreCompare(t *testing.T) {
 	if n := eval[int](t, ctx, `document.querySelectorAll('.scatter-view').length`); n != 2 {
 		t.Errorf("got %d interactive views, want 2 (pca of one job, mddmp of the other)", n)
 	}
-	// The colours offered are those both jobs have: not A's folds.
-	keysOf := func(job string) []string {
-		return eval[[]string](t, ctx, `[...document.querySelectorAll('section:has([data-job="`+job+`"]) [data-testid="explore-colour"] option')].map(o => o.value)`)
+	// One control bar; the colours it offers are those both jobs have:
+	// not A's folds.
+	if n := eval[int](t, ctx, `document.querySelectorAll('[data-testid="explore-colour"]').length`); n != 1 {
+		t.Errorf("got %d colour choosers, want 1 (the control bar's)", n)
 	}
+	keys := eval[[]string](t, ctx, `[...document.querySelectorAll('[data-testid="compare-bar"] [data-job="`+jobA+`"] [data-testid="explore-colour"] option')].map(o => o.value)`)
 	own, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`fetch("/api/jobs/`+jobA+`/explore").then(r => r.json()).then(m => m.colours.map(c => c.key))`, chromedp.EvalAwaitPromise))
 	if err != nil {
 		t.Fatalf("reading job A's colours: %v", err)
@@ -92,8 +95,8 @@ func TestBrowserExploreCompare(t *testing.T) {
 	if !slices.Contains(own, "fold") {
 		t.Fatalf("job A's own colours %v lack fold", own)
 	}
-	if ka, kb := keysOf(jobA), keysOf(jobB); !slices.Equal(ka, kb) || slices.Contains(ka, "fold") || len(ka) == 0 {
-		t.Errorf("colour choices: job A %v, job B %v; want the same, those both jobs have (no fold)", ka, kb)
+	if slices.Contains(keys, "fold") || len(keys) == 0 {
+		t.Errorf("colour choices: %v; want those both jobs have (no fold)", keys)
 	}
 	if eval[bool](t, ctx, `!document.querySelector('figure#projection-`+jobA+`-pca .plot-svg').hidden`) {
 		t.Error("job A's static projection is still shown beside the interactive one")
@@ -109,9 +112,9 @@ func TestBrowserExploreCompare(t *testing.T) {
 	if !slices.Equal(rowsA, rowsB) {
 		t.Errorf("job B's mddmp highlights rows %v, job A's pca selected %v: want the same row numbers", rowsB, rowsA)
 	}
-	waitJS(t, ctx, "job A's panel shows the enrichment", `!!window.mldrExplore.jobs["`+jobA+`"].selection && !!document.querySelector('section:has([data-job="`+jobA+`"]) [data-testid="selection-labels"]')`, 10*time.Second)
-	if got, want := eval[string](t, ctx, `document.querySelector('section:has([data-job="`+jobB+`"]) [data-testid="selection-count"]').textContent`), "rows selected in PCA of job "+jobA[:8]; !strings.Contains(got, want) {
-		t.Errorf("job B's panel says %q, want it to contain %q", got, want)
+	waitJS(t, ctx, "the page's panel shows the enrichment", `!!window.mldrExplore.jobs["`+jobA+`"].selection && !!document.querySelector('[data-job="`+jobA+`"] [data-testid="selection-labels"]')`, 10*time.Second)
+	if n := eval[int](t, ctx, `document.querySelectorAll('[data-testid="selection-panel"]').length`); n != 1 {
+		t.Errorf("jobs on one data set: %d selection panels, want 1", n)
 	}
 	// The bars: share of the selection and of all rows, as in the table.
 	type bar struct {
@@ -124,7 +127,7 @@ func TestBrowserExploreCompare(t *testing.T) {
 	bars := eval[[]bar](t, ctx, `(() => {
 		const s = window.mldrExplore.jobs["`+jobA+`"].selection;
 		return s.labels.map(l => {
-			const tr = document.querySelector('section:has([data-job="`+jobA+`"]) [data-testid="selection-labels"] tr[data-label="' + l.label + '"]');
+			const tr = document.querySelector('[data-job="`+jobA+`"] [data-testid="selection-labels"] tr[data-label="' + l.label + '"]');
 			const b = tr.querySelector('[data-testid="freq-bars"]');
 			const sel = b.querySelector('[data-testid="bar-selection"]'), all = b.querySelector('[data-testid="bar-overall"]');
 			return {label: l.label, inSel: l.in_selection, count: s.count, overall: l.overall, all: `+view(jobA, "pca")+`.state.rows,
@@ -150,16 +153,24 @@ func TestBrowserExploreCompare(t *testing.T) {
 	}
 	shot(t, ctx, "48-compare-linked")
 
+	// A lasso in job B's view: job A's rows light up, and the one panel
+	// gives the statistics of the selection made in job B.
+	lasso(jobB, "mddmp")
+	waitJS(t, ctx, "the panel follows job B's lasso", `(() => { const c = document.querySelector('[data-job="`+jobA+`"] [data-testid="selection-count"]'); return !!c && c.textContent.includes("of job `+jobB[:8]+`") && !!window.mldrExplore.jobs["`+jobA+`"].selection; })()`, 10*time.Second)
+	if a, b := eval[[]int](t, ctx, view(jobA, "pca")+`.selectedRows.sort((a, b) => a - b)`), eval[[]int](t, ctx, view(jobB, "mddmp")+`.selectedRows.sort((a, b) => a - b)`); len(b) == 0 || !slices.Equal(a, b) {
+		t.Errorf("after a lasso in job B, job A highlights %d rows, job B selected %d: want the same row numbers", len(a), len(b))
+	}
+
 	// A hover in job A's view lights the same row up in job B's.
 	i := eval[int](t, ctx, view(jobA, "pca")+`.selected[0]`)
 	at := eval[[]float64](t, ctx, view(jobA, "pca")+`.position(`+strconv.Itoa(i)+`)`)
 	run(t, ctx, "hover a row", mouse(input.DispatchMouseEventTypeMouseMoved, at[0], at[1], false))
 	waitJS(t, ctx, "the hover is linked across the jobs", view(jobB, "mddmp")+`.hoveredRow !== null && `+view(jobB, "mddmp")+`.hoveredRow === `+view(jobA, "pca")+`.hoveredRow`, 5*time.Second)
 
-	// A colour chosen in job A's controls colours job B's view too.
-	run(t, ctx, "colour job A by label a",
-		chromedp.SetValue(chromedp.CSS(`section:has([data-job="`+jobA+`"]) [data-testid="explore-colour"]`), "label:a"),
-		chromedp.Evaluate[chromedp.Void](`document.querySelector('section:has([data-job="`+jobA+`"]) [data-testid="explore-colour"]').dispatchEvent(new Event("change", {bubbles: true}))`))
+	// A colour chosen in the control bar colours every job's views.
+	run(t, ctx, "colour by label a",
+		chromedp.SetValue(chromedp.CSS(`[data-testid="explore-colour"]`), "label:a"),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-testid="explore-colour"]').dispatchEvent(new Event("change", {bubbles: true}))`))
 	waitJS(t, ctx, "job B is coloured by label a", `window.mldrExplore.jobs["`+jobB+`"].controls.colour === "label:a" && window.mldrExplore.jobs["`+jobB+`"].legend.text === window.mldrExplore.jobs["`+jobA+`"].legend.text`, 10*time.Second)
 
 	// Different data sets: the note, and no highlighting across the jobs.
@@ -176,6 +187,15 @@ func TestBrowserExploreCompare(t *testing.T) {
 	if n := eval[int](t, ctx, view(jobC, "pca")+`.selected.length + window.mldrExplore.jobs["`+jobC+`"].selected.length`); n != 0 {
 		t.Errorf("job C (other data) highlights %d rows after a lasso in job A, want none", n)
 	}
+	// Each data set's first job has its own selection panel, named.
+	if got := eval[string](t, ctx, `(() => { const h = document.querySelector('[data-job="`+jobC+`"] [data-testid="selection-panel"] h3'); return h ? h.textContent : ""; })()`); !strings.Contains(got, "job "+jobC[:8]) {
+		t.Errorf("job C's selection panel is headed %q, want it to name job %s", got, jobC[:8])
+	}
+	// The bar's axes reach job C's view too.
+	run(t, ctx, "vertical axis: component 1",
+		chromedp.SetValue(chromedp.CSS(`[data-testid="explore-y"]`), "1"),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-testid="explore-y"]').dispatchEvent(new Event("change", {bubbles: true}))`))
+	waitJS(t, ctx, "job C draws component 1 against 1", view(jobC, "pca")+`.state.y === 1 && `+view(jobA, "pca")+`.state.y === 1`, 10*time.Second)
 	shot(t, ctx, "49-compare-unlinked")
 
 	// Without WebGL the static figures stay, each job saying why.

@@ -255,8 +255,8 @@ func TestBrowserAnalysis(t *testing.T) {
 	run(t, ctx, "compare the finished job",
 		chromedp.Click(chromedp.CSS(`[data-testid="compare-form"] input[name=jobs]`)),
 		chromedp.Click(chromedp.CSS(`[data-testid="compare-submit"]`)),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid="compare-job"]`)))
-	if n := eval[int](t, ctx, `document.querySelectorAll('[data-testid="compare-job"] figure svg').length`); n != 7 {
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="compare-bar"]`)))
+	if n := eval[int](t, ctx, `document.querySelectorAll('main figure svg').length`); n != 7 {
 		t.Errorf("compare shows %d plots, want 7 (curves, 3 spectra, 3 projections)", n)
 	}
 	shot(t, ctx, "16-compare")
