@@ -147,6 +147,7 @@ func (b *Builder) compareJobs(v *templates.CompareView, all []*jobs.Results) err
 			cj.Projections = append(cj.Projections, fv)
 			cj.Methods = append(cj.Methods, m.Method)
 			cj.Names = append(cj.Names, MethodName(m.Method))
+			cj.SpaceNotes = append(cj.SpaceNotes, SpaceNote(m.Method, m.Manifest.Space))
 		}
 		v.Jobs = append(v.Jobs, cj)
 	}

@@ -85,3 +85,17 @@ var xcMetricText = map[string]string{
 	evaluate.PSPrecisionAt1: "PSP@1", evaluate.PSPrecisionAt3: "PSP@3", evaluate.PSPrecisionAt5: "PSP@5",
 	evaluate.PSNDCGAt1: "PSnDCG@1", evaluate.PSNDCGAt3: "PSnDCG@3", evaluate.PSNDCGAt5: "PSnDCG@5",
 }
+
+// SpaceNote says, for a method of the label space (PLST, CPLST and their
+// family), what its scatter shows: not the rows but the codes of the
+// label sets (a label vector times the method's directions), so rows
+// with the same labels share one point; "" for a method of the feature
+// space.
+func SpaceNote(method string, space analysis.Space) string {
+	if space != analysis.LabelSpace {
+		return ""
+	}
+	return MethodName(method) + " reduces the label space: its scatter shows label codes, not the rows' features. " +
+		"Each point is the code of a label set (the set's 0/1 label vector on the method's directions), " +
+		"so every row with the same labels falls on the same point and there are as many points as distinct label sets."
+}

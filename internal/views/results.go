@@ -92,7 +92,8 @@ func (b *Builder) Results(id string, o ResultsOptions) (*templates.ResultsView, 
 	}
 	for _, m := range res.Methods {
 		mv := templates.MethodView{ID: m.Method, Name: MethodName(m.Method), Space: string(m.Manifest.Space), Paper: m.Manifest.Paper,
-			D: m.Eigen.D, Energy: m.Eigen.Energy, Rank: m.Eigen.Rank, RankAtLeast: m.Eigen.RankAtLeast, Colour: ColourHex(res.Job.Request.MethodIDs(), m.Method)}
+			D: m.Eigen.D, Energy: m.Eigen.Energy, Rank: m.Eigen.Rank, RankAtLeast: m.Eigen.RankAtLeast, Colour: ColourHex(res.Job.Request.MethodIDs(), m.Method),
+			SpaceNote: SpaceNote(m.Method, m.Manifest.Space)}
 		v.MaxComponent = max(v.MaxComponent, m.Eigen.D)
 		mq := q
 		mq.Method = m.Method

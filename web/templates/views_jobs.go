@@ -146,6 +146,9 @@ type MethodView struct {
 	Colour               string
 	Spectrum, Projection *FigureView
 	Downloads            []Download
+	// SpaceNote, for a label-space method, says that its scatter shows
+	// label codes and what they are; "" for a feature-space one.
+	SpaceNote string
 }
 
 // FigureView is a plot inline, with a text alternative and the addresses
@@ -242,6 +245,8 @@ type CompareJob struct {
 	// Methods are the methods of Projections, in their order: the
 	// interactive views' slots are named by them; Names are their names.
 	Methods, Names []string
+	// SpaceNotes are the methods' SpaceNote, in their order.
+	SpaceNotes []string
 	Curves         *FigureView
 }
 
