@@ -247,7 +247,7 @@ type CompareJob struct {
 	Methods, Names []string
 	// SpaceNotes are the methods' SpaceNote, in their order.
 	SpaceNotes []string
-	Curves         *FigureView
+	Curves     *FigureView
 }
 
 // StudyView is a study's comparison of its methods over its data sets at
