@@ -55,6 +55,9 @@ type Summary struct {
 	// Warnings are the loader's, each at most MaxWarningBytes long, at
 	// most MaxWarnings of them.
 	Warnings []string `json:"warnings"`
+	// Spread compares the features' scales (nil when fewer than two
+	// vary, and in records made before it existed).
+	Spread *Spread `json:"spread,omitempty"`
 
 	// LegacyLabels and LegacyStats are what records made before Details
 	// existed held of every label; a store moves them into a details
@@ -313,6 +316,7 @@ func Describe(d *Dataset) (Summary, *Details) {
 		s.Density = float64(s.NonZeros) / (float64(n) * float64(nf))
 	}
 	s.LabelsDigest = NamesDigest(d.Labels)
+	s.Spread = columnSpread(d)
 	det := &Details{Kind: d.Kind, Rows: n, Columns: d.Columns, LabelColumns: d.LabelColumns, Labels: d.Labels}
 	// A row's label set is keyed by the indices of its labels
 	// (multi-label: a few bytes for a few labels, whatever q) or by its

@@ -75,6 +75,7 @@ func DefaultStudyForm(recs []store.DatasetRecord) templates.AnalyzeForm {
 func (b *Builder) Analyze(rec store.DatasetRecord, form templates.AnalyzeForm, checked []string, fe *templates.FormError) templates.AnalyzeView {
 	v := templates.AnalyzeView{DatasetID: rec.ID, DatasetName: b.datasetName(rec.ID), Summary: rec.Summary,
 		Form: form, Error: fe}
+	v.ScaleHint = ScaleHint(rec.Summary, "")
 	shape := analysis.Shape{N: rec.Summary.Rows, D: rec.Summary.Features, Q: rec.Summary.LabelCount, Classes: rec.Summary.ClassList()}
 	multiDim := rec.Summary.Kind == dataset.MultiDim
 	if checked == nil {

@@ -100,6 +100,9 @@ func (b *Builder) JobHeader(j jobs.Job) templates.JobHeader {
 	if j.Status != jobs.Succeeded {
 		hd.Notes = j.Notes // a succeeded job's notes stand with its results
 	}
+	if rec, err := b.store.Dataset(j.Request.Dataset); err == nil && !j.Request.Study() {
+		hd.ScaleHint = ScaleHint(rec.Summary, j.Request.Preprocess)
+	}
 	for _, id := range j.Request.Datasets {
 		hd.Study = append(hd.Study, templates.Link{ID: id, Name: b.datasetName(id)})
 	}

@@ -25,10 +25,13 @@ type AnalyzeView struct {
 	// analysis of one data set (DatasetID).
 	Study   []Link
 	Summary dataset.Summary
-	Methods []MethodChoice
-	Labels  []string // for the rbf label kernel's explanation
-	Form    AnalyzeForm
-	Error   *FormError
+	// ScaleHint suggests standardizing when one feature's scale dwarfs
+	// the others'; "" for none.
+	ScaleHint string
+	Methods   []MethodChoice
+	Labels    []string // for the rbf label kernel's explanation
+	Form      AnalyzeForm
+	Error     *FormError
 }
 
 // MethodChoice is one method in the form.
@@ -92,6 +95,9 @@ type JobHeader struct {
 	Phases string
 	Active bool
 	Notes  []string
+	// ScaleHint suggests standardizing when one feature's scale dwarfs
+	// the others' and the job used the features as given; "" for none.
+	ScaleHint string
 }
 
 // Link is a data set (or other item) to link to by id.
