@@ -104,7 +104,11 @@ func TestSparseLabels(t *testing.T) {
 		t.Errorf("cardinality, density: got %v, %v with sparse labels, %v, %v with dense ones",
 			*sAuto.LabelCardinality, *sAuto.LabelDensity, *sDense.LabelCardinality, *sDense.LabelDensity)
 	}
+	if (sAuto.Spread == nil) != (sDense.Spread == nil) || sAuto.Spread != nil && *sAuto.Spread != *sDense.Spread {
+		t.Errorf("Spread: got %+v with sparse labels, %+v with dense ones", sAuto.Spread, sDense.Spread)
+	}
 	sAuto.LabelCardinality, sAuto.LabelDensity, sDense.LabelCardinality, sDense.LabelDensity = nil, nil, nil, nil
+	sAuto.Spread, sDense.Spread = nil, nil
 	if fmt.Sprint(sAuto) != fmt.Sprint(sDense) {
 		t.Errorf("Describe: got %+v with sparse labels, %+v with dense ones", sAuto, sDense)
 	}

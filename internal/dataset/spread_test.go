@@ -1,7 +1,9 @@
 package dataset_test
 
 import (
+	"cmp"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -51,6 +53,43 @@ func TestSpread(t *testing.T) {
 					t.Errorf("Dwarfs: got %v, want %v", s.Dwarfs(), tc.dwarfs)
 				}
 			})
+		}
+	}
+}
+
+// TestSpreadManyColumns: a sparse data set with far more columns than
+// entries keeps sums for the columns that hold one only, and finds what
+// the dense one does (x1 is 0, 0, 3, 3: 1.5; x2999 is 0, 0, 0, 4000:
+// 1732.05…).
+func TestSpreadManyColumns(t *testing.T) {
+	const cols = 3000
+	var b strings.Builder
+	for j := range cols {
+		b.WriteString("x" + strconv.Itoa(j) + ",")
+	}
+	b.WriteString("label:y\n")
+	for i, cells := range []map[int]string{{}, {}, {1: "3"}, {1: "3", cols - 1: "4000"}} {
+		for j := range cols {
+			b.WriteString(cmp.Or(cells[j], "0") + ",")
+		}
+		b.WriteString(strconv.Itoa(i%2) + "\n")
+	}
+	var got []dataset.Spread
+	for _, storage := range []dataset.Storage{dataset.StorageDense, dataset.StorageSparse} {
+		d, err := dataset.LoadStored(strings.NewReader(b.String()), dataset.Options{}, storage)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := dataset.Summarize(d).Spread
+		if s == nil {
+			t.Fatalf("%s: got no spread", storage)
+		}
+		got = append(got, *s)
+	}
+	want := dataset.Spread{Widest: "x2999", WidestStd: math.Sqrt(3) * 1000, Narrowest: "x1", NarrowestStd: 1.5, Ratio: math.Sqrt(3) * 1000 / 1.5}
+	for k, s := range got {
+		if s.Widest != want.Widest || s.Narrowest != want.Narrowest || math.Abs(s.Ratio-want.Ratio) > 1e-9*want.Ratio {
+			t.Errorf("storage %d: got %+v, want %+v", k, s, want)
 		}
 	}
 }
