@@ -50,6 +50,8 @@ func Check(id string, p Params, s Shape) error {
 		return unservable("", 0, "a reduction needs at least 2 rows, not %d", s.N)
 	case m.MaxN > 0 && s.N > m.MaxN:
 		return unservable("method", m.MaxN, "%s accepts at most %d rows because %s; these data have %d", m.ID, m.MaxN, m.MaxNWhy, s.N)
+	case m.ID == "mds" && p.SMACOF() && s.N > MaxNSMACOF:
+		return smacofRows(p, s.N)
 	case m.ID == "lpp" && cmp.Or(p.K, DefaultK) >= s.N:
 		k := cmp.Or(p.K, DefaultK)
 		return unservable(ParamK, s.N-1, "k = %d neighbours needs more than %d rows; with %d rows k may be at most %d", k, k, s.N, s.N-1)
@@ -134,6 +136,11 @@ func checkRanges(m Method, p Params) error {
 	}
 	if err := checkLSBase(p); err != nil {
 		return err
+	}
+	if m.ID == "mds" {
+		if err := checkMDS(p); err != nil {
+			return err
+		}
 	}
 	if p.K > maxLPPK {
 		return invalid(ParamK, "k may be at most %d (the graph keeps N·k edges); %d is too many", maxLPPK, p.K)

@@ -10,19 +10,29 @@ import (
 // largest d): N×mdsMaxDims numbers at most.
 const mdsMaxDims = 200
 
-// fitMDS is classical (Torgerson) multidimensional scaling of the rows'
+// fitMDS fits mds of the kind Params.MDSKind: classical (fitClassicalMDS)
+// or, by SMACOF, metric or nonmetric (fitSMACOF).
+func fitMDS(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
+	if p.SMACOF() {
+		return fitSMACOF(ctx, in, p, st)
+	}
+	return fitClassicalMDS(ctx, in, p, st)
+}
+
+// fitClassicalMDS is classical (Torgerson) multidimensional scaling of the rows'
 // Euclidean distances: the top-d eigenvectors of B = −½·H·D²·H (N×N), each
 // scaled by √λ, are the embedding. For Euclidean distances B = XcXcᵀ, whose
 // non-zero eigenpairs come from C = XcᵀXc: if Cv = λv then Xcv/√λ is a unit
 // eigenvector of B with the same λ, so the embedding is Xc·v — PCA's scores.
 // So no N×N matrix is formed and no limit on N is needed; the tests check
 // this against the explicit −½HD²H. MDS is transductive: it embeds the
-// training rows and has no projection for new rows (Transform returns
-// ErrTransductive). The eigenvalues are those of B (its non-zero ones).
+// rows it is fitted on and has no projection for new rows (Transform
+// returns ErrTransductive); an evaluation fits it on the training and
+// test rows together (evaluate.Run). The eigenvalues are those of B (its non-zero ones).
 // With fewer rows than features C is decomposed on the N×N path
 // (rowspace.go) and the embedding is U·V from the rows U of Xc in its row
 // space.
-func fitMDS(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
+func fitClassicalMDS(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 	s, err := featureStats(ctx, in, statsSpec{gram: true}, useRowSpace(in), st.sub(0, 0.7, "Gram matrix"))
 	if err != nil {
 		return nil, err
@@ -57,9 +67,17 @@ func fitMDS(ctx context.Context, in Input, p Params, st stage) (*Model, error) {
 	return m, nil
 }
 
-// memMDS: pca's statistics and decomposition (D×D, or N×N when N < D), then
-// the N×min(rank, 200) embedding and its copy; no N×N distance matrix.
+// memMDS is memClassicalMDS or memSMACOF, by the kind.
 func memMDS(p Params, s Shape) float64 {
+	if p.SMACOF() {
+		return memSMACOF(p, s)
+	}
+	return memClassicalMDS(p, s)
+}
+
+// memClassicalMDS: pca's statistics and decomposition (D×D, or N×N when N < D), then
+// the N×min(rank, 200) embedding and its copy; no N×N distance matrix.
+func memClassicalMDS(p Params, s Shape) float64 {
 	l := newLedger()
 	l.sparseFor(s, rowsFor(s))
 	n, d := float64(s.N), float64(s.D)

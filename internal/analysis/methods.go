@@ -28,6 +28,11 @@ type Method struct {
 	// mem is the estimate of fit's peak live heap, in float64s (8 bytes),
 	// beyond X and Y (EstimateMemory).
 	mem func(p Params, s Shape) float64
+	// Transductive says the method embeds the rows it is fitted on and
+	// projects no others (Transform returns ErrTransductive): an
+	// evaluation fits it on a split's training and test rows together.
+	Transductive bool
+
 	// densify says the fit needs the rows themselves (pairwise distances):
 	// sparse features are made dense for it.
 	densify bool
@@ -88,8 +93,9 @@ var methods = []Method{
 		Paper: seed002 + ", eq. 10", Space: FeatureSpace, Takes: dThr, MultiLabel: true, MultiDim: true, fit: fitGEGH, mem: memGEGH},
 	{ID: "sdem", Name: "SDeM", Summary: "MDDM for multi-dimensional data: HSIC with the one-hot class variables; d ≤ ΣK_j − q.",
 		Paper: seed003 + ", algorithm 1", Space: FeatureSpace, Takes: dThr, MultiDim: true, fit: fitSDeM, mem: memSDeM},
-	{ID: "mds", Name: "Classical MDS", Summary: "Embedding that keeps the rows' Euclidean distances; training rows only, no projection.",
-		Paper: "Torgerson 1952 (baseline of " + seed003 + ")", Space: FeatureSpace, Takes: dThr, MultiLabel: true, MultiDim: true, fit: fitMDS, mem: memMDS},
+	{ID: "mds", Name: "MDS", Summary: "Embedding that keeps the rows' Euclidean distances: classical (exact), metric or nonmetric (SMACOF); transductive, evaluated by embedding the training and test rows together.",
+		Paper: "Torgerson 1952; de Leeuw 1977 (SMACOF); Kruskal 1964 (nonmetric) (baseline of " + seed003 + ")", Space: FeatureSpace,
+		Takes: []string{ParamD, ParamThr, ParamMDSKind, ParamSeed, ParamStarts, ParamIterations}, MultiLabel: true, MultiDim: true, Transductive: true, fit: fitMDS, mem: memMDS},
 	{ID: "kpca", Name: "Kernel PCA", Summary: "PCA in the feature space of an rbf, poly or linear kernel (the centred kernel matrix's eigenvectors); ignores the labels.",
 		Paper: "Schölkopf, Smola & Müller, Nonlinear component analysis as a kernel eigenvalue problem, Neural Computation 1998", Space: FeatureSpace,
 		Takes: kernelTakes, MultiLabel: true, MultiDim: true, fit: fitKPCA, mem: memKPCA, densify: true},

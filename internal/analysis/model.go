@@ -91,6 +91,9 @@ type Model struct {
 	// the column means of the training rows' kernel with the basis rows)
 	// belong to: a row x projects to (k(x) − Means)·P. nil for the others.
 	Kernel *KernelBasis `json:",omitempty"`
+	// Stress, for metric and nonmetric mds, is how well the embedding
+	// keeps the rows' distances; nil for the others.
+	Stress *Stress `json:",omitempty"`
 
 	embedding *mat.Dense // mds: every embedding coordinate computed
 	dual      *mat.Dense // kcplst: (λI + K)⁻¹Z, N×q, for KernelCodes
@@ -167,6 +170,10 @@ func (m *Model) WithDim(d int) (*Model, error) {
 	}
 	if len(m.Blocks) > 0 {
 		return nil, invalid(ParamD, "%s on multi-dimensional data has one block per class variable; refit it with another d", m.Method)
+	}
+	if m.Stress != nil && d != m.Dim {
+		return nil, invalid(ParamD, "d = %d: the coordinates of %s mds are not nested, so this fit at d = %d gives no other d; fit it again with d = %d",
+			d, m.Params.mdsKind(), m.Dim, d)
 	}
 	if k := m.Directions(); d > k {
 		return nil, invalid(ParamD, "d = %d: this fit of %s computed only its %d leading directions; fit it again with d = %d", d, m.Method, k, d)

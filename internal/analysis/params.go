@@ -53,8 +53,16 @@ type Params struct {
 	// the extra sketch columns and the subspace (power) iterations (≥ 0).
 	Oversample *int `json:"oversample,omitempty"`
 	PowerIters *int `json:"power_iters,omitempty"`
-	// Iterations bounds leml's alternating least-squares sweeps (≥ 1).
+	// Iterations bounds leml's alternating least-squares sweeps and the
+	// Guttman transforms of each start of metric and nonmetric mds (≥ 1).
 	Iterations int `json:"iterations,omitempty"`
+	// MDSKind is mds's kind: MDSClassical (the default), MDSMetric or
+	// MDSNonmetric. The last two start Starts times (default
+	// DefaultMDSStarts) from configurations drawn with Seed (default
+	// DefaultMDSSeed) and keep the start of least stress.
+	MDSKind string  `json:"mds_kind,omitempty"`
+	Seed    *uint64 `json:"seed,omitempty"`
+	Starts  int     `json:"starts,omitempty"`
 
 	// MaxDim is not a parameter of the API but what the caller will ask of
 	// the model: the largest d it will cut it to with WithDim or Choose,
@@ -94,6 +102,9 @@ const (
 	ParamOversample       = "oversample"
 	ParamPowerIters       = "power_iters"
 	ParamIterations       = "iterations"
+	ParamMDSKind          = "mds_kind"
+	ParamSeed             = "seed"
+	ParamStarts           = "starts"
 )
 
 // Defaults.
@@ -171,6 +182,9 @@ func (p Params) Given() []string {
 	add(ParamOversample, p.Oversample != nil)
 	add(ParamPowerIters, p.PowerIters != nil)
 	add(ParamIterations, p.Iterations != 0)
+	add(ParamMDSKind, p.MDSKind != "")
+	add(ParamSeed, p.Seed != nil)
+	add(ParamStarts, p.Starts != 0)
 	return g
 }
 
@@ -235,6 +249,15 @@ func (p Params) Only(names []string) Params {
 	}
 	if keep(ParamIterations) {
 		q.Iterations = p.Iterations
+	}
+	if keep(ParamMDSKind) {
+		q.MDSKind = p.MDSKind
+	}
+	if keep(ParamSeed) {
+		q.Seed = p.Seed
+	}
+	if keep(ParamStarts) {
+		q.Starts = p.Starts
 	}
 	q.MaxDim = p.MaxDim // the caller's, not a parameter
 	return q
@@ -328,6 +351,43 @@ func (p Params) normalization() string {
 		return NormalizeUnit
 	}
 	return p.Normalize
+}
+
+// mdsKind is mds's kind: p.MDSKind, or MDSClassical when it is not given.
+func (p Params) mdsKind() string {
+	if p.MDSKind == "" {
+		return MDSClassical
+	}
+	return p.MDSKind
+}
+
+// SMACOF reports whether p asks mds for a kind fitted by SMACOF (metric or
+// nonmetric): not nested in d, from random starts, on at most MaxNSMACOF
+// rows.
+func (p Params) SMACOF() bool { k := p.mdsKind(); return k == MDSMetric || k == MDSNonmetric }
+
+// checkMDS checks mds's own parameters: a known kind; seed, starts and
+// iterations only for the kinds that iterate, thr only for classical.
+func checkMDS(p Params) error {
+	k := p.mdsKind()
+	switch {
+	case !slices.Contains([]string{MDSClassical, MDSMetric, MDSNonmetric}, k):
+		return invalid(ParamMDSKind, "mds_kind must be %s, %s or %s, not %q", MDSClassical, MDSMetric, MDSNonmetric, k)
+	case k == MDSClassical && (p.Seed != nil || p.Starts != 0 || p.Iterations != 0):
+		name := ParamSeed
+		if p.Starts != 0 {
+			name = ParamStarts
+		} else if p.Iterations != 0 {
+			name = ParamIterations
+		}
+		return invalid(name, "classical mds is exact (an eigen-decomposition): it takes no seed, starts or iterations; "+
+			"give mds_kind metric or nonmetric, or leave %s out", name)
+	case k != MDSClassical && p.Thr != 0:
+		return invalid(ParamThr, "thr picks d from the eigenvalues of classical mds; %s mds has none (its coordinates are not nested): give d", k)
+	case p.Starts < 0 || p.Starts > maxMDSStarts:
+		return invalid(ParamStarts, "starts must be in 1…%d, not %d", maxMDSStarts, p.Starts)
+	}
+	return nil
 }
 
 // Float returns a pointer to v, for Params fields.
