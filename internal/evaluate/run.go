@@ -181,6 +181,12 @@ type Row struct {
 	// DecoderLambda its λ. Empty on the other rows.
 	Decoder       string   `json:"decoder,omitempty"`
 	DecoderLambda *float64 `json:"decoder_lambda,omitempty"`
+
+	// Transductive says the method (mds, analysis.Method.Transductive)
+	// was fitted on the split's training and test rows together, their
+	// labels left out, and the classifier trained and tested on the rows'
+	// coordinates in that one embedding (see Run).
+	Transductive bool `json:"transductive,omitempty"`
 }
 
 // Result is a run's rows — for each method (ori first) and d, one row per
@@ -206,7 +212,12 @@ type Propensity struct {
 // Run evaluates every method of spec, at every d of its grid, on every
 // split, and the baseline without reduction. Each reduction is fitted on
 // the training rows only, once per method and split, and cut to each d;
-// test rows are projected with the training means and directions.
+// test rows are projected with the training means and directions. A
+// transductive method (mds, which has no projection for new rows) is
+// instead fitted on each split's training and test rows together, the
+// test rows' labels left out (no fit of it reads labels), and the
+// classifier trains on the training rows' coordinates and is tested on
+// the test rows'; its rows say Transductive.
 //
 // After a feature-space method the classifier of Options runs on the
 // projected rows: ML-kNN, the k-NN vote (KNN) or ridge binary relevance
@@ -388,10 +399,6 @@ func newRunner(data analysis.Input, splits []Split, spec Spec, progress analysis
 		}
 	}
 	for _, m := range spec.Methods {
-		if m.ID == "mds" {
-			return nil, &analysis.Error{Kind: analysis.Unservable, Param: "method",
-				Msg: "mds embeds its training rows only and cannot project held-out rows, so it cannot be evaluated on a split"}
-		}
 		if _, ok := analysis.Lookup(m.ID); !ok {
 			return nil, fmt.Errorf("evaluate: unknown method %q", m.ID)
 		}
@@ -685,6 +692,9 @@ func (r *runner) addRow(k cellKey, row Row, fold int, metrics map[string]float64
 	if d, ok := r.decoders[row.Method]; ok {
 		row.Decoder, row.DecoderLambda = d.Regressor, &d.Lambda
 	}
+	if m, ok := analysis.Lookup(k.method); ok && m.Transductive {
+		row.Transductive = true
+	}
 	row.FitSeconds, row.EvalSeconds = r.lastFit.Seconds(), max(end.Sub(r.mark), 0).Seconds()
 	r.mark = end
 	r.cells[k] = append(r.cells[k], row)
@@ -821,6 +831,9 @@ func (r *runner) prefitted(run MethodRun, explicit bool, top int) *analysis.Mode
 // every point of its grid.
 func (r *runner) method(ctx context.Context, run MethodRun, train, test analysis.Input, f int) error {
 	desc, _ := analysis.Lookup(run.ID)
+	if desc.Transductive {
+		return r.transductive(ctx, run, train, test, f)
+	}
 	p := run.Params
 	explicit := len(r.spec.Grid.Dims) > 0 || len(r.spec.Grid.Percent) > 0
 	if explicit {
@@ -1323,7 +1336,8 @@ func (r *runner) result() *Result {
 		res.Rows = append(res.Rows, rows...)
 		first := rows[0]
 		mean := Row{Method: k.method, D: first.D, DPerVariable: first.DPerVariable, Percent: first.Percent, Metrics: map[string]float64{}, Folds: len(rows),
-			Decoder: first.Decoder, DecoderLambda: first.DecoderLambda}
+			Decoder: first.Decoder, DecoderLambda: first.DecoderLambda,
+			Transductive: first.Transductive}
 		lo, hi := first.D, first.D
 		for _, row := range rows {
 			lo, hi = min(lo, row.D), max(hi, row.D)

@@ -234,7 +234,6 @@ func TestRunRefusals(t *testing.T) {
 		spec   Spec
 		splits []Split
 	}{
-		"mds":            {Spec{Methods: []MethodRun{{ID: "mds"}}}, []Split{h}},
 		"classifier":     {Spec{Options: Options{Classifier: "svc"}}, []Split{h}},
 		"c of mlknn":     {Spec{Options: Options{C: 2}}, []Split{h}},
 		"negative c":     {Spec{Options: Options{Classifier: ClassifierSVM, C: -1}}, []Split{h}},
