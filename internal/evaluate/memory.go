@@ -29,7 +29,8 @@ import (
 // rows in all) plus the largest of: the baseline's classifier on the D
 // features (unless Options.Baseline leaves it out), and for each method
 // its fit (analysis.EstimateMemory on the training rows; lda refits once
-// per d, one fit alive at a time) plus the
+// per d, one fit alive at a time; a transductive method — mds — on both
+// parts, with their stacked copy) plus the
 // model's projections of both parts and the classifier at the largest d
 // of the grid — or, for label-space methods, the ridge regression from
 // the features (bias column included) or kcplst's kernel codes. With
@@ -118,7 +119,12 @@ func EstimateMemory(s analysis.Shape, testRows int, spec Spec) (int64, error) {
 			// whole D×D decomposition).
 			p.D, p.Thr, p.MaxDim = 0, 0, spec.Grid.maxDim(s.D, 0)
 		}
-		fit, err := analysis.EstimateMemory(run.ID, p, train)
+		fitShape := train
+		if m.Transductive { // fitted on both parts together
+			fitShape = s
+			fitShape.NNZ = int64(nnz)
+		}
+		fit, err := analysis.EstimateMemory(run.ID, p, fitShape)
 		if err != nil {
 			return 0, err
 		}
@@ -157,6 +163,20 @@ func EstimateMemory(s analysis.Shape, testRows int, spec Spec) (int64, error) {
 			keptFactor = 8 * sys * sys
 		case m.Space == analysis.LabelSpace:
 			after = dense + labelSpaceMem(m.ID, ntr, nte, d, q, top, decoding)
+		case m.Transductive:
+			// together's copy of both parts (features, and labels with
+			// the test rows' left empty), held through the fit and the
+			// classifier; the model's embedding and Projected of every
+			// row, their training and test parts copied, the classifier.
+			stack := n*d + n*q
+			if nnz > 0 {
+				stack = 1.5*nnz + n
+			}
+			if keepSparse {
+				stack += 1.5*float64(s.LabelOnes) - n*q + n
+			}
+			fit += int64(8 * stack)
+			after = stack + 3*n*top + classifierMem(o.Classifier, k, s.Classes, ntr, nte, top, q, ones, wide)
 		default:
 			// Transform of both parts (P's copy, the projections), the
 			// columns cut for each d, the classifier on them.

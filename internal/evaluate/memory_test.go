@@ -78,3 +78,46 @@ func TestEstimateMemoryRefusals(t *testing.T) {
 		}
 	}
 }
+
+// TestEstimateMemoryTransductive is TestEstimateMemory for mds, fitted on
+// each split's training and test rows together: classical (nested, one
+// fit per split) and metric (SMACOF: the N(N−1)/2 distances, one fit per
+// d), with few starts and iterations to stay quick.
+func TestEstimateMemoryTransductive(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures real runs")
+	}
+	specs := []Spec{
+		{Methods: []MethodRun{{ID: "mds"}}, Grid: Grid{Dims: []int{2, 4}}, Options: Options{Classifier: ClassifierRidge}},
+		{Methods: []MethodRun{{ID: "mds", Params: analysis.Params{MDSKind: analysis.MDSMetric, Starts: 1, Iterations: 20}}},
+			Grid: Grid{Dims: []int{2, 3}}, Options: Options{Classifier: ClassifierRidge}},
+		{Methods: []MethodRun{{ID: "mds", Params: analysis.Params{MDSKind: analysis.MDSNonmetric, D: 2, Starts: 1, Iterations: 20}}}},
+	}
+	for _, sh := range []struct{ n, d, q int }{{300, 30, 6}, {60, 400, 5}} {
+		for si, spec := range specs {
+			t.Run(fmt.Sprintf("N=%d,D=%d,q=%d/spec%d", sh.n, sh.d, sh.q, si), func(t *testing.T) {
+				in := runData(5, sh.n, sh.d, sh.q, nil)
+				splits, err := KFold(sh.n, 4, 1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				est, err := EstimateMemory(analysis.Shape{N: sh.n, D: sh.d, Q: sh.q}, len(splits[0].Test), spec)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var runErr error
+				peak, total := memtest.PeakWithin(est, 8, 3<<20, func() { _, runErr = Run(context.Background(), in, splits, spec, nil) })
+				if runErr != nil {
+					t.Fatalf("Run: %v", runErr)
+				}
+				if peak > est {
+					t.Errorf("measured peak %d bytes, above the estimate %d (total allocated %d)", peak, est, total)
+				}
+				if est > 8*peak+3<<20 {
+					t.Errorf("estimate %d bytes, more than 8 × the measured peak %d + 3 MiB", est, peak)
+				}
+				t.Logf("estimate %9d  peak %9d  total %9d  estimate/peak %.2f", est, peak, total, float64(est)/float64(peak))
+			})
+		}
+	}
+}
