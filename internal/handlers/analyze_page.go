@@ -70,6 +70,7 @@ func analyzeFormFrom(f url.Values, rec store.DatasetRecord) templates.AnalyzeFor
 		Kernel: f.Get("kernel"), Degree: f.Get("degree"), Coef0: f.Get("coef0"),
 		Landmarks: f.Get("landmarks"), LandmarkSampling: f.Get("landmark_sampling"), LandmarkSeed: f.Get("landmark_seed"),
 		Alpha: f.Get("alpha"), Oversample: f.Get("oversample"), PowerIters: f.Get("power_iters"), Iterations: f.Get("iterations"),
+		MDSKind: f.Get("mds_kind"), Starts: f.Get("starts"), MDSSeed: f.Get("mds_seed"),
 		Classifier: f.Get("classifier"), SplitKind: f.Get("split"), TestFraction: f.Get("test_fraction"), Folds: f.Get("folds"),
 		Seed: f.Get("seed"), GridMode: f.Get("grid_mode"), Grid: f.Get("grid"), GridOf: f.Get("grid_of"),
 		EvalK: f.Get("eval_k"), EvalLambda: f.Get("eval_lambda"), EvalC: f.Get("eval_c"), EvalEps: f.Get("eval_eps"),
@@ -161,6 +162,9 @@ func requestFromForm(dataset string, methods []string, f templates.AnalyzeForm) 
 		} else {
 			*x.dst = &v
 		}
+	}
+	if err := mdsFromForm(p, takes, f); err != nil {
+		return req, err
 	}
 	if f.Classifier != "none" {
 		e := &jobs.Evaluate{Classifier: f.Classifier}
@@ -303,6 +307,32 @@ func kernelFromForm(p *analysis.Params, takes map[string]bool, f templates.Analy
 			return badRequest("params.landmark_seed", "landmark_seed must be a whole number of 0 or more, not %q", f.LandmarkSeed)
 		}
 		p.LandmarkSeed = &seed
+	}
+	return nil
+}
+
+// mdsFromForm reads mds's kind, starts and seed (the form's mds_seed) into
+// p; classical, the default, is left unsaid.
+func mdsFromForm(p *analysis.Params, takes map[string]bool, f templates.AnalyzeForm) error {
+	if !takes[analysis.ParamMDSKind] {
+		return nil
+	}
+	if k := strings.TrimSpace(f.MDSKind); k != "" && k != analysis.MDSClassical {
+		p.MDSKind = k
+	}
+	if s := strings.TrimSpace(f.Starts); s != "" {
+		v, err := strconv.Atoi(s)
+		if err != nil {
+			return badRequest("params.starts", "starts must be a whole number, not %q", f.Starts)
+		}
+		p.Starts = v
+	}
+	if s := strings.TrimSpace(f.MDSSeed); s != "" {
+		seed, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			return badRequest("params.seed", "seed must be a whole number of 0 or more, not %q", f.MDSSeed)
+		}
+		p.Seed = &seed
 	}
 	return nil
 }

@@ -369,7 +369,8 @@ func (sh jobShape) evalSpec(req Request) evaluate.Spec {
 // reusedFits marks the methods whose result model (fitted on fitShape)
 // the evaluation of req will take instead of fitting them again
 // (evaluate.Spec.Fitted), when its one split's training part is the fit
-// rows: not lda, no grid of percentages, and every d of a grid of dims
+// rows: not lda, not a transductive method (mds: the evaluation fits it
+// on the training and test rows together), no grid of percentages, and every d of a grid of dims
 // within the directions the model holds (analysis.ModelColumns).
 func reusedFits(req Request, fitShape analysis.Shape) map[string]evaluate.Fitted {
 	e := req.Evaluate
@@ -380,7 +381,7 @@ func reusedFits(req Request, fitShape analysis.Shape) map[string]evaluate.Fitted
 	for _, id := range req.MethodIDs() {
 		m, _ := analysis.Lookup(id)
 		p := req.Params.Only(m.Takes)
-		if id == "lda" || len(e.Dims) > 0 && slices.Max(e.Dims) > analysis.ModelColumns(id, p, fitShape) {
+		if id == "lda" || m.Transductive || len(e.Dims) > 0 && slices.Max(e.Dims) > analysis.ModelColumns(id, p, fitShape) {
 			continue
 		}
 		out[id] = evaluate.Fitted{Params: p}
@@ -677,9 +678,6 @@ func otherMethods(req Request, id string, sh jobShape, fits func(Request, jobSha
 	for _, m := range analysis.Methods() {
 		if slices.Contains(ids, m.ID) || analysis.Check(m.ID, analysis.Params{}, sh.fitShape()) != nil {
 			continue
-		}
-		if req.Evaluate != nil && m.ID == "mds" {
-			continue // mds cannot be evaluated
 		}
 		alt := req
 		alt.Method, alt.Methods = "", slices.Clone(ids)

@@ -183,8 +183,7 @@ func (x *Executor) execute(ctx context.Context, job Job, report Report) ([]strin
 		if err != nil {
 			return notes, fmt.Errorf("%s: %w", id, err)
 		}
-		if fitted != nil {
-			desc, _ := analysis.Lookup(id)
+		if desc, _ := analysis.Lookup(id); fitted != nil && !desc.Transductive { // mds: evaluated on both parts together
 			fitted[id] = evaluate.Fitted{Model: m, Params: job.Request.Params.Only(desc.Takes), Seconds: time.Since(began).Seconds()}
 		}
 		if note != "" {
@@ -393,7 +392,7 @@ func (x *Executor) writeMethod(staged *store.StagedResults, method string, job J
 		}
 	}
 	if err := writeJSON(staged, dir(FileEigenvalues), EigenFile{Eigenvalues: m.Eigenvalues, D: m.Dim, Energy: m.Energy, Rank: m.Rank, RankOf: m.RankOf,
-		Order: m.Order, Total: m.Total, RankAtLeast: m.RankAtLeast, Residuals: m.Residuals}); err != nil {
+		Order: m.Order, Total: m.Total, RankAtLeast: m.RankAtLeast, Residuals: m.Residuals, Stress: m.Stress}); err != nil {
 		return err
 	}
 	if err := staged.WriteFile(dir(FileProjectedRows), func(w io.Writer) error { return writeProjectedRows(w, p, projected, m.Dim) }); err != nil {
@@ -469,6 +468,9 @@ type EigenFile struct {
 	// computed pair when an operator route computed them; absent
 	// otherwise.
 	Residuals []float64 `json:"residuals,omitempty"`
+	// Stress, for metric and nonmetric mds, is how well the embedding
+	// keeps the rows' distances (analysis.Stress); absent otherwise.
+	Stress *analysis.Stress `json:"stress,omitempty"`
 }
 
 // MetricsFile is metrics.json.
@@ -544,6 +546,7 @@ type Manifest struct {
 	Total       float64          `json:"total,omitempty"`
 	RankAtLeast bool             `json:"rank_at_least,omitempty"`
 	Residuals   []float64        `json:"residuals,omitempty"` // as in EigenFile
+	Stress      *analysis.Stress `json:"stress,omitempty"`    // as in EigenFile
 	Blocks      []analysis.Block `json:"blocks,omitempty"`
 	Notes       []string         `json:"notes,omitempty"`
 	// Preprocess is the scaling fitted on the fit rows, applied to the rows
@@ -592,7 +595,7 @@ func (x *Executor) manifest(job Job, m *analysis.Model, p *plan, rowNames []stri
 		Dataset: ManifestDataset{ID: p.trainRec.ID, Name: p.trainRec.Name, SHA256: p.trainRec.SHA256, Rows: p.trainRec.Summary.Rows},
 		Version: x.version, Job: job.ID, CreatedAt: job.CreatedAt,
 		Rows: rowNames, Features: p.train.Features.Strings(), Labels: p.train.Labels.Strings(), Means: m.Means,
-		LabelCoding: m.LabelCoding, Eigenvalues: m.Eigenvalues, Order: m.Order, Total: m.Total, RankAtLeast: m.RankAtLeast, Residuals: m.Residuals, Blocks: m.Blocks, Notes: m.Notes, Preprocess: p.scaler,
+		LabelCoding: m.LabelCoding, Eigenvalues: m.Eigenvalues, Order: m.Order, Total: m.Total, RankAtLeast: m.RankAtLeast, Residuals: m.Residuals, Stress: m.Stress, Blocks: m.Blocks, Notes: m.Notes, Preprocess: p.scaler,
 	}
 	if m.Kernel != nil {
 		k := m.Kernel.Kernel

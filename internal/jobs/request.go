@@ -476,9 +476,6 @@ func (r *Request) checkSplit(ds DatasetLookup, train store.DatasetRecord, ids []
 	if e.Of != "" && e.Of != "features" && e.Of != "rank" {
 		return reqErr(http.StatusBadRequest, "evaluate.of", "of must be features or rank, not %q", e.Of)
 	}
-	if slices.Contains(ids, "mds") {
-		return reqErr(http.StatusUnprocessableEntity, "method", "mds embeds its training rows only and cannot be evaluated on held-out rows; run it without an evaluation")
-	}
 	return r.checkEvaluation(ds, train, ids)
 }
 

@@ -92,7 +92,6 @@ func TestValidate(t *testing.T) {
 			Evaluate: &Evaluate{Classifier: "knn", Recall: 0.9}}, 400, "evaluate.recall"},
 		{"dims and percent", Request{Dataset: "ml", Method: "pca", Evaluate: &Evaluate{Dims: []int{1}, Percent: []float64{10}}}, 400, "evaluate.dims"},
 		{"bad percent", Request{Dataset: "ml", Method: "pca", Evaluate: &Evaluate{Percent: []float64{0}}}, 400, "evaluate.percent"},
-		{"mds evaluated", Request{Dataset: "ml", Method: "mds", Evaluate: &Evaluate{}}, 422, "method"},
 		{"test set of other columns", Request{Dataset: "ml", TestDataset: "wide", Method: "pca"}, 422, "test_dataset"},
 		{"test set and a split", Request{Dataset: "ml", TestDataset: "ml2", Method: "pca", Split: &Split{Kind: SplitKFold}}, 400, "split"},
 		{"too many cells", Request{Dataset: "ml", Method: "pca"}, 413, "dataset"},

@@ -107,7 +107,7 @@ func Curves(res *jobs.Results, metric string, order []string, daxis string, yr *
 	bestName, bestD, best := "", 0, math.NaN()
 	lower := evaluate.LowerIsBetter(metric)
 	for _, m := range methods {
-		s := plots.Series{Name: MethodName(m), Color: slices.Index(order, m)}
+		s := plots.Series{Name: EvaluatedName(m), Color: slices.Index(order, m)}
 		if m == evaluate.Ori {
 			s.Baseline, s.Color, s.Name = true, baselineColour, "ori (no reduction)"
 		}
@@ -122,7 +122,7 @@ func Curves(res *jobs.Results, metric string, order []string, daxis string, yr *
 				s.Err = append(s.Err, zeroNaN(r.Std[metric]))
 			}
 			if m != evaluate.Ori && (math.IsNaN(best) || (lower && v < best) || (!lower && v > best)) {
-				bestName, bestD, best = MethodName(m), r.D, v
+				bestName, bestD, best = EvaluatedName(m), r.D, v
 			}
 		}
 		if len(s.Err) != len(s.Y) {

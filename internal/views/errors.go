@@ -73,7 +73,8 @@ func isParam(s string) bool {
 	case analysis.ParamD, analysis.ParamThr, analysis.ParamBeta, analysis.ParamGamma, analysis.ParamLambda,
 		analysis.ParamRidge, analysis.ParamLabelKernel, analysis.ParamK, analysis.ParamNormalize, "test_fraction",
 		analysis.ParamKernel, analysis.ParamDegree, analysis.ParamCoef0, analysis.ParamLandmarks, analysis.ParamLandmarkSampling, analysis.ParamLandmarkSeed,
-		analysis.ParamAlpha, analysis.ParamOversample, analysis.ParamPowerIters, analysis.ParamIterations:
+		analysis.ParamAlpha, analysis.ParamOversample, analysis.ParamPowerIters, analysis.ParamIterations,
+		analysis.ParamMDSKind, analysis.ParamSeed, analysis.ParamStarts:
 		return true
 	}
 	return false

@@ -22,7 +22,7 @@ func MetricsTable(res *jobs.Results, metric string) *templates.MetricsTable {
 	var ds []int
 	cell := map[string]map[int]string{}
 	for _, m := range methods {
-		t.Columns = append(t.Columns, MethodName(m))
+		t.Columns = append(t.Columns, EvaluatedName(m))
 		cell[m] = map[int]string{}
 		for _, r := range rows[m] {
 			v, ok := r.Metrics[metric]

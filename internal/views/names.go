@@ -23,6 +23,16 @@ func MethodName(id string) string {
 	return id
 }
 
+// EvaluatedName is MethodName of a method in an evaluation's tables and
+// curves: a transductive method (mds), which an evaluation fits on the
+// training and test rows together, says so.
+func EvaluatedName(id string) string {
+	if m, ok := analysis.Lookup(id); ok && m.Transductive {
+		return MethodName(id) + " (transductive)"
+	}
+	return MethodName(id)
+}
+
 // ColourHex is a method's colour as CSS, from its place in the page's
 // order of methods.
 func ColourHex(order []string, method string) string {

@@ -2,6 +2,7 @@ package views
 
 import (
 	"cmp"
+	"fmt"
 	"strings"
 
 	"mldr/internal/jobs"
@@ -94,6 +95,9 @@ func (b *Builder) Results(id string, o ResultsOptions) (*templates.ResultsView, 
 		mv := templates.MethodView{ID: m.Method, Name: MethodName(m.Method), Space: string(m.Manifest.Space), Paper: m.Manifest.Paper,
 			D: m.Eigen.D, Energy: m.Eigen.Energy, Rank: m.Eigen.Rank, RankAtLeast: m.Eigen.RankAtLeast, Colour: ColourHex(res.Job.Request.MethodIDs(), m.Method),
 			SpaceNote: SpaceNote(m.Method, m.Manifest.Space)}
+		if st := m.Eigen.Stress; st != nil {
+			mv.Stress = fmt.Sprintf("stress-1 %.4f, raw stress %.4g", st.Stress1, st.Raw)
+		}
 		v.MaxComponent = max(v.MaxComponent, m.Eigen.D)
 		mq := q
 		mq.Method = m.Method

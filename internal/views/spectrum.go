@@ -15,6 +15,10 @@ import (
 // positive eigenvalue has no spectrum: *Undrawable.
 func Spectrum(m jobs.MethodResult, order []string, log bool, yMax float64) (*plots.Figure, string, error) {
 	name := MethodName(m.Method)
+	if st := m.Eigen.Stress; st != nil {
+		return nil, "", undrawable("no spectrum: %s mds is fitted by SMACOF, which has no eigenvalues; its stress-1 is %.4g (raw stress %.4g)",
+			m.Manifest.Params.MDSKind, st.Stress1, st.Raw)
+	}
 	if !slices.ContainsFunc(m.Eigen.Eigenvalues, func(v float64) bool { return v > 0 }) {
 		return nil, "", undrawable("no spectrum: none of %s's eigenvalues is positive (its objective is indefinite), so they have no shares of a sum to show; its d is given, not chosen by energy", name)
 	}

@@ -130,7 +130,7 @@ func StudyPaperTable(id string, req jobs.Request, f *comparison.File, o StudyTab
 		spec.Label += "-p" + p
 	}
 	for _, m := range cs[0].Methods {
-		spec.MethodNames[m] = MethodName(m)
+		spec.MethodNames[m] = EvaluatedName(m)
 		if am, ok := analysis.Lookup(m); ok && am.CiteKey() != "" {
 			spec.Cites[m] = comparison.Cite{Key: am.CiteKey(), Reference: am.Paper}
 		}

@@ -50,9 +50,13 @@ type AnalyzeForm struct {
 	Normalize                                          string // "unit" or "b"
 	// Kernel, Degree, Coef0: the feature kernel of kpca and kmddm;
 	// Landmarks, LandmarkSampling, LandmarkSeed: their Nyström landmarks.
-	Kernel, Degree, Coef0                            string
-	Landmarks, LandmarkSampling, LandmarkSeed        string
-	Alpha, Oversample, PowerIters, Iterations        string // faie's α, rembrandt's sketch, leml's sweeps
+	Kernel, Degree, Coef0                     string
+	Landmarks, LandmarkSampling, LandmarkSeed string
+	Alpha, Oversample, PowerIters, Iterations string // faie's α, rembrandt's sketch, leml's sweeps
+	// MDSKind, Starts, MDSSeed: mds's kind and, for metric and nonmetric,
+	// its random starts and their seed (the API's seed; the form's "seed"
+	// is the split's).
+	MDSKind, Starts, MDSSeed                         string
 	Classifier, SplitKind, TestFraction, Folds, Seed string
 	GridMode, Grid, GridOf                           string
 	EvalK, EvalLambda                                string
@@ -148,6 +152,9 @@ type MethodView struct {
 	// RankAtLeast says Rank is a lower bound (only the leading eigenpairs
 	// were computed, and every one counts): shown "rank ≥ 10".
 	RankAtLeast bool
+	// Stress, for metric and nonmetric mds, is their stress ("stress-1
+	// 0.2051, raw 1.13e+07"); "" for the others.
+	Stress string
 	// Colour is the method's colour in the page's curves (CSS).
 	Colour               string
 	Spectrum, Projection *FigureView
@@ -374,4 +381,13 @@ type LabelResultRow struct {
 type LabelValue struct {
 	Text, Title string
 	Undefined   bool
+}
+
+// methodFacts is the line beside a method's name on a job's page: d and,
+// for mds by SMACOF, its stress, otherwise the energy d keeps and the rank.
+func methodFacts(m MethodView) string {
+	if m.Stress != "" {
+		return "d = " + itoa(m.D) + ", " + m.Stress
+	}
+	return "d = " + itoa(m.D) + ", energy " + percent(m.Energy) + ", rank " + rankText(m.Rank, m.RankAtLeast)
 }
