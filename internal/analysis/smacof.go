@@ -131,8 +131,8 @@ func rowDistances(x []float64, n, c int, out pairs) {
 
 // smacof is the state of one SMACOF run over the distances delta.
 type smacof struct {
-	delta    pairs
-	nonmetic bool
+	delta     pairs
+	nonmetric bool
 	// order lists the pairs with δ > 0 by increasing δ (nonmetric), and
 	// tieEnd[k] the end of the run of equal δ that order[k] starts (or is
 	// in); pairs with δ = 0 (equal rows) are left out of the monotone
@@ -151,7 +151,7 @@ type pavBlock struct {
 }
 
 func newSMACOF(delta pairs, nonmetric bool) *smacof {
-	s := &smacof{delta: delta, nonmetic: nonmetric, d: pairs{n: delta.n, v: make([]float64, len(delta.v))}}
+	s := &smacof{delta: delta, nonmetric: nonmetric, d: pairs{n: delta.n, v: make([]float64, len(delta.v))}}
 	if nonmetric {
 		s.hat = pairs{n: delta.n, v: make([]float64, len(delta.v))}
 		for k, v := range delta.v {
@@ -221,7 +221,7 @@ func (s *smacof) monotone() {
 // monotone regression scaled so that Σ_{i<j} d̂² = N(N−1)/2 (nonmetric:
 // without a fixed scale the configuration would shrink to a point).
 func (s *smacof) disparities() []float64 {
-	if !s.nonmetic {
+	if !s.nonmetric {
 		return s.delta.v
 	}
 	s.monotone()
@@ -299,7 +299,7 @@ func (s *smacof) guttman(x, out []float64, c int, hat []float64) float64 {
 func (s *smacof) stressOf(x []float64, c int) (raw, s1 float64) {
 	rowDistances(x, s.delta.n, c, s.d)
 	hat := s.delta.v
-	if s.nonmetic {
+	if s.nonmetric {
 		s.monotone() // unscaled: the best monotone fit of these distances
 		hat = s.hat.v
 	}
