@@ -366,21 +366,20 @@ func (p Params) mdsKind() string {
 // rows.
 func (p Params) SMACOF() bool { k := p.mdsKind(); return k == MDSMetric || k == MDSNonmetric }
 
-// checkMDS checks mds's own parameters: a known kind; seed, starts and
-// iterations only for the kinds that iterate, thr only for classical.
+// checkMDS checks mds's own parameters: a known kind; seed and starts
+// only for the kinds that iterate, thr only for classical. iterations is
+// also leml's: in a job of both, classical mds (exact) leaves it to leml.
 func checkMDS(p Params) error {
 	k := p.mdsKind()
 	switch {
 	case !slices.Contains([]string{MDSClassical, MDSMetric, MDSNonmetric}, k):
 		return invalid(ParamMDSKind, "mds_kind must be %s, %s or %s, not %q", MDSClassical, MDSMetric, MDSNonmetric, k)
-	case k == MDSClassical && (p.Seed != nil || p.Starts != 0 || p.Iterations != 0):
+	case k == MDSClassical && (p.Seed != nil || p.Starts != 0):
 		name := ParamSeed
 		if p.Starts != 0 {
 			name = ParamStarts
-		} else if p.Iterations != 0 {
-			name = ParamIterations
 		}
-		return invalid(name, "classical mds is exact (an eigen-decomposition): it takes no seed, starts or iterations; "+
+		return invalid(name, "classical mds is exact (an eigen-decomposition): it takes no seed or starts; "+
 			"give mds_kind metric or nonmetric, or leave %s out", name)
 	case k != MDSClassical && p.Thr != 0:
 		return invalid(ParamThr, "thr picks d from the eigenvalues of classical mds; %s mds has none (its coordinates are not nested): give d", k)

@@ -200,7 +200,6 @@ func TestMDSKindParams(t *testing.T) {
 		{"unknown kind", Params{MDSKind: "ordinal"}, ParamMDSKind},
 		{"classical with a seed", Params{Seed: &seed}, ParamSeed},
 		{"classical with starts", Params{MDSKind: MDSClassical, Starts: 2}, ParamStarts},
-		{"classical with iterations", Params{Iterations: 10}, ParamIterations},
 		{"metric with thr", Params{MDSKind: MDSMetric, Thr: 0.9}, ParamThr},
 		{"too many starts", Params{MDSKind: MDSNonmetric, Starts: 101}, ParamStarts},
 		{"d above N − 1", Params{MDSKind: MDSMetric, D: 40}, ParamD},
@@ -212,6 +211,10 @@ func TestMDSKindParams(t *testing.T) {
 				t.Fatalf("got %v, want an *Error on %s", err, c.param)
 			}
 		})
+	}
+	// iterations is leml's too: classical mds, exact, leaves it be.
+	if a, b := fit(t, "mds", in, Params{D: 2}), fit(t, "mds", in, Params{D: 2, Iterations: 10}); !mat.Equal(a.Projected, b.Projected) {
+		t.Error("classical mds with iterations differs from classical mds without")
 	}
 	p := Params{MDSKind: MDSMetric, D: 2, Starts: 2, Iterations: 50}
 	a, b := fit(t, "mds", in, p), fit(t, "mds", in, p)

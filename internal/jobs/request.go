@@ -580,6 +580,20 @@ func (r *Request) smallestTraining(ds DatasetLookup, train store.DatasetRecord) 
 	return n, "the data", nil
 }
 
+// transductiveRows returns the rows a transductive method (mds) is fitted
+// on in the evaluation, and words naming them: every row of the data set
+// (each split's training and test rows together), and a test data set's
+// rows besides.
+func (r *Request) transductiveRows(ds DatasetLookup, train store.DatasetRecord) (int, string) {
+	n := train.Summary.Rows
+	if r.TestDataset != "" {
+		if test, err := ds.Dataset(r.TestDataset); err == nil {
+			return n + test.Summary.Rows, "the training and test data sets together"
+		}
+	}
+	return n, "each split's training and test rows together"
+}
+
 // checkEvaluation checks the evaluation's parameters against the rows it
 // fits on, so that a job that would fail on them is refused (422) instead:
 // the classifier's k, each method's parameters on the smallest training
@@ -610,11 +624,16 @@ func (r *Request) checkEvaluation(ds DatasetLookup, train store.DatasetRecord, i
 		if grid {
 			p.D, p.Thr = 0, 0 // the evaluation fits once and cuts to each d of the grid
 		}
-		if err := analysis.Check(id, p, shape); err != nil {
+		fitShape, fitPart, fitRows := shape, part, rows
+		if m.Transductive { // fitted on each split's training and test rows together
+			fitRows, fitPart = r.transductiveRows(ds, train)
+			fitShape = shapeOf(train, fitRows)
+		}
+		if err := analysis.Check(id, p, fitShape); err != nil {
 			err := paramError(err)
 			var re *RequestError
 			if errors.As(err, &re) {
-				re.Msg = fmt.Sprintf("the evaluation fits %s on %s, %d rows: %s", id, part, rows, re.Msg)
+				re.Msg = fmt.Sprintf("the evaluation fits %s on %s, %d rows: %s", id, fitPart, fitRows, re.Msg)
 			}
 			return err
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"net/http"
+	"strings"
 	"testing"
 
 	"mldr/internal/analysis"
@@ -187,5 +188,50 @@ func TestPairwiseRows(t *testing.T) {
 		if got := (Limits{MaxPairwiseRows: tc.lim}).PairwiseRows(tc.m); got != tc.want {
 			t.Errorf("%s under %d: got %d, want %d", tc.m.ID, tc.lim, got, tc.want)
 		}
+	}
+}
+
+// TestValidateTransductiveRows: metric and nonmetric mds hold the
+// distances of every pair of the rows they embed, at most
+// analysis.MaxNSMACOF; evaluated, they embed each split's training and
+// test rows together (and a test data set's rows besides), so a holdout
+// whose training part is under the limit is still refused when the data
+// are over it, naming what is embedded.
+func TestValidateTransductiveRows(t *testing.T) {
+	ds := fakeDatasets{
+		"big":   mlRecord("big", analysis.MaxNSMACOF+600, 5, 3),
+		"train": mlRecord("train", analysis.MaxNSMACOF-100, 5, 3),
+		"test":  mlRecord("test", 300, 5, 3),
+		"fits":  mlRecord("fits", analysis.MaxNSMACOF-100, 5, 3),
+	}
+	metric := analysis.Params{MDSKind: analysis.MDSMetric}
+	holdout := &Split{Kind: SplitHoldout, TestFraction: 0.2}
+	for _, tc := range []struct {
+		name string
+		req  Request
+		want string // in the refusal; "" for none
+	}{
+		{"a holdout over the limit", Request{Dataset: "big", Method: "mds", Params: metric, Split: holdout, Evaluate: &Evaluate{}},
+			"each split's training and test rows together, 5600 rows"},
+		{"a test data set over it with the training set", Request{Dataset: "train", TestDataset: "test", Method: "mds", Params: metric, Evaluate: &Evaluate{}},
+			"the training and test data sets together, 5200 rows"},
+		{"classical has no limit", Request{Dataset: "big", Method: "mds", Split: holdout, Evaluate: &Evaluate{}}, ""},
+		{"under the limit", Request{Dataset: "fits", Method: "mds", Params: metric, Split: holdout, Evaluate: &Evaluate{}}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req := tc.req
+			req.Normalize()
+			err := req.Validate(ds, Limits{MaxCells: 1 << 30})
+			if tc.want == "" {
+				if err != nil {
+					t.Fatalf("got %v, want no refusal", err)
+				}
+				return
+			}
+			var re *RequestError
+			if !errors.As(err, &re) || re.Status != http.StatusUnprocessableEntity || !strings.Contains(re.Msg, tc.want) || !strings.Contains(re.Msg, "5000") {
+				t.Fatalf("got %v, want a 422 naming %q and the limit 5000", err, tc.want)
+			}
+		})
 	}
 }

@@ -411,6 +411,14 @@
         if (dim === "d" && !takes.thr && takes.d) { shown = true; }
         el.hidden = !shown;
       });
+      // data-when="select=v1,v2": a field that applies only when the
+      // select holds one of those values (mds's starts and seed: metric
+      // and nonmetric only); hidden, its inputs are not sent.
+      $$("[data-when]", form).forEach(function (el) {
+        var w = el.getAttribute("data-when").split("="), sel = $("#" + w[0], form);
+        if (sel && w[1].split(",").indexOf(sel.value) < 0) { el.hidden = true; }
+        $$("input, select", el).forEach(function (i) { i.disabled = el.hidden; });
+      });
       if (limits) { limits.textContent = lim.length ? "At most: " + lim.join(", ") + "." : "Tick a method."; }
       var evaluating = classifier && classifier.value !== "none";
       $$("[data-eval]", form).forEach(function (el) {

@@ -1053,7 +1053,7 @@ func AnalyzePage(v AnalyzeView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 92, "</select><p class=\"hint\" id=\"mds-kind-hint\">mds: metric and nonmetric iterate from random starts on at most 5 000 rows and take d, not thr; starts and seed apply to them only.</p></div><div class=\"field\" data-param=\"starts seed\"><label for=\"starts\">Random starts <code class=\"param\">starts</code></label> <input type=\"number\" id=\"starts\" name=\"starts\" min=\"1\" max=\"100\" step=\"1\" value=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 92, "</select><p class=\"hint\" id=\"mds-kind-hint\">mds: metric and nonmetric iterate from random starts on at most 5 000 rows and take d, not thr; starts and seed apply to them only.</p></div><div class=\"field\" data-param=\"starts seed\" data-when=\"mds_kind=metric,nonmetric\"><label for=\"starts\">Random starts <code class=\"param\">starts</code></label> <input type=\"number\" id=\"starts\" name=\"starts\" min=\"1\" max=\"100\" step=\"1\" value=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
