@@ -94,6 +94,10 @@ func TestUploadPageShowsErrors(t *testing.T) {
 
 func TestUploadRelabelDeletePages(t *testing.T) {
 	s := newServer(t, t.TempDir(), 1<<20)
+	// /datasets, where the upload form posts, leads a reader to the list.
+	if resp, _ := s.send("GET", "/datasets", nil, nil); resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/" {
+		t.Errorf("GET /datasets: got %d Location %q, want 303 to /", resp.StatusCode, resp.Header.Get("Location"))
+	}
 	resp, _ := s.upload("/datasets", part{name: "file", file: "tiny.csv", body: smallCSV})
 	if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(resp.Header.Get("Location"), "/datasets/") {
 		t.Fatalf("upload: got %d Location %q, want 303 to the data set", resp.StatusCode, resp.Header.Get("Location"))

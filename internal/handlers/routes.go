@@ -198,6 +198,9 @@ func New(cfg Config) http.Handler {
 
 	r.Get("/", h.pageHome)
 	r.Route("/datasets", func(r chi.Router) {
+		// The list of data sets is the home page: /datasets, the address
+		// the upload form posts to, takes a reader there.
+		r.Get("/", http.RedirectHandler("/", http.StatusSeeOther).ServeHTTP)
 		r.With(h.limitBody(h.uploadLimit()), h.limitUploads).Post("/", h.pageUpload)
 		r.With(h.limitBody(formLimit)).Post("/demo", h.pageDemo)
 		r.Route("/{id}", func(r chi.Router) {
