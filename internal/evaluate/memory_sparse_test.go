@@ -1,13 +1,11 @@
 package evaluate
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"testing"
 
 	"mldr/internal/analysis"
-	"mldr/internal/memtest"
 	"mldr/internal/sparse"
 )
 
@@ -81,22 +79,12 @@ func TestEstimateMemorySparse(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				var runErr error
-				peak, total := memtest.PeakWithin(est, 8, 3<<20, func() { _, runErr = Run(context.Background(), in, splits, c.spec, nil) })
-				if runErr != nil {
-					t.Fatalf("Run: %v", runErr)
-				}
-				if peak > est {
-					t.Errorf("measured peak %d bytes, above the estimate %d (total allocated %d)", peak, est, total)
-				}
-				if est > 8*peak+3<<20 {
-					t.Errorf("estimate %d bytes, more than 8 × the measured peak %d + 3 MiB", est, peak)
-				}
+				peak := checkRunPeak(t, in, splits, c.spec, est, 0)
 				below := c.below && (!c.ridge || sparseRegressor(sh.n-test, sh.d, int64(in.Sparse.NNZ())))
 				if below && est >= dense {
 					t.Errorf("estimate %d bytes on sparse features, not below %d counted dense", est, dense)
 				}
-				t.Logf("estimate %9d  dense %9d  peak %9d  total %9d  estimate/peak %.2f", est, dense, peak, total, float64(est)/float64(peak))
+				t.Logf("dense %9d  peak %9d", dense, peak)
 			})
 		}
 	}
@@ -205,25 +193,12 @@ func TestEstimateMemorySparseLabels(t *testing.T) {
 			}
 			// Run's dense copy of the labels is the caller's to count (jobs
 			// admission does): measured without it.
-			var runErr error
-			band := est
+			uncounted := int64(0)
 			if !tc.sparse {
-				band += 8 * n * q
+				uncounted = int64(8 * n * q)
 			}
-			peak, total := memtest.PeakWithin(band, 8, 3<<20, func() { _, runErr = Run(context.Background(), in, splits, tc.spec, nil) })
-			if runErr != nil {
-				t.Fatalf("Run: %v", runErr)
-			}
-			if !tc.sparse {
-				peak -= 8 * n * q
-			}
-			if peak > est {
-				t.Errorf("measured peak %d bytes, above the estimate %d (total allocated %d)", peak, est, total)
-			}
-			if est > 8*peak+3<<20 {
-				t.Errorf("estimate %d bytes, more than 8 × the measured peak %d + 3 MiB", est, peak)
-			}
-			t.Logf("estimate %9d  dense %9d  peak %9d  total %9d", est, dense, peak, total)
+			checkRunPeak(t, in, splits, tc.spec, est, uncounted)
+			t.Logf("dense %9d", dense)
 		})
 	}
 }
