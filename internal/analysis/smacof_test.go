@@ -56,13 +56,6 @@ func loadSMACOFRef(t *testing.T) smacofRef {
 	return r
 }
 
-func denseOf(rows [][]float64) *mat.Dense {
-	m := mat.NewDense(len(rows), len(rows[0]), nil)
-	for i, r := range rows {
-		m.SetRow(i, r)
-	}
-	return m
-}
 
 // smacofInput is x with one constant label column: mds reads no label.
 func smacofInput(x *mat.Dense) Input {
@@ -85,12 +78,12 @@ func TestSMACOFFromInit(t *testing.T) {
 	for _, c := range ref.Cases {
 		for _, kind := range []string{MDSMetric, MDSNonmetric} {
 			t.Run(c.Name+" "+kind, func(t *testing.T) {
-				x := denseOf(c.X)
+				x := rowsMatrix(c.X)
 				n, nf := x.Dims()
 				delta := pairs{n: n, v: make([]float64, n*(n-1)/2)}
 				rowDistances(x.RawMatrix().Data, n, nf, delta)
 				s := newSMACOF(delta, kind == MDSNonmetric)
-				z := mat.DenseCopyOf(denseOf(c.Init)).RawMatrix().Data
+				z := mat.DenseCopyOf(rowsMatrix(c.Init)).RawMatrix().Data
 				it, conv, err := s.run(context.Background(), z, c.D, DefaultMDSIterations, smacofEps, nil)
 				if err != nil || !conv {
 					t.Fatalf("run: %v, converged %v", err, conv)
@@ -103,7 +96,7 @@ func TestSMACOFFromInit(t *testing.T) {
 					t.Errorf("iterations: got %d, want %d", it, wantIt)
 				}
 				got := mat.NewDense(n, c.D, z)
-				if e := relDiff(got, denseOf(want)); e > 1e-8 {
+				if e := relDiff(got, rowsMatrix(want)); e > 1e-8 {
 					t.Errorf("configuration: relative difference %.3g from the reference's, want ≤ 1e-8", e)
 				}
 				raw, s1 := s.stressOf(z, c.D)
@@ -158,7 +151,7 @@ func TestMDSKindsFromRandomStarts(t *testing.T) {
 	ref := loadSMACOFRef(t)
 	for _, c := range ref.Cases {
 		t.Run(c.Name, func(t *testing.T) {
-			in := smacofInput(denseOf(c.X))
+			in := smacofInput(rowsMatrix(c.X))
 			m := fit(t, "mds", in, Params{D: c.D, MDSKind: MDSMetric})
 			if m.Stress == nil || m.Stress.Starts != DefaultMDSStarts || m.Dim != c.D {
 				t.Fatalf("metric: Stress %+v, d = %d", m.Stress, m.Dim)
@@ -167,7 +160,7 @@ func TestMDSKindsFromRandomStarts(t *testing.T) {
 				t.Errorf("metric stress-1: got %.4f, want at most sklearn's %.4f + 0.01", got, want)
 			}
 			if math.Abs(c.MetricSklearnMDS.Stress[0]-c.MetricFromInit.Stress[0]) < 1e-6*c.MetricFromInit.Stress[0] {
-				if e := procrustes(t, m.Projected, denseOf(c.MetricSklearnMDS.Z)); e > 0.2 {
+				if e := procrustes(t, m.Projected, rowsMatrix(c.MetricSklearnMDS.Z)); e > 0.2 {
 					t.Errorf("metric configuration: %.3g from sklearn's after rotation, want ≤ 0.2", e)
 				}
 			}
