@@ -56,7 +56,6 @@ func loadSMACOFRef(t *testing.T) smacofRef {
 	return r
 }
 
-
 // smacofInput is x with one constant label column: mds reads no label.
 func smacofInput(x *mat.Dense) Input {
 	n, _ := x.Dims()
