@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"fmt"
-	"math"
 	"net/http"
 	"slices"
 	"strings"
@@ -103,16 +102,7 @@ func TestBrowserCompareLayout(t *testing.T) {
 				// Linked: a lasso in the first job's view.
 				first, last := ids[0], ids[n-1]
 				sel := `[data-scatter-job="` + first + `"] .scatter-view`
-				eval[bool](t, ctx, `(() => { document.querySelector('`+sel+`').scrollIntoView({block: "center"}); return true; })()`)
-				time.Sleep(300 * time.Millisecond)
-				box := eval[[]float64](t, ctx, `(() => { const r = document.querySelector('`+sel+`').getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; })()`)
-				cx, cy := box[0]+box[2]/2, box[1]+box[3]/2
-				var pts [][2]float64
-				for k := 0; k <= 24; k++ {
-					a := math.Pi/2 + math.Pi*float64(k)/24
-					pts = append(pts, [2]float64{cx + 0.05*box[2] + 0.5*box[2]*math.Cos(a), cy - 0.48*box[3]*math.Sin(a)})
-				}
-				drag(t, ctx, "lasso the left half of the first view", true, pts)
+				lassoLeftHalf(t, ctx, "lasso the left half of the first view", sel)
 				lastView := `window.mldrExplore.jobs["` + last + `"].views.` + methods[n-1]
 				waitJS(t, ctx, "the last job highlights the rows", lastView+`.selectedRows.length > 0`, 10*time.Second)
 				got := eval[[]int](t, ctx, lastView+`.selectedRows.sort((a, b) => a - b)`)

@@ -59,16 +59,7 @@ func TestBrowserExploreCompare(t *testing.T) {
 	lasso := func(job, method string) {
 		t.Helper()
 		sel := `[data-scatter-job="` + job + `"] [data-testid="scatter-` + method + `"]`
-		eval[bool](t, ctx, `(() => { document.querySelector('`+sel+`').scrollIntoView({block: "center"}); return true; })()`)
-		time.Sleep(300 * time.Millisecond)
-		box := eval[[]float64](t, ctx, `(() => { const r = document.querySelector('`+sel+`').getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; })()`)
-		cx, cy := box[0]+box[2]/2, box[1]+box[3]/2
-		var pts [][2]float64
-		for k := 0; k <= 24; k++ {
-			a := math.Pi/2 + math.Pi*float64(k)/24
-			pts = append(pts, [2]float64{cx + 0.05*box[2] + 0.5*box[2]*math.Cos(a), cy - 0.48*box[3]*math.Sin(a)})
-		}
-		drag(t, ctx, "lasso the left half of "+method, true, pts)
+		lassoLeftHalf(t, ctx, "lasso the left half of "+method, sel)
 	}
 
 	// Same data set: linked across the jobs.

@@ -93,6 +93,22 @@ func drag(t *testing.T, ctx context.Context, what string, shift bool, pts [][2]f
 	run(t, ctx, what, acts...)
 }
 
+// lassoLeftHalf scrolls the element sel into view and draws a Shift-lasso
+// around its left half.
+func lassoLeftHalf(t *testing.T, ctx context.Context, what, sel string) {
+	t.Helper()
+	eval[bool](t, ctx, `(() => { document.querySelector('`+sel+`').scrollIntoView({block: "center"}); return true; })()`)
+	time.Sleep(300 * time.Millisecond)
+	box := eval[[]float64](t, ctx, `(() => { const r = document.querySelector('`+sel+`').getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; })()`)
+	cx, cy := box[0]+box[2]/2, box[1]+box[3]/2
+	var pts [][2]float64
+	for k := 0; k <= 24; k++ {
+		a := math.Pi/2 + math.Pi*float64(k)/24
+		pts = append(pts, [2]float64{cx + 0.05*box[2] + 0.5*box[2]*math.Cos(a), cy - 0.48*box[3]*math.Sin(a)})
+	}
+	drag(t, ctx, what, true, pts)
+}
+
 type camera struct {
 	Target   []float64 `json:"target"`
 	Distance float64   `json:"distance"`
