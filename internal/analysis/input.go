@@ -112,6 +112,31 @@ func (in Input) matrix() mat.Matrix {
 // MultiDim reports whether the labels are class variables.
 func (in Input) MultiDim() bool { return in.Classes != nil }
 
+// SelectRows returns a copy of the rows of in (in that order): sparse
+// features and labels stay sparse; Classes and FeatureNames are shared.
+func (in Input) SelectRows(rows []int) Input {
+	out := Input{Classes: in.Classes, FeatureNames: in.FeatureNames}
+	if in.Labels != nil {
+		out.Labels = in.Labels.SelectRows(rows)
+	} else {
+		_, q := in.Y.Dims()
+		out.Y = mat.NewDense(len(rows), q, nil)
+		for i, r := range rows {
+			out.Y.SetRow(i, in.Y.RawRowView(r))
+		}
+	}
+	if in.Sparse != nil {
+		out.Sparse = in.Sparse.SelectRows(rows)
+		return out
+	}
+	_, d := in.X.Dims()
+	out.X = mat.NewDense(len(rows), d, nil)
+	for i, r := range rows {
+		out.X.SetRow(i, in.X.RawRowView(r))
+	}
+	return out
+}
+
 // scanDense reads x once, on every core: the largest magnitude of every
 // column, the mean of every column, and whether every value is finite: ok
 // is false and (i, j) the place of the first NaN or infinity, row by row,

@@ -39,28 +39,7 @@ func (r *runner) scaled(sp Split) (train, test analysis.Input, err error) {
 }
 
 // subset takes rows of an input (sparse features and labels stay sparse).
-func subset(in analysis.Input, rows []int) analysis.Input {
-	out := analysis.Input{Classes: in.Classes, FeatureNames: in.FeatureNames}
-	if in.Labels != nil {
-		out.Labels = in.Labels.SelectRows(rows)
-	} else {
-		_, q := in.Y.Dims()
-		out.Y = mat.NewDense(len(rows), q, nil)
-		for i, r := range rows {
-			out.Y.SetRow(i, in.Y.RawRowView(r))
-		}
-	}
-	if in.Sparse != nil {
-		out.Sparse = in.Sparse.SelectRows(rows)
-		return out
-	}
-	_, d := in.X.Dims()
-	out.X = mat.NewDense(len(rows), d, nil)
-	for i, r := range rows {
-		out.X.SetRow(i, in.X.RawRowView(r))
-	}
-	return out
-}
+func subset(in analysis.Input, rows []int) analysis.Input { return in.SelectRows(rows) }
 
 // features is the feature matrix of in, dense or sparse.
 func features(in analysis.Input) mat.Matrix {

@@ -688,29 +688,10 @@ func inputOf(ds *dataset.Dataset) analysis.Input {
 // (in order, as the plan's fit rows then are), else a copy; sparse
 // features stay sparse.
 func subset(in analysis.Input, rows []int) analysis.Input {
-	n, q := in.LabelDims()
-	if len(rows) == n {
+	if n, _ := in.LabelDims(); len(rows) == n {
 		return in
 	}
-	out := analysis.Input{Classes: in.Classes, FeatureNames: in.FeatureNames}
-	if in.Labels != nil {
-		out.Labels = in.Labels.SelectRows(rows)
-	} else {
-		out.Y = mat.NewDense(len(rows), q, nil)
-		for i, r := range rows {
-			out.Y.SetRow(i, in.Y.RawRowView(r))
-		}
-	}
-	if in.Sparse != nil {
-		out.Sparse = in.Sparse.SelectRows(rows)
-		return out
-	}
-	_, d := in.X.Dims()
-	out.X = mat.NewDense(len(rows), d, nil)
-	for i, r := range rows {
-		out.X.SetRow(i, in.X.RawRowView(r))
-	}
-	return out
+	return in.SelectRows(rows)
 }
 
 func seq(from, to int) []int {
