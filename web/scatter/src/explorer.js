@@ -317,6 +317,7 @@ export async function createExplorer(root, renderer, page, opts = {}) {
       get hovered() { return v.plot.get("hoveredPoint") ?? null; },
       get hoveredRow() { const h = v.plot.get("hoveredPoint"); return h === undefined || h === null || h < 0 ? null : v.number(h); },
       get density() { return v.density; },
+      get axes() { return v.axes; },
       get size() { return [v.plot.get("width"), v.plot.get("height")]; },
       number(i) { return v.number(i); },
       indexOf(n) { return v.indexOf(n); },

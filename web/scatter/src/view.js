@@ -2,6 +2,7 @@
 // drawn by regl-scatterplot, fed with every row of the method's projection.
 
 import createScatterplot from "regl-scatterplot";
+import { createAxes, fitRange } from "./axes.js";
 import { createDensity } from "./density.js";
 import { viewOptions } from "./gl.js";
 
@@ -13,10 +14,12 @@ function pointSize(n) {
   return 1;
 }
 
-// normalise maps the points into [-1, 1] keeping their aspect ratio (the
-// library draws normalised device coordinates); rows without coordinates
-// (NaN: mds leaves rows it did not embed) go to the centre and are
-// reported in missing, to be filtered out.
+// normalise maps the points into [-1, 1] (the library draws normalised
+// device coordinates), each axis from the range the static figure gives it
+// (its extent padded by 4 % each side), so that the view starts where the
+// figure's axes do; rows without coordinates (NaN: mds leaves rows it did
+// not embed) go to the centre and are reported in missing, to be filtered
+// out. xr and yr are the data ranges drawn at -1 and 1.
 function normalise(xy, n) {
   let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
   for (let i = 0; i < n; i++) {
@@ -26,9 +29,8 @@ function normalise(xy, n) {
     if (y < y0) { y0 = y; } if (y > y1) { y1 = y; }
   }
   if (x0 > x1) { x0 = x1 = y0 = y1 = 0; }
-  const cx = (x0 + x1) / 2, cy = (y0 + y1) / 2;
-  const half = Math.max(x1 - x0, y1 - y0) / 2 || 1;
-  const s = 0.95 / half;
+  const xr = fitRange(x0, x1), yr = fitRange(y0, y1);
+  const sx = 2 / (xr[1] - xr[0]), sy = 2 / (yr[1] - yr[0]);
   const x = new Float32Array(n), y = new Float32Array(n);
   const shown = [];
   let missing = null;
@@ -39,11 +41,11 @@ function normalise(xy, n) {
       missing[i] = 1;
       continue;
     }
-    x[i] = (px - cx) * s;
-    y[i] = (py - cy) * s;
+    x[i] = (px - xr[0]) * sx - 1;
+    y[i] = (py - yr[0]) * sy - 1;
     shown.push(i);
   }
-  return { x, y, missing, shown: missing ? shown : null, extent: [x0, x1, y0, y1] };
+  return { x, y, missing, shown: missing ? shown : null, extent: [x0, x1, y0, y1], xr, yr };
 }
 
 // createView builds the view of one method inside slot. hooks are the
@@ -93,6 +95,8 @@ export function createView(slot, method, renderer, hooks) {
     return { x: xy.x, y: xy.y, idx: filterIdx || shownIdx, n: state.rows };
   });
 
+  const axes = createAxes(wrap, plot);
+
   plot.subscribe("lassoStart", () => { lassoing = true; });
   plot.subscribe("select", ({ points }) => {
     const click = !lassoing && points.length === 1;
@@ -100,7 +104,7 @@ export function createView(slot, method, renderer, hooks) {
     hooks.select(view, points);
     if (click && hooks.click) { hooks.click(view, points[0]); }
   });
-  plot.subscribe("view", () => density.schedule());
+  plot.subscribe("view", () => { density.schedule(); axes.schedule(); });
   plot.subscribe("deselect", () => hooks.deselect(view));
   plot.subscribe("pointOver", (i) => { pointer = i; hooks.over(view, i); });
   plot.subscribe("pointOut", () => { pointer = null; hooks.out(view); });
@@ -164,6 +168,7 @@ export function createView(slot, method, renderer, hooks) {
     const w = Math.floor(wrap.clientWidth), h = Math.floor(wrap.clientHeight);
     if (w > 0 && h > 0 && (w !== plot.get("width") || h !== plot.get("height"))) { plot.set({ width: w, height: h }); }
     density.schedule();
+    axes.schedule();
   });
   resize.observe(wrap);
 
@@ -207,6 +212,7 @@ export function createView(slot, method, renderer, hooks) {
       shownIdx = xy.shown;
       state.shown = shownIdx ? shownIdx.length : data.rows;
       state.extent = xy.extent;
+      axes.setRange(xy.xr, xy.yr, x, y);
       plot.set({ pointSize: pointSize(data.rows) });
       if (colourIndex && colourIndex.length !== data.rows) { colourIndex = null; }
       const opts = { zDataType: "categorical" };
@@ -276,6 +282,9 @@ export function createView(slot, method, renderer, hooks) {
     setDensity(on) { density.show(on); },
     // density is the layer's last drawing: {radius, bins, max, total}.
     get density() { return density.state; },
+    // axes is what the axes show: {x, y: {component, domain, values, step,
+    // labels}}, the domain being the data window in view.
+    get axes() { return axes.state; },
     // toScreen maps a row's drawn coordinates to the view's CSS pixels, as
     // the density layer does.
     toScreen(i) { return xy ? density.projector()(xy.x[i], xy.y[i]) : null; },
@@ -285,7 +294,7 @@ export function createView(slot, method, renderer, hooks) {
     },
     camera,
     restart() { started = performance.now(); state.firstFrameMs = null; state.frames = []; lastFrame = 0; },
-    destroy() { resize.disconnect(); density.destroy(); renderer.fit(wrap, false); plot.destroy(); wrap.remove(); status.remove(); },
+    destroy() { resize.disconnect(); density.destroy(); axes.destroy(); renderer.fit(wrap, false); plot.destroy(); wrap.remove(); status.remove(); },
   };
   return view;
 }
