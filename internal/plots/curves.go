@@ -18,6 +18,8 @@ const bandAlpha = 0.08
 type CurvesInput struct {
 	// Title is the figure's title; "" gives "Evaluation".
 	Title string
+	// Subtitle is a line under the title; "" for none.
+	Subtitle string
 	// YLabel and XLabel name the axes; "" gives "score" and "d".
 	YLabel, XLabel string
 	// Series are the curves, drawn and listed in this order.
@@ -239,7 +241,7 @@ func Curves(in CurvesInput) (*Figure, error) {
 		}
 		return &scene{plot: p, side: &legend{entries: entries}, meta: Meta{Kind: "curves", Series: meta}}
 	}
-	return &Figure{title: title, width: curvesWidth, height: 380, build: build}, nil
+	return &Figure{title: title, subtitle: in.Subtitle, width: curvesWidth, height: 380, build: build}, nil
 }
 
 // errXYs pairs points with symmetric errors for plotter.NewYErrorBars.

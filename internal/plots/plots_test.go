@@ -191,6 +191,14 @@ func goldenCases(t *testing.T) []struct {
 	for i, x := range wide.Series[1].X {
 		wide.Series[1].X[i] = 21 * x
 	}
+	// A study at one d: each method's single point, ori as a baseline.
+	oneD := curvesData()
+	oneD.Title, oneD.Subtitle = "Average precision, d = 6 for every method", "10 folds"
+	for i, s := range oneD.Series {
+		if !s.Baseline {
+			oneD.Series[i].X, oneD.Series[i].Y, oneD.Series[i].Err = s.X[3:4], s.Y[3:4], s.Err[3:4]
+		}
+	}
 	methods, ranks, _, cd10 := demsar()
 	cd := CriticalDifferenceInput{Title: "C4.5 variants (Demšar 2006, fig. 1)", Methods: methods, AvgRanks: ranks, CD: cd10, Alpha: "0.10", Datasets: 14}
 	cd30 := CriticalDifferenceInput{
@@ -214,6 +222,7 @@ func goldenCases(t *testing.T) []struct {
 		{"projection_subsampled", must(Projection(big)), false},
 		{"curves", must(Curves(curvesData())), true},
 		{"curves_log", must(Curves(wide)), true},
+		{"dots", must(Dots(oneD)), true},
 		{"cd", must(CriticalDifference(cd)), true},
 		{"cd_30", must(CriticalDifference(cd30)), false},
 		{"cd_none", must(CriticalDifference(cdNone)), false},

@@ -135,6 +135,9 @@ func Curves(res *jobs.Results, metric string, order []string, daxis string, yr *
 	if len(in.Series) == 0 {
 		return nil, "", undrawable("no curves: %s was not reported, or is undefined, for every method and d of job %s", metricText(metric), res.Job.ID)
 	}
+	if ds := singleD(in.Series); ds != nil {
+		return oneD(in, ds, metric, lower, bestName, bestD, best)
+	}
 	f, err := plots.Curves(in)
 	better := "higher"
 	if lower {
@@ -142,6 +145,54 @@ func Curves(res *jobs.Results, metric string, order []string, daxis string, yr *
 	}
 	alt := fmt.Sprintf("Line chart of %s against d for %d methods, with the baseline without reduction dashed; %s is better.",
 		metricText(metric), methodSeries(in.Series), better)
+	if bestName != "" {
+		alt += fmt.Sprintf(" Best: %s at d = %d (%.4g).", bestName, bestD, best)
+	}
+	return f, alt, err
+}
+
+// singleD is the d of each method's series when every one has a single
+// point (an evaluation at one d), else nil.
+func singleD(series []plots.Series) []int {
+	var ds []int
+	for _, s := range series {
+		if s.Baseline {
+			continue
+		}
+		if len(s.X) != 1 {
+			return nil
+		}
+		ds = append(ds, int(s.X[0]))
+	}
+	return ds
+}
+
+// oneD draws the curves of an evaluation at one d as a dot plot
+// (plots.Dots): a curve of one point would be a lone error bar. The title
+// says the d, "d = 6 for every method", or, when the methods were
+// evaluated at different single d, that each has its own, and the rows
+// then name it.
+func oneD(in plots.CurvesInput, ds []int, metric string, lower bool, bestName string, bestD int, best float64) (*plots.Figure, string, error) {
+	same := !slices.ContainsFunc(ds, func(d int) bool { return d != ds[0] })
+	what := fmt.Sprintf("d = %d for every method", ds[0])
+	if !same {
+		what = "each method at its own d"
+		k := 0
+		for i := range in.Series {
+			if !in.Series[i].Baseline {
+				in.Series[i].Name += fmt.Sprintf(" (d = %d)", ds[k])
+				k++
+			}
+		}
+	}
+	in.Title = metricText(metric) + ", " + what
+	f, err := plots.Dots(in)
+	better := "higher"
+	if lower {
+		better = "lower"
+	}
+	alt := fmt.Sprintf("Dot plot of %s, %s, for %d methods with their standard deviations, the baseline without reduction dashed; %s is better.",
+		metricText(metric), what, methodSeries(in.Series), better)
 	if bestName != "" {
 		alt += fmt.Sprintf(" Best: %s at d = %d (%.4g).", bestName, bestD, best)
 	}

@@ -199,6 +199,13 @@
           if (best === null || best.dist > 30) { return null; }
           var e = best.s.err && best.s.err.length ? " ± " + num(best.s.err[best.at]) : "";
           return best.s.name + (best.s.baseline ? "" : ", d = " + best.s.x[best.at]) + ": " + num(best.s.y[best.at], 4) + e;
+        case "dots":
+          var rows = (meta.series || []).filter(function (s) { return !s.baseline; });
+          i = rows.length - 1 - Math.round(p.y);
+          if (i < 0 || i >= rows.length) { return null; }
+          var r0 = rows[i];
+          var e0 = r0.err && r0.err.length ? " ± " + num(r0.err[0]) : "";
+          return r0.name + (r0.x && r0.x.length ? ", d = " + r0.x[0] : "") + ": " + num(r0.y[0], 4) + e0;
         case "cd":
           var nearest = null;
           (meta.cols || []).forEach(function (m, at) {
