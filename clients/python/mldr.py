@@ -495,9 +495,16 @@ class Client:
         return self._send_json("PUT", "/api/datasets/%s/labels" % _seg(dataset_id),
                                {"labels": list(labels), "kind": kind})
 
-    def delete_dataset(self, dataset_id: str) -> None:
-        """Delete a data set (409 while jobs use it)."""
-        self.request("DELETE", "/api/datasets/" + _seg(dataset_id))
+    def delete_dataset(self, dataset_id: str, with_jobs: bool = False) -> None:
+        """Delete a data set. While jobs use it the server refuses (409,
+        naming them) unless ``with_jobs`` is true: then those jobs go with
+        it, their results and the studies over it included
+        (``?with_jobs=1``); a job still running on it is refused (409)
+        and nothing is deleted."""
+        path = "/api/datasets/" + _seg(dataset_id)
+        if with_jobs:
+            path += "?with_jobs=1"
+        self.request("DELETE", path)
 
     # -- jobs and studies ---------------------------------------------------
 

@@ -312,6 +312,21 @@ class ServerTest(unittest.TestCase):
         with self.assertRaises(mldr.APIError) as cm:
             self.c.delete_dataset(self.train["id"])
         self.assertEqual(cm.exception.status, 409)
+        self.assertIn("with_jobs", cm.exception.message)
+
+    def test_delete_dataset_with_jobs(self):
+        ds = self.c.upload(self.train_path, name="deleted with its jobs")
+        job = self.c.run({"dataset": ds["id"], "methods": ["pca"], "params": {"d": 2}},
+                         timeout=120, poll=0.1, progress=False)
+        with self.assertRaises(mldr.APIError) as cm:
+            self.c.delete_dataset(ds["id"])
+        self.assertEqual(cm.exception.status, 409)
+        self.assertEqual(self.c.job(job["id"])["status"], "succeeded")
+        self.c.delete_dataset(ds["id"], with_jobs=True)
+        for get in (lambda: self.c.dataset(ds["id"]), lambda: self.c.job(job["id"])):
+            with self.assertRaises(mldr.APIError) as cm:
+                get()
+            self.assertEqual(cm.exception.status, 404)
 
     def test_study_comparison(self):
         status, body = raw("GET", "/api/jobs/%s/comparison.json" % self.study["id"])
