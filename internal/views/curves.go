@@ -94,6 +94,26 @@ func meanRows(res *jobs.Results) (methods []string, rows map[string][]evaluate.R
 	return methods, rows
 }
 
+// OneD reports whether res was evaluated at a single d for every method
+// (its curves are then a dot plot, see Curves, and the d axis has no use).
+func OneD(res *jobs.Results) bool {
+	if res.Metrics == nil {
+		return false
+	}
+	methods, rows := meanRows(res)
+	one := false
+	for _, m := range methods {
+		if m == evaluate.Ori {
+			continue
+		}
+		if len(rows[m]) != 1 {
+			return false
+		}
+		one = true
+	}
+	return one
+}
+
 // Curves is a metric against d, one line per method, ori dashed, and its
 // text alternative. order gives each method its colour: the method's
 // place in it, the same in every plot of a page. daxis is "linear" or

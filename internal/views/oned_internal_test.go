@@ -56,6 +56,9 @@ func TestCurvesAtOneD(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Curves: %v", err)
 			}
+			if got, want := OneD(res), c.kind == "dots"; got != want {
+				t.Errorf("OneD: got %v, want %v", got, want)
+			}
 			m := f.Meta()
 			if m.Kind != c.kind {
 				t.Errorf("got a figure of kind %q, want %q", m.Kind, c.kind)

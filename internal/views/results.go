@@ -76,7 +76,7 @@ func (b *Builder) Results(id string, o ResultsOptions) (*templates.ResultsView, 
 			return nil, err
 		}
 		v.Metric = q.Metric
-		v.DAxis = DAxis(q.DAxis, res)
+		v.DAxis, v.OneD = DAxis(q.DAxis, res), OneD(res)
 		f, alt, err := Curves(res, v.Metric, res.Job.Request.MethodIDs(), v.DAxis, nil)
 		if v.Curves, err = Figure("curves", base+"curves", q.Values("curves"), f, alt, err); err != nil {
 			return nil, err

@@ -127,7 +127,10 @@ type ResultsView struct {
 	Metric        string
 	MetricOptions []Option
 	// DAxis is the curves' d axis: "linear" or "log".
-	DAxis           string
+	DAxis string
+	// OneD says every method was evaluated at one d: the curves are a dot
+	// plot, with no d axis to choose.
+	OneD            bool
 	Curves          *FigureView
 	Table           *MetricsTable
 	Times           *TimesTable // nil for jobs evaluated before times were kept
