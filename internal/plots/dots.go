@@ -99,7 +99,7 @@ func Dots(in CurvesInput) (*Figure, error) {
 		p.Y.Tick.Length = 0
 		ticks := make([]plot.Tick, n)
 		for i, s := range rows {
-			ticks[i] = plot.Tick{Value: float64(n - 1 - i), Label: shorten(s.Name)}
+			ticks[i] = plot.Tick{Value: float64(n - 1 - i), Label: shortenTo(s.Name, maxDotNameRunes)}
 		}
 		p.Y.Tick.Marker = plot.ConstantTicks(ticks)
 		grid := plotter.NewGrid()
@@ -149,6 +149,11 @@ func Dots(in CurvesInput) (*Figure, error) {
 		build:    build,
 	}, nil
 }
+
+// maxDotNameRunes bounds a dot plot's row names, longer than other
+// figures' (a few rows, the names their only labels): "MDDM (orthonormal
+// directions) (d = 6)" is whole.
+const maxDotNameRunes = 40
 
 // xErrXYs pairs points with symmetric errors for plotter.NewXErrorBars.
 type xErrXYs struct {

@@ -124,12 +124,15 @@ func LabelFrequencyPart(labels []string, freq []float64, constant []bool, part P
 }
 
 // shorten cuts a name longer than maxNameRunes runes, ending it with "…".
-func shorten(s string) string {
+func shorten(s string) string { return shortenTo(s, maxNameRunes) }
+
+// shortenTo cuts s to at most n runes, the last an ellipsis when cut.
+func shortenTo(s string, n int) string {
 	r := []rune(s)
-	if len(r) <= maxNameRunes {
+	if len(r) <= n {
 		return s
 	}
-	return string(r[:maxNameRunes-1]) + "…"
+	return string(r[:n-1]) + "…"
 }
 
 // plural writes "1 label" or "14 labels", thousands grouped ("24 170").
