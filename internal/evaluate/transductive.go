@@ -21,8 +21,8 @@ func (r *runner) transductive(ctx context.Context, run MethodRun, train, test an
 	all := together(train, test)
 	ntr, _ := features(train).Dims()
 	nAll, nFeat := features(all).Dims()
-	r.note("%s: transductive: on each split the training and test rows were embedded together (their labels left out), "+
-		"and the classifier trained on the training rows' coordinates and was tested on the test rows'", run.ID)
+	r.note("%s: evaluated transductively: on each split the training and test rows were embedded together, no label read, "+
+		"and the classifier was trained on the training rows' coordinates and tested on those of the test rows", run.ID)
 	p := run.Params
 	explicit := len(r.spec.Grid.Dims) > 0 || len(r.spec.Grid.Percent) > 0
 	if !explicit {

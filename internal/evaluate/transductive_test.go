@@ -88,7 +88,7 @@ func TestTransductiveMDS(t *testing.T) {
 					t.Error("ori's row is marked transductive")
 				}
 			}
-			if !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.HasPrefix(n, "mds: transductive") }) {
+			if !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.HasPrefix(n, "mds: evaluated transductively") }) {
 				t.Errorf("notes %q: none says mds was evaluated transductively", res.Notes)
 			}
 			// The test rows' labels permuted within each fold's test part.
