@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"mldr/internal/analysis"
 	"mldr/internal/dataset"
 	"mldr/internal/export"
 	"mldr/internal/formparts"
@@ -244,8 +245,7 @@ func (h *handler) apiTransform(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if len(m.Projection) == 0 || m.Space != "feature" {
-		h.fail(w, r, &httpError{status: http.StatusUnprocessableEntity, msg: fmt.Sprintf(
-			"%s has no projection of the features to apply to new rows", m.Method)})
+		h.fail(w, r, &httpError{status: http.StatusUnprocessableEntity, msg: noTransform(m.Method, m.Space)})
 		return
 	}
 	mr, err := formparts.FromRequest(r)
@@ -283,4 +283,17 @@ func (h *handler) apiTransform(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
+}
+
+// noTransform says why method has no projection of the features for the
+// transform to apply to new rows.
+func noTransform(method string, space analysis.Space) string {
+	if d, ok := analysis.Lookup(method); ok && d.Transductive {
+		return fmt.Sprintf("%s is transductive: it places only the rows it was fitted on (their coordinates are its projected rows) "+
+			"and has no projection to apply to new rows; to place them, add them to the data and run %s again", method, method)
+	}
+	if space == analysis.LabelSpace {
+		return fmt.Sprintf("%s reduces the label space: its projection applies to label vectors, not to the features of new rows", method)
+	}
+	return fmt.Sprintf("%s has no projection of the features to apply to new rows", method)
 }

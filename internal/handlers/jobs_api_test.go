@@ -122,7 +122,7 @@ func (s *server) waitJobWithin(id string, want jobs.State, limit time.Duration) 
 func TestJobsAPI(t *testing.T) {
 	s := newJobServer(t, 2, 0, nil)
 	ds := s.demo("multilabel")
-	resp, body := s.submit(`{"dataset":"` + ds + `","methods":["pca","plst"],"params":{"d":2},"evaluate":{"classifier":"ridge"}}`)
+	resp, body := s.submit(`{"dataset":"` + ds + `","methods":["pca","plst","mds"],"params":{"d":2},"evaluate":{"classifier":"ridge"}}`)
 	if resp.StatusCode != http.StatusAccepted || body["status"] != "queued" || resp.Header.Get("Location") != "/api/jobs/"+body["id"].(string) {
 		t.Fatalf("submit: got %d %v", resp.StatusCode, body)
 	}
@@ -178,9 +178,13 @@ func TestJobsAPI(t *testing.T) {
 	if resp.StatusCode != 200 || strings.Count(string(out), "\n") != 3 || !strings.HasPrefix(string(out), "c1,c2\n") {
 		t.Errorf("transform: got %d %q", resp.StatusCode, out)
 	}
-	resp, out = s.upload("/api/jobs/"+id+"/transform?method=plst", part{name: "file", file: "new.csv", body: csvRows})
-	if resp.StatusCode != http.StatusUnprocessableEntity {
-		t.Errorf("transform with plst: got %d %s, want 422", resp.StatusCode, out)
+	// No transform, each with its reason: plst reduces the labels, mds
+	// places only the rows it was fitted on.
+	for method, reason := range map[string]string{"plst": "reduces the label space", "mds": "transductive"} {
+		resp, out = s.upload("/api/jobs/"+id+"/transform?method="+method, part{name: "file", file: "new.csv", body: csvRows})
+		if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(string(out), reason) {
+			t.Errorf("transform with %s: got %d %s, want 422 saying %q", method, resp.StatusCode, out, reason)
+		}
 	}
 	resp, out = s.upload("/api/jobs/"+id+"/transform?method=pca", part{name: "file", file: "new.csv", body: "sig01\n1\n"})
 	if e := decode[apiErr](t, out); resp.StatusCode != 400 || e.Line != 1 {
