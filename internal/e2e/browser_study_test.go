@@ -61,7 +61,7 @@ func TestBrowserStudy(t *testing.T) {
 	if strings.Join(rows, ",") != "emotions-train,scene-train,yeast-train" {
 		t.Errorf("table rows %q", rows)
 	}
-	if cols := eval[[]string](t, ctx, `[...document.querySelectorAll('[data-testid="study-table"] thead th')].map(c => c.textContent)`); strings.Join(cols, ",") != "data set,ori,pca,mddmp,cplst" {
+	if cols := eval[[]string](t, ctx, `[...document.querySelectorAll('[data-testid="study-table"] thead th')].map(c => c.textContent)`); strings.Join(cols, ",") != "data set,ori,PCA,MDDM (orthonormal directions),CPLST" {
 		t.Errorf("table columns %q", cols)
 	}
 	if n := eval[int](t, ctx, `[...document.querySelectorAll('[data-testid="study-table"] tbody tr')].filter(r => r.querySelector("strong")).length`); n != 3 {

@@ -188,7 +188,7 @@ func TestStudyPages(t *testing.T) {
 	_, ranked, _ := strings.Cut(string(b), "average ranks over 2 data sets, best first: ")
 	ranked, _, _ = strings.Cut(ranked, ". ")
 	if resp.StatusCode != http.StatusOK || !strings.Contains(string(b), "ori (no reduction) shown, but left out of the ranks") ||
-		!strings.Contains(ranked, "pca") || strings.Contains(ranked, "ori") {
+		!strings.Contains(ranked, "PCA") || strings.Contains(ranked, "ori") {
 		t.Errorf("the page of a study that does not rank ori: got %d and the CD diagram's ranks %q, want it to say so and rank pca and mddmp only", resp.StatusCode, ranked)
 	}
 	if resp, b := s.do("GET", "/api/jobs/"+id+"/plots/ranks.svg", "", nil); resp.StatusCode != http.StatusOK {

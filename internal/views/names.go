@@ -33,6 +33,15 @@ func EvaluatedName(id string) string {
 	return MethodName(id)
 }
 
+// evaluatedNames is EvaluatedName of each of ids.
+func evaluatedNames(ids []string) []string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = EvaluatedName(id)
+	}
+	return out
+}
+
 // ColourHex is a method's colour as CSS, from its place in the page's
 // order of methods.
 func ColourHex(order []string, method string) string {

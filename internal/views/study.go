@@ -242,7 +242,7 @@ func studySummary(c comparison.Comparison, alpha string) string {
 // studyTable is the data sets × methods table of means ± std, the best of
 // each row marked, and the average ranks last.
 func studyTable(c comparison.Comparison) templates.StudyTable {
-	t := templates.StudyTable{Methods: c.Methods, Caption: fmt.Sprintf("%s (%s is better), %s: the mean over the folds (± the standard deviation, with several folds); the best of each data set in bold, the average rank (1 = best) last",
+	t := templates.StudyTable{Methods: evaluatedNames(c.Methods), Caption: fmt.Sprintf("%s (%s is better), %s: the mean over the folds (± the standard deviation, with several folds); the best of each data set in bold, the average rank (1 = best) last",
 		metricText(c.Metric), c.Better, choiceText(c))}
 	lower := c.Better == "lower"
 	better := func(a, b float64) bool {
@@ -293,7 +293,7 @@ func studyTable(c comparison.Comparison) templates.StudyTable {
 func studyPairs(c comparison.Comparison) []templates.StudyPair {
 	var out []templates.StudyPair
 	for _, p := range c.Pairs {
-		out = append(out, templates.StudyPair{A: p.A, B: p.B, Wins: p.Wins, Ties: p.Ties, Losses: p.Losses, Datasets: p.Datasets,
+		out = append(out, templates.StudyPair{A: EvaluatedName(p.A), B: EvaluatedName(p.B), Wins: p.Wins, Ties: p.Ties, Losses: p.Losses, Datasets: p.Datasets,
 			Wilcoxon: formatP(p.WilcoxonP), Holm: formatP(p.HolmP), Significant: p.HolmP != nil && *p.HolmP < 0.05})
 	}
 	return out
@@ -312,7 +312,7 @@ func studyPairedT(c comparison.Comparison, pt comparison.DatasetPairedT) templat
 		case p.P != nil:
 			t = "∞"
 		}
-		v.Pairs = append(v.Pairs, templates.StudyTPair{A: p.A, B: p.B, T: t, P: formatP(p.P), Significant: p.P != nil && *p.P < 0.05})
+		v.Pairs = append(v.Pairs, templates.StudyTPair{A: EvaluatedName(p.A), B: EvaluatedName(p.B), T: t, P: formatP(p.P), Significant: p.P != nil && *p.P < 0.05})
 	}
 	return v
 }

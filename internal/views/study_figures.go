@@ -28,7 +28,7 @@ func CD(c comparison.Comparison, alpha string) (*plots.Figure, string, error) {
 	}
 	f, err := plots.CriticalDifference(plots.CriticalDifferenceInput{
 		Title:   fmt.Sprintf("Critical differences of %s (%s)", metricText(c.Metric), choiceText(c)),
-		Methods: methods, AvgRanks: ranks, CD: cd, Alpha: alpha, Datasets: c.RankedDatasets})
+		Methods: evaluatedNames(methods), AvgRanks: ranks, CD: cd, Alpha: alpha, Datasets: c.RankedDatasets})
 	if err != nil {
 		return nil, "", err
 	}
@@ -56,7 +56,7 @@ func cmpRank(c comparison.Comparison, a, b string) int {
 func rankList(c comparison.Comparison, order []string) string {
 	var parts []string
 	for _, m := range order {
-		parts = append(parts, fmt.Sprintf("%s %.2f", m, *c.AverageRanks[m]))
+		parts = append(parts, fmt.Sprintf("%s %.2f", EvaluatedName(m), *c.AverageRanks[m]))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -75,7 +75,7 @@ func Ranks(c comparison.Comparison) (*plots.Figure, string, error) {
 	}
 	in := plots.RankHeatmapInput{
 		Title:   fmt.Sprintf("Ranks by %s (%s)", metricText(c.Metric), choiceText(c)),
-		Methods: c.Methods, Datasets: c.DatasetNames, Ranks: ranks}
+		Methods: evaluatedNames(c.Methods), Datasets: c.DatasetNames, Ranks: ranks}
 	for _, m := range c.Methods { // the comparison's average ranks, when every method has one
 		r := c.AverageRanks[m]
 		if r == nil {
