@@ -43,6 +43,10 @@ type Choice struct {
 	// PercentOf says what Percent is of: "features" (D) or "rank" (each
 	// method's rank); empty without Percent.
 	PercentOf string
+	// CommonD, with neither D nor Percent, is the d every method but the
+	// baseline ran at on every data set, when they all ran at one (a
+	// study with params.d and no grid); nil otherwise.
+	CommonD *int
 }
 
 // Group is the results at one d-choice.
@@ -78,6 +82,9 @@ type Comparison struct {
 	Percent *float64 `json:"percent,omitempty"`
 	// PercentOf is what Percent is of: "features" or "rank".
 	PercentOf string `json:"percent_of,omitempty"`
+	// CommonD is Choice.CommonD: with d null, the one d every method but
+	// the baseline ran at, when there is one.
+	CommonD *int `json:"common_d,omitempty"`
 	// Better is "lower" or "higher" (evaluate.LowerIsBetter).
 	Better       string   `json:"better"`
 	Methods      []string `json:"methods"`
@@ -214,6 +221,7 @@ func buildOne(in Input, g Group, metric string) Comparison {
 		D:            g.Choice.D,
 		Percent:      g.Choice.Percent,
 		PercentOf:    g.Choice.PercentOf,
+		CommonD:      g.Choice.CommonD,
 		Better:       "higher",
 		Methods:      slices.Clone(in.Methods),
 		Datasets:     slices.Clone(in.Datasets),

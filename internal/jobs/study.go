@@ -173,9 +173,26 @@ func studyInput(req Request, names []string, spec evaluate.Spec, rows []evaluate
 		}
 	default:
 		in.Methods = append([]string{evaluate.Ori}, req.MethodIDs()...)
-		in.Groups = append(in.Groups, studyGroup(comparison.Choice{}, in.Methods, rows, func(evaluate.Row) bool { return true }))
+		in.Groups = append(in.Groups, studyGroup(comparison.Choice{CommonD: commonDim(rows)}, in.Methods, rows, func(evaluate.Row) bool { return true }))
 	}
 	return in
+}
+
+// commonDim is the d every mean row but the baseline's answers, when
+// they all answer one (rowDim), else nil.
+func commonDim(rows []evaluate.Row) *int {
+	var d *int
+	for _, r := range rows {
+		if r.Method == evaluate.Ori || r.Fold != nil {
+			continue
+		}
+		if v := rowDim(r); d == nil {
+			d = &v
+		} else if *d != v {
+			return nil
+		}
+	}
+	return d
 }
 
 // rowDim is the d a row answers in a grid of dims: the per-variable d of

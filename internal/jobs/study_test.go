@@ -210,6 +210,35 @@ func TestStudyInputGrid(t *testing.T) {
 	}
 }
 
+// Without a grid, one comparison of the baseline and the methods, each at
+// its own d, which it names when every method but the baseline ran at one
+// d on every data set (a study with params.d).
+func TestStudyInputCommonD(t *testing.T) {
+	hl := map[string]float64{"hamming_loss": 0.2}
+	fold := 1
+	for _, tc := range []struct {
+		name string
+		rows []evaluate.Row
+		want int // 0: none
+	}{
+		{"one d", []evaluate.Row{{Dataset: "a", Method: "ori", D: 9, Metrics: hl}, {Dataset: "a", Method: "pca", D: 6, Metrics: hl},
+			{Dataset: "b", Method: "pca", D: 6, Metrics: hl}, {Dataset: "b", Method: "mddmp", D: 6, Metrics: hl}, {Dataset: "b", Method: "mddmp", D: 5, Fold: &fold, Metrics: hl}}, 6},
+		{"two", []evaluate.Row{{Dataset: "a", Method: "pca", D: 6, Metrics: hl}, {Dataset: "b", Method: "pca", D: 5, Metrics: hl}}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req := Request{Datasets: []string{"a", "b"}, Methods: []string{"pca", "mddmp"}, Evaluate: &Evaluate{}}
+			in := studyInput(req, []string{"A", "B"}, evaluationSpec(req), tc.rows)
+			if len(in.Groups) != 1 || in.Groups[0].Choice.D != nil {
+				t.Fatalf("got %d groups, want one at each method's own d", len(in.Groups))
+			}
+			got := in.Groups[0].Choice.CommonD
+			if (got == nil) != (tc.want == 0) || got != nil && *got != tc.want {
+				t.Errorf("CommonD: got %v, want %d (0: none)", got, tc.want)
+			}
+		})
+	}
+}
+
 // A percent grid makes one comparison per percentage, whatever d each
 // data set gave it; lda's rows answer a grid of dims by their d per
 // variable.

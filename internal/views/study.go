@@ -45,6 +45,8 @@ func choiceText(c comparison.Comparison) string {
 		return fmt.Sprintf("d = %s %% of each method's rank", strconv.FormatFloat(*c.Percent, 'g', -1, 64))
 	case c.Percent != nil:
 		return fmt.Sprintf("d = %s %% of the features", strconv.FormatFloat(*c.Percent, 'g', -1, 64))
+	case c.CommonD != nil:
+		return fmt.Sprintf("d = %d for every method", *c.CommonD)
 	}
 	return "each method at its own d"
 }

@@ -32,6 +32,7 @@ func TestStudyTablePhrases(t *testing.T) {
 		{dimsPhrase(comparison.Comparison{}, analysis.Params{D: 3}), "d = 3"},
 		{dimsPhrase(comparison.Comparison{D: &d}, analysis.Params{}), "d = 4"},
 		{dimsPhrase(comparison.Comparison{}, analysis.Params{}), "each method at its own d"},
+		{choiceText(comparison.Comparison{CommonD: &d}), "d = 4 for every method"},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)
