@@ -475,16 +475,10 @@ func centreKernel(k *mat.Dense) []float64 {
 
 // centreColumns removes every column's mean.
 func centreColumns(a *mat.Dense) {
-	r, c := a.Dims()
-	for j := range c {
-		s := 0.0
-		for i := range r {
-			s += a.At(i, j)
-		}
-		s /= float64(r)
-		for i := range r {
-			a.Set(i, j, a.At(i, j)-s)
-		}
+	mean := columnMeans(a)
+	r, _ := a.Dims()
+	for i := range r {
+		axpy(-1, mean, a.RawRowView(i))
 	}
 }
 
