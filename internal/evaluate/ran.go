@@ -49,17 +49,26 @@ type Decoder struct {
 	Lambda    float64
 }
 
-// decoderOf is the decoder of a label-space model, as labelSpace fits it.
-func decoderOf(m *analysis.Model) Decoder {
-	d := Decoder{Regressor: DecoderRidge}
-	switch {
-	case m.HasRegressor():
+// DecoderOf is the decoder the evaluation fits for the label-space
+// method id at λ = lambda: LEML's own regressor for leml (the only model
+// that carries one, analysis.Model.HasRegressor), kcplst's kernel ridge,
+// ridge for the others.
+func DecoderOf(id string, lambda float64) Decoder {
+	d := Decoder{Regressor: DecoderRidge, Lambda: lambda}
+	switch id {
+	case "leml":
 		d.Regressor = DecoderLEML
-	case m.Method == "kcplst":
+	case "kcplst":
 		d.Regressor = DecoderKernelRidge
 	}
-	if m.Params.Lambda != nil {
-		d.Lambda = *m.Params.Lambda
-	}
 	return d
+}
+
+// decoderOf is the decoder of a label-space model, as labelSpace fits it.
+func decoderOf(m *analysis.Model) Decoder {
+	lambda := 0.0
+	if m.Params.Lambda != nil {
+		lambda = *m.Params.Lambda
+	}
+	return DecoderOf(m.Method, lambda)
 }

@@ -49,14 +49,8 @@ func requestDecoders(req jobs.Request) []decoded {
 		if !ok || m.Space != analysis.LabelSpace {
 			continue
 		}
-		d := decoded{method: id, regressor: evaluate.DecoderRidge, lambda: lambda}
-		switch id {
-		case "kcplst":
-			d.regressor = evaluate.DecoderKernelRidge
-		case "leml":
-			d.regressor = evaluate.DecoderLEML
-		}
-		out = append(out, d)
+		d := evaluate.DecoderOf(id, lambda)
+		out = append(out, decoded{method: id, regressor: d.Regressor, lambda: d.Lambda})
 	}
 	return out
 }
