@@ -73,7 +73,12 @@ func DefaultStudyForm(recs []store.DatasetRecord) templates.AnalyzeForm {
 // checked are the methods ticked (nil: the defaults), form the fields and
 // fe the refusal of a submitted form, if any.
 func (b *Builder) Analyze(rec store.DatasetRecord, form templates.AnalyzeForm, checked []string, fe *templates.FormError) templates.AnalyzeView {
-	v := templates.AnalyzeView{DatasetID: rec.ID, DatasetName: b.datasetName(rec.ID), Summary: rec.Summary,
+	return b.analyze(rec, b.datasetNames().of(rec.ID), form, checked, fe)
+}
+
+// analyze is Analyze with the data set's name as the pages show it.
+func (b *Builder) analyze(rec store.DatasetRecord, name string, form templates.AnalyzeForm, checked []string, fe *templates.FormError) templates.AnalyzeView {
+	v := templates.AnalyzeView{DatasetID: rec.ID, DatasetName: name, Summary: rec.Summary,
 		Form: form, Error: fe}
 	v.ScaleHint = ScaleHint(rec.Summary, "")
 	shape := analysis.Shape{N: rec.Summary.Rows, D: rec.Summary.Features, Q: rec.Summary.LabelCount, Classes: rec.Summary.ClassList()}
@@ -113,13 +118,13 @@ func (b *Builder) Analyze(rec store.DatasetRecord, form templates.AnalyzeForm, c
 // the methods are offered as for the first data set, and disabled when
 // any data set rules them out.
 func (b *Builder) StudyForm(recs []store.DatasetRecord, form templates.AnalyzeForm, checked []string, fe *templates.FormError) templates.AnalyzeView {
-	v := b.Analyze(recs[0], form, checked, fe)
 	names := b.datasetNames()
+	v := b.analyze(recs[0], names.of(recs[0].ID), form, checked, fe)
 	for _, rec := range recs {
 		v.Study = append(v.Study, templates.Link{ID: rec.ID, Name: names.of(rec.ID)})
 	}
 	for _, rec := range recs[1:] {
-		other := b.Analyze(rec, form, checked, nil)
+		other := b.analyze(rec, names.of(rec.ID), form, checked, nil)
 		for i, m := range other.Methods {
 			c := &v.Methods[i]
 			if m.Disabled && !c.Disabled {

@@ -87,7 +87,8 @@ func (b *Builder) compareChoices(v *templates.CompareView, list []jobs.Job) {
 }
 
 func (b *Builder) compareJobs(v *templates.CompareView, all []*jobs.Results) error {
-	v.Warnings = append(v.Warnings, b.sameSetup(all)...)
+	names := b.datasetNames() // read once for the page
+	v.Warnings = append(v.Warnings, sameSetup(all, names)...)
 	v.Linked = sameData(all)
 	compareMetric(v, all)
 	// One colour per method across the page.
@@ -120,7 +121,7 @@ func (b *Builder) compareJobs(v *templates.CompareView, all []*jobs.Results) err
 	data := b.loader()
 	daxis := DAxis("", all...) // one axis for every job's curves
 	for _, res := range all {
-		ds := b.JobRow(res.Job).Dataset
+		ds := b.jobRow(res.Job, names).Dataset
 		cj := templates.CompareJob{ID: res.Job.ID, Dataset: ds, Title: fmt.Sprintf("%s on %s", strings.Join(res.Job.Request.MethodIDs(), ", "), ds)}
 		base := "/api/jobs/" + res.Job.ID + "/plots/"
 		if res.Metrics != nil && v.Metric != "" {
@@ -193,13 +194,13 @@ func compareMetric(v *templates.CompareView, all []*jobs.Results) {
 
 // sameSetup warns when the jobs were not run on the same data or split,
 // so that their numbers are not comparable point for point.
-func (b *Builder) sameSetup(all []*jobs.Results) []string {
+func sameSetup(all []*jobs.Results, names datasetNames) []string {
 	var data, splits []string
 	for _, res := range all {
 		req := res.Job.Request
-		name := b.JobRow(res.Job).Dataset
+		name := names.of(req.Dataset)
 		if req.TestDataset != "" {
-			name += " (tested on " + b.datasetName(req.TestDataset) + ")"
+			name += " (tested on " + names.of(req.TestDataset) + ")"
 		}
 		if !slices.Contains(data, name) {
 			data = append(data, name)

@@ -48,12 +48,6 @@ func (b *Builder) jobRow(j jobs.Job, names datasetNames) templates.JobRow {
 	return r
 }
 
-// datasetName is a data set's name as the pages show it (DatasetNames),
-// or its id when it has no record (it was deleted since).
-func (b *Builder) datasetName(id string) string {
-	return b.datasetNames().of(id)
-}
-
 // studyName names a study for a list: its count of data sets and the
 // first few names.
 func studyName(req jobs.Request, names datasetNames) string {
@@ -94,17 +88,20 @@ func FormatTime(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UT
 
 // JobHeader is the top of a job's page: its status, timing and settings.
 func (b *Builder) JobHeader(j jobs.Job) templates.JobHeader {
+	names := b.datasetNames()
 	hd := templates.JobHeader{ID: j.ID, Status: string(j.Status), Phase: j.Phase, Message: j.Message, Error: j.Error,
-		DatasetID: j.Request.Dataset, DatasetName: b.datasetName(j.Request.Dataset), Methods: j.Request.MethodIDs(), Progress: j.Progress,
+		DatasetID: j.Request.Dataset, DatasetName: names.of(j.Request.Dataset), Methods: j.Request.MethodIDs(), Progress: j.Progress,
 		Created: j.CreatedAt.Format(time.RFC3339), Active: !j.Status.Terminal()}
 	if j.Status != jobs.Succeeded {
 		hd.Notes = j.Notes // a succeeded job's notes stand with its results
 	}
-	if rec, err := b.store.Dataset(j.Request.Dataset); err == nil && !j.Request.Study() {
-		hd.ScaleHint = ScaleHint(rec.Summary, j.Request.Preprocess)
+	if !j.Request.Study() {
+		if rec, err := b.store.Dataset(j.Request.Dataset); err == nil {
+			hd.ScaleHint = ScaleHint(rec.Summary, j.Request.Preprocess)
+		}
 	}
 	for _, id := range j.Request.Datasets {
-		hd.Study = append(hd.Study, templates.Link{ID: id, Name: b.datasetName(id)})
+		hd.Study = append(hd.Study, templates.Link{ID: id, Name: names.of(id)})
 	}
 	hd.Elapsed = "not started yet"
 	if j.StartedAt != nil {
@@ -143,7 +140,7 @@ func (b *Builder) JobHeader(j jobs.Job) templates.JobHeader {
 		add("preprocessing", req.Preprocess+", fitted on the training rows")
 	}
 	if req.TestDataset != "" {
-		add("test set", b.datasetName(req.TestDataset))
+		add("test set", names.of(req.TestDataset))
 	}
 	if e := req.Evaluate; e != nil {
 		switch e.Classifier {
