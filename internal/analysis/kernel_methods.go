@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -120,20 +121,13 @@ func kernelOf(p Params, x *mat.Dense) (Kernel, []string) {
 		notes = append(notes, fmt.Sprintf("gamma = %.6g = 1/D", k.Gamma))
 	}
 	if k.Kind == KernelPoly {
-		k.Degree = cmpOr(p.Degree, DefaultDegree)
+		k.Degree = cmp.Or(p.Degree, DefaultDegree)
 		k.Coef0 = DefaultCoef0
 		if p.Coef0 != nil {
 			k.Coef0 = *p.Coef0
 		}
 	}
 	return k, notes
-}
-
-func cmpOr(v, def int) int {
-	if v != 0 {
-		return v
-	}
-	return def
 }
 
 // withKernel records the kernel and the landmark choice in the model's

@@ -679,7 +679,7 @@ func fitFaIE(ctx context.Context, in Input, p Params, st stage) (*Model, error) 
 	r := min(have, rank)
 	w := e.vectors.Slice(0, q+d, 0, r)
 	// V = (Z·W_Z + √α·X·M·W_X)·Λ^(−1/2); the decoder W_Z·Λ^(1/2).
-	labels := newLabelSide(ones, labelMeansOf(s.labelMean))
+	labels := newLabelSide(ones, slices.Clone(s.labelMean))
 	v := labels.codes(mat.DenseCopyOf(w.(*mat.Dense).Slice(0, q, 0, r)), r)
 	var mw mat.Dense
 	mw.Mul(mm, w.(*mat.Dense).Slice(q, q+d, 0, r))
@@ -705,9 +705,6 @@ func fitFaIE(ctx context.Context, in Input, p Params, st stage) (*Model, error) 
 	m.Projected = mat.DenseCopyOf(v.Slice(0, s.n, 0, dim))
 	return m, st.checkpoint(ctx, 1)
 }
-
-// labelMeansOf returns the 0/1 label means the statistics give (a copy).
-func labelMeansOf(m []float64) []float64 { return slices.Clone(m) }
 
 // memFaIE: the statistics (D×D, D×q, q×q), XᵀX and its decomposition
 // (D×D), P·(Σ + λI)^(−1/2), the (q + D)×(q + D) matrix K and its
@@ -924,7 +921,7 @@ func fitLEML(ctx context.Context, in Input, p Params, st stage) (*Model, error) 
 	}
 	c := mat.DenseCopyOf(s.cross)
 	c.Scale(2, c)
-	labels := newLabelSide(ones, labelMeansOf(s.labelMean))
+	labels := newLabelSide(ones, slices.Clone(s.labelMean))
 	zz := 0.0
 	for _, mu := range s.labelMean {
 		zz += 4 * float64(s.n) * mu * (1 - mu)

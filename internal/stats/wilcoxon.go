@@ -145,8 +145,8 @@ func wilcoxonTwoSided(pmf []float64, rPlus int) float64 {
 // for n pairs with no zero and no tied difference: with few pairs no
 // outcome is significant (n = 3: 0.25, n = 5: 0.0625; the first n at
 // which p < 0.05 is possible is 6), whatever the scores. For n ≤ 50 it is
-// the minimum, over every attainable positive rank sum r+, of the exact
-// p-value from the null distribution of r+ (as scipy 1.10's wilcoxon
+// the least, over every attainable positive rank sum r+, of the exact
+// p-value from the null distribution of r+ (that at r+ = 0) (as scipy 1.10's wilcoxon
 // with method 'exact'); beyond, scipy's normal approximation at the most
 // extreme statistic T = 0. It returns NaN for n < 1.
 func WilcoxonMinP(n int) float64 {
@@ -158,10 +158,7 @@ func WilcoxonMinP(n int) float64 {
 		z := N * (N + 1) / 4 / math.Sqrt(N*(N+1)*(2*N+1)/24)
 		return math.Erfc(z / math.Sqrt2)
 	}
-	pmf := wilcoxonNull(n)
-	least := 1.0
-	for r := range pmf {
-		least = math.Min(least, wilcoxonTwoSided(pmf, r))
-	}
-	return least
+	// The smallest p is at the most extreme rank sum, r+ = 0 (its tail
+	// 2⁻ⁿ is the least of any r+; r+ = n(n+1)/2 mirrors it).
+	return wilcoxonTwoSided(wilcoxonNull(n), 0)
 }
