@@ -105,33 +105,18 @@ func together(train, test analysis.Input) analysis.Input {
 	ntr, _ := features(train).Dims()
 	nte, _ := features(test).Dims()
 	if train.Sparse != nil {
-		out.Sparse = stackCSR(train.Sparse, test.Sparse)
+		out.Sparse = sparse.Stack(train.Sparse, test.Sparse)
 	} else {
-		_, d := train.X.Dims()
-		out.X = mat.NewDense(ntr+nte, d, nil)
-		out.X.Slice(0, ntr, 0, d).(*mat.Dense).Copy(train.X)
-		out.X.Slice(ntr, ntr+nte, 0, d).(*mat.Dense).Copy(test.X)
+		out.X = new(mat.Dense)
+		out.X.Stack(train.X, test.X)
 	}
 	if train.Labels != nil {
 		_, q := train.Labels.Dims()
-		out.Labels = stackCSR(train.Labels, &sparse.CSR{R: nte, C: q, Ptr: make([]int64, nte+1)})
+		out.Labels = sparse.Stack(train.Labels, &sparse.CSR{R: nte, C: q, Ptr: make([]int64, nte+1)})
 	} else {
 		_, q := train.Y.Dims()
 		out.Y = mat.NewDense(ntr+nte, q, nil)
 		out.Y.Slice(0, ntr, 0, q).(*mat.Dense).Copy(train.Y)
 	}
-	return out
-}
-
-// stackCSR is a's rows then b's (the same columns).
-func stackCSR(a, b *sparse.CSR) *sparse.CSR {
-	out := &sparse.CSR{R: a.R + b.R, C: a.C, Ptr: make([]int64, 0, a.R+b.R+1)}
-	out.Ptr = append(out.Ptr, a.Ptr...)
-	off := a.Ptr[a.R]
-	for _, p := range b.Ptr[1:] {
-		out.Ptr = append(out.Ptr, off+p)
-	}
-	out.Ind = append(append(make([]int32, 0, len(a.Ind)+len(b.Ind)), a.Ind...), b.Ind...)
-	out.Val = append(append(make([]float64, 0, len(a.Val)+len(b.Val)), a.Val...), b.Val...)
 	return out
 }

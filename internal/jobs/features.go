@@ -27,7 +27,7 @@ func featuresOf(in analysis.Input) mat.Matrix {
 func stackInputs(a, b analysis.Input) analysis.Input {
 	out := analysis.Input{Classes: a.Classes, FeatureNames: a.FeatureNames}
 	if a.Labels != nil && b.Labels != nil {
-		out.Labels = stackCSR(a.Labels, b.Labels)
+		out.Labels = sparse.Stack(a.Labels, b.Labels)
 	} else {
 		var ys mat.Dense
 		ys.Stack(denseLabels(a), denseLabels(b))
@@ -39,7 +39,7 @@ func stackInputs(a, b analysis.Input) analysis.Input {
 		out.X = &xs
 		return out
 	}
-	out.Sparse = stackCSR(csrOf(a), csrOf(b))
+	out.Sparse = sparse.Stack(csrOf(a), csrOf(b))
 	return out
 }
 
@@ -57,24 +57,4 @@ func csrOf(in analysis.Input) *sparse.CSR {
 		return in.Sparse
 	}
 	return sparse.FromDense(in.X)
-}
-
-// stackCSR returns the rows of a over those of b as a new CSR; both have
-// the same columns (sameColumns checked the records).
-func stackCSR(a, b *sparse.CSR) *sparse.CSR {
-	if a.C != b.C {
-		panic("jobs: stacking sparse rows of different widths") // the request's check makes them equal
-	}
-	nnz := int64(a.NNZ() + b.NNZ())
-	out := &sparse.CSR{R: a.R + b.R, C: a.C, Ptr: make([]int64, 0, a.R+b.R+1), Ind: make([]int32, 0, nnz), Val: make([]float64, 0, nnz)}
-	for _, p := range a.Ptr {
-		out.Ptr = append(out.Ptr, p-a.Ptr[0])
-	}
-	base := a.Ptr[a.R] - a.Ptr[0]
-	for _, p := range b.Ptr[1:] {
-		out.Ptr = append(out.Ptr, base+p-b.Ptr[0])
-	}
-	out.Ind = append(append(out.Ind, a.Ind[a.Ptr[0]:a.Ptr[a.R]]...), b.Ind[b.Ptr[0]:b.Ptr[b.R]]...)
-	out.Val = append(append(out.Val, a.Val[a.Ptr[0]:a.Ptr[a.R]]...), b.Val[b.Ptr[0]:b.Ptr[b.R]]...)
-	return out
 }

@@ -122,6 +122,27 @@ func (m *CSR) RowRange(from, to int) *CSR {
 	return &CSR{R: to - from, C: m.C, Ptr: ptr, Ind: m.Ind[base:end], Val: m.Val[base:end]}
 }
 
+// Stack returns the rows of a over those of b as a new CSR (either may be
+// a RowRange, whose pointers need not start at 0). It panics when their
+// columns differ: callers stack parts of the same columns.
+func Stack(a, b *CSR) *CSR {
+	if a.C != b.C {
+		panic(fmt.Sprintf("sparse: stacking rows of %d columns over rows of %d", a.C, b.C))
+	}
+	nnz := a.Ptr[a.R] - a.Ptr[0] + b.Ptr[b.R] - b.Ptr[0]
+	out := &CSR{R: a.R + b.R, C: a.C, Ptr: make([]int64, 0, a.R+b.R+1), Ind: make([]int32, 0, nnz), Val: make([]float64, 0, nnz)}
+	for _, p := range a.Ptr {
+		out.Ptr = append(out.Ptr, p-a.Ptr[0])
+	}
+	base := a.Ptr[a.R] - a.Ptr[0]
+	for _, p := range b.Ptr[1:] {
+		out.Ptr = append(out.Ptr, base+p-b.Ptr[0])
+	}
+	out.Ind = append(append(out.Ind, a.Ind[a.Ptr[0]:a.Ptr[a.R]]...), b.Ind[b.Ptr[0]:b.Ptr[b.R]]...)
+	out.Val = append(append(out.Val, a.Val[a.Ptr[0]:a.Ptr[a.R]]...), b.Val[b.Ptr[0]:b.Ptr[b.R]]...)
+	return out
+}
+
 // AppendRows appends the rows of part, which has m's columns, after the
 // rows of m held in its Ptr so far (m.Ptr holds the row pointers of the
 // rows appended before, from 0). m.R is the number of rows m will have in
