@@ -131,7 +131,7 @@ func TestRunFitted(t *testing.T) {
 		t.Fatal(err)
 	}
 	params := analysis.Params{D: 12}
-	model, err := analysis.Fit(t.Context(), "pca", subset(data, h.Train), params, nil)
+	model, err := analysis.Fit(t.Context(), "pca", data.SelectRows(h.Train), params, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -99,7 +99,7 @@ func BenchmarkMLkNNScene(b *testing.B) {
 		b.Fatal(err)
 	}
 	all := analysis.Input{X: ds.X, Y: ds.Y}
-	train, test := subset(all, folds[0].Train), subset(all, folds[0].Test)
+	train, test := all.SelectRows(folds[0].Train), all.SelectRows(folds[0].Test)
 	ctx := context.Background()
 	model, err := analysis.Fit(ctx, "pca", train, analysis.Params{D: 5}, nil)
 	if err != nil {

@@ -95,7 +95,7 @@ func (r *runner) multiLabel(train, test analysis.Input, pred, scores *mat.Dense)
 // inverseProps are the inverse propensities of the training labels ytr
 // with Options' A and B (checked by newRunner), computed once per
 // training part: the grid's d and the methods of a split share them. Each
-// split's labels are a new matrix (subset), and holding the last one in
+// split's labels are a new matrix (SelectRows), and holding the last one in
 // propY keeps its address from being reused by the next, so that the
 // pointer identifies the training part.
 func (r *runner) inverseProps(ytr *mat.Dense) []float64 {

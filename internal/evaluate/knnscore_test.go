@@ -173,7 +173,7 @@ func TestRunKNN(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	train, test := subset(data, split.Train), subset(data, split.Test)
+	train, test := data.SelectRows(split.Train), data.SelectRows(split.Test)
 	want := func(xtr, xte *mat.Dense) map[string]float64 {
 		pred, scores, err := KNN{K: k}.Predict(t.Context(), xtr, train.Y, xte)
 		if err != nil {

@@ -286,7 +286,7 @@ func TestRunSVM(t *testing.T) {
 	if !slices.Contains(phases, "pca: svm 3 of 3") || !slices.Contains(phases, "ori: svm 3 of 3") {
 		t.Errorf("phases %q, want the svm's progress of ori and pca", phases)
 	}
-	train, test := subset(data, h.Train), subset(data, h.Test)
+	train, test := data.SelectRows(h.Train), data.SelectRows(h.Test)
 	m, err := analysis.Fit(context.Background(), "pca", train, analysis.Params{D: 3}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -17,7 +17,7 @@ import (
 // scaled returns a split's training and test rows, their features scaled
 // by the preprocessing of Options fitted on the training rows alone.
 func (r *runner) scaled(sp Split) (train, test analysis.Input, err error) {
-	train, test = subset(r.data, sp.Train), subset(r.data, sp.Test)
+	train, test = r.data.SelectRows(sp.Train), r.data.SelectRows(sp.Test)
 	kind := r.spec.Options.Preprocess
 	if kind == "" || kind == preprocess.None {
 		return train, test, nil
@@ -30,16 +30,13 @@ func (r *runner) scaled(sp Split) (train, test analysis.Input, err error) {
 	if err != nil {
 		return train, test, fmt.Errorf("evaluate: %s: %w", sp.Name, err)
 	}
-	sc.ApplyInPlace(train.X) // subset made them: nothing else holds them
+	sc.ApplyInPlace(train.X) // SelectRows made them: nothing else holds them
 	sc.ApplyInPlace(test.X)
 	if sc.Note != "" {
 		r.note("%s", sc.Note)
 	}
 	return train, test, nil
 }
-
-// subset takes rows of an input (sparse features and labels stay sparse).
-func subset(in analysis.Input, rows []int) analysis.Input { return in.SelectRows(rows) }
 
 // features is the feature matrix of in, dense or sparse.
 func features(in analysis.Input) mat.Matrix {

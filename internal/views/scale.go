@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"mldr/internal/dataset"
+	"mldr/internal/plots"
 	"mldr/internal/preprocess"
 )
 
@@ -30,14 +31,5 @@ func formatRatio(r float64) string {
 	if r >= 1e6 {
 		return fmt.Sprintf("%.2g", r)
 	}
-	n := int64(r + 0.5)
-	s := fmt.Sprint(n)
-	out := ""
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			out += " "
-		}
-		out += string(c)
-	}
-	return out
+	return plots.GroupDigits(int(r + 0.5))
 }
