@@ -20,7 +20,12 @@ import (
 func (h *handler) apiStudyTable(w http.ResponseWriter, r *http.Request, file string) {
 	id := chi.URLParam(r, "id")
 	// comparison.json's checks: the job exists, has succeeded, is a study.
-	_, j, err := h.jobs.ResultPath(id, "", jobs.FileComparison)
+	path, j, err := h.jobs.ResultPath(id, "", jobs.FileComparison)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	f, err := jobs.ReadComparison(path)
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -39,8 +44,13 @@ func (h *handler) apiStudyTable(w http.ResponseWriter, r *http.Request, file str
 			}
 		}
 	}
+	t, err := views.StudyPaperTable(id, j.Request, f, o)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
 	var buf bytes.Buffer
-	if err := h.build.StudyTable(&buf, id, file, o); err != nil {
+	if err := views.WriteStudyTable(&buf, file, t); err != nil {
 		h.fail(w, r, err)
 		return
 	}

@@ -58,11 +58,11 @@ func (s *Service) Results(id string) (*Results, error) {
 		if err != nil {
 			return nil, err
 		}
-		var c comparison.File
-		if err := readJSON(path, &c); err != nil {
+		c, err := ReadComparison(path)
+		if err != nil {
 			return nil, fmt.Errorf("job %s: %w", id, err)
 		}
-		res.Comparison = &c
+		res.Comparison = c
 	}
 	for _, m := range j.Request.ResultMethods() {
 		if _, err := s.resultFile(id, m+"/"+FileModel); err != nil {
@@ -257,6 +257,16 @@ func splitName(s string) string {
 		}
 	}
 	return strings.Clone(s)
+}
+
+// ReadComparison reads a study's comparison.json at path (as ResultPath
+// gives it, checked against the job's checksums).
+func ReadComparison(path string) (*comparison.File, error) {
+	var c comparison.File
+	if err := readJSON(path, &c); err != nil {
+		return nil, err
+	}
+	return &c, nil
 }
 
 func readJSON(path string, v any) error {

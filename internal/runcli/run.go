@@ -7,7 +7,6 @@ package runcli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -19,7 +18,6 @@ import (
 	"strings"
 	"time"
 
-	"mldr/internal/comparison"
 	"mldr/internal/jobs"
 	"mldr/internal/store"
 	"mldr/internal/views"
@@ -348,15 +346,11 @@ func writeOut(dir, out string, job jobs.Job) (int, error) {
 // into tmp as their downloads answer without options: the default
 // metrics at the first d-choice, from the comparison.json in dir.
 func writeStudyTables(dir, tmp string, job jobs.Job) (int, error) {
-	b, err := os.ReadFile(filepath.Join(dir, jobs.FileComparison))
+	f, err := jobs.ReadComparison(filepath.Join(dir, jobs.FileComparison))
 	if err != nil {
 		return 0, fmt.Errorf("reading the study's comparisons: %w", err)
 	}
-	var f comparison.File
-	if err := json.Unmarshal(b, &f); err != nil {
-		return 0, fmt.Errorf("reading the study's comparisons: %w", err)
-	}
-	t, err := views.StudyPaperTable(job.ID, job.Request, &f, views.StudyTableOptions{})
+	t, err := views.StudyPaperTable(job.ID, job.Request, f, views.StudyTableOptions{})
 	if err != nil {
 		return 0, fmt.Errorf("making the study's tables: %w", err)
 	}

@@ -44,28 +44,6 @@ type StudyTableOptions struct {
 	D, Percent string
 }
 
-// StudyTable writes file (one of StudyTableFiles) of study id to w. A
-// file that is not a table is *NotFound; a metric or d-choice the study
-// does not have, *BadOption with those it has. The job must have
-// succeeded (the handlers check it first).
-func (b *Builder) StudyTable(w io.Writer, id, file string, o StudyTableOptions) error {
-	if studyTableWriters[file] == nil {
-		return &NotFound{Msg: fmt.Sprintf("a study has no table %q; it has %s", CutName(file), strings.Join(StudyTableFiles, ", "))}
-	}
-	res, err := b.jobs.Results(id)
-	if err != nil {
-		return err
-	}
-	if res.Comparison == nil {
-		return &NotFound{Msg: fmt.Sprintf("job %s is not a study that has succeeded, so it has no %s", id, file)}
-	}
-	t, err := StudyPaperTable(id, res.Job.Request, res.Comparison, o)
-	if err != nil {
-		return err
-	}
-	return WriteStudyTable(w, file, t)
-}
-
 // studyTableWriters writes each of StudyTableFiles.
 var studyTableWriters = map[string]func(io.Writer, *comparison.Table) error{
 	FileStudyTeX: comparison.WriteTeX, FileStudyStandalone: comparison.WriteStandaloneTeX, FileStudyMarkdown: comparison.WriteMarkdown,
