@@ -106,15 +106,15 @@ func kernelOf(p Params, x *mat.Dense) (Kernel, []string) {
 	if p.Gamma != nil {
 		k.Gamma = *p.Gamma
 	} else if k.Kind == KernelRBF {
-		_, sq := centredRows(x)
+		mean := columnMeans(x)
 		total := 0.0
-		for _, v := range sq {
-			total += v
+		for i := range n {
+			for j, v := range x.RawRowView(i) {
+				e := v - mean[j]
+				total += e * e
+			}
 		}
-		k.Gamma = 1 / float64(d)
-		if total > 0 {
-			k.Gamma = float64(n) / total
-		}
+		k.Gamma = scaleGamma(n, d, total)
 		notes = append(notes, fmt.Sprintf("gamma = %.6g, by the scale rule 1/(D·mean feature variance)", k.Gamma))
 	} else {
 		k.Gamma = 1 / float64(d)
@@ -541,9 +541,6 @@ func memKernel(id string, p Params, s Shape) float64 {
 	m, err := kernelLandmarks(p, s.N)
 	if err != nil {
 		m = s.N
-	}
-	if p.Kernel == "" || p.Kernel == KernelRBF {
-		l.burst(n*d + n) // the scale rule's centred copy
 	}
 	if m == 0 {
 		l.hold(n*d + n) // the basis rows, k̄

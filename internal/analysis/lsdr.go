@@ -396,11 +396,7 @@ func fitKCPLST(ctx context.Context, in Input, p Params, st stage) (*Model, error
 		for _, v := range sq {
 			total += v
 		}
-		// total/(N·D) is the mean population variance of the features.
-		gamma := 1 / float64(d)
-		if total > 0 {
-			gamma = float64(n) / total
-		}
+		gamma := scaleGamma(n, d, total)
 		p.Gamma = Float(gamma)
 		notes = append(notes, fmt.Sprintf("gamma = %.6g, by the scale rule 1/(D·mean feature variance)", gamma))
 	}
@@ -477,6 +473,17 @@ func (m *Model) KernelCodes(ctx context.Context, train, x *mat.Dense) (*mat.Dens
 		out.Slice(i0, i0+rows, 0, m.Dim).(*mat.Dense).Mul(k, &alpha)
 	}
 	return out, nil
+}
+
+// scaleGamma is the rbf width of the scale rule, 1/(D·mean feature
+// variance), from total = Σᵢ‖xᵢ − x̄‖² over the n rows of d features
+// (total/(N·D) is the mean population variance): n/total, or 1/d when
+// every feature is constant.
+func scaleGamma(n, d int, total float64) float64 {
+	if total > 0 {
+		return float64(n) / total
+	}
+	return 1 / float64(d)
 }
 
 // centredBy returns x − 1·meanᵀ and the squared norms of its rows.
