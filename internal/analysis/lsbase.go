@@ -777,15 +777,20 @@ func lemlALS(ctx context.Context, g *mat.SymDense, c *mat.Dense, zz, lambda floa
 	ut := mat.NewDense(d, m, nil)
 	fit := &lemlFit{v: v}
 	half := lambda / 2
+	var cv mat.Dense // C̃·V: the objective's, then the next sweep's U step's
+	cv.Mul(&ct, v)
 	for it := range iters {
 		if err := st.checkpoint(ctx, float64(it)/float64(iters)); err != nil {
 			return nil, err
 		}
-		lemlStepU(sig, &ct, v, half, ut)
-		if err := lemlStepV(sig, &ct, ut, half, v); err != nil {
+		lemlStepU(sig, &cv, v, half, ut)
+		ugu := lemlUGU(sig, ut)
+		if err := lemlStepV(&ct, ut, ugu, half, v); err != nil {
 			return nil, err
 		}
-		j := lemlObjective(sig, &ct, zz, half, ut, v)
+		cv.Reset()
+		cv.Mul(&ct, v)
+		j := lemlObjective(zz, half, ut, v, ugu, &cv)
 		fit.objective = append(fit.objective, j)
 		if n := len(fit.objective); n > 1 && fit.objective[n-2]-j <= lemlTol*math.Abs(j) {
 			break
@@ -797,8 +802,8 @@ func lemlALS(ctx context.Context, g *mat.SymDense, c *mat.Dense, zz, lambda floa
 }
 
 // lemlStepU sets ut to argmin ‖Z − XcUVᵀ‖² + h‖U‖² for v fixed, in G's
-// eigenbasis (Ũ = PᵀU, C̃ = PᵀC, Σ = sig).
-func lemlStepU(sig []float64, ct, v *mat.Dense, h float64, ut *mat.Dense) {
+// eigenbasis (Ũ = PᵀU, C̃ = PᵀC, Σ = sig); cv is C̃·V.
+func lemlStepU(sig []float64, cv, v *mat.Dense, h float64, ut *mat.Dense) {
 	_, m := v.Dims()
 	var vtv mat.SymDense
 	vtv.SymOuterK(1, v.T())
@@ -807,9 +812,8 @@ func lemlStepU(sig []float64, ct, v *mat.Dense, h float64, ut *mat.Dense) {
 	theta := ev.Values(nil)
 	var qv mat.Dense
 	ev.VectorsTo(&qv)
-	var b, bt mat.Dense
-	b.Mul(ct, v)
-	bt.Mul(&b, &qv)
+	var bt mat.Dense
+	bt.Mul(cv, &qv)
 	for a := range sig {
 		for k := range m {
 			bt.Set(a, k, bt.At(a, k)/(sig[a]*max(theta[k], 0)+h))
@@ -818,10 +822,12 @@ func lemlStepU(sig []float64, ct, v *mat.Dense, h float64, ut *mat.Dense) {
 	ut.Mul(&bt, qv.T())
 }
 
-// lemlStepV sets v to argmin ‖Z − XcUVᵀ‖² + h‖V‖² for ut = PᵀU fixed.
-func lemlStepV(sig []float64, ct, ut *mat.Dense, h float64, v *mat.Dense) error {
+// lemlStepV sets v to argmin ‖Z − XcUVᵀ‖² + h‖V‖² for ut = PᵀU fixed;
+// ugu is lemlUGU of ut (left as it is).
+func lemlStepV(ct, ut *mat.Dense, ugu *mat.SymDense, h float64, v *mat.Dense) error {
 	_, m := ut.Dims()
-	a := lemlUGU(sig, ut)
+	a := mat.NewSymDense(m, nil)
+	a.CopySym(ugu)
 	for i := range m {
 		a.SetSym(i, i, a.At(i, i)+h)
 	}
@@ -856,11 +862,9 @@ func lemlUGU(sig []float64, ut *mat.Dense) *mat.SymDense {
 }
 
 // lemlObjective is J(U, V) from the statistics in G's eigenbasis
-// (lemlALS).
-func lemlObjective(sig []float64, ct *mat.Dense, zz, h float64, ut, v *mat.Dense) float64 {
-	var cv, vtv mat.Dense
-	cv.Mul(ct, v)
-	ugu := lemlUGU(sig, ut)
+// (lemlALS): ugu is lemlUGU of ut, cv is C̃·V.
+func lemlObjective(zz, h float64, ut, v *mat.Dense, ugu *mat.SymDense, cv *mat.Dense) float64 {
+	var vtv mat.Dense
 	vtv.Mul(v.T(), v)
 	cross := 0.0
 	d, m := ut.Dims()

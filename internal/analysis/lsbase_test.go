@@ -402,8 +402,10 @@ func TestLSBaseLEML(t *testing.T) {
 			var ct, ut mat.Dense
 			ct.Mul(eg.vectors.T(), &cm)
 			ut.Mul(eg.vectors.T(), fit.u)
-			lemlStepU(eg.values, &ct, fit.v, r.Lambda/2, &ut)
-			if err := lemlStepV(eg.values, &ct, &ut, r.Lambda/2, fit.v); err != nil {
+			var cv mat.Dense
+			cv.Mul(&ct, fit.v)
+			lemlStepU(eg.values, &cv, fit.v, r.Lambda/2, &ut)
+			if err := lemlStepV(&ct, &ut, lemlUGU(eg.values, &ut), r.Lambda/2, fit.v); err != nil {
 				t.Fatal(err)
 			}
 			fit.u.Mul(eg.vectors, &ut)
