@@ -43,10 +43,6 @@ type KernelBasis struct {
 	Index []int
 }
 
-// kernelRowBlock is how many rows Kernel.Rows forms at a time, checking
-// the context between blocks.
-const kernelRowBlock = 256
-
 // Rows returns the kernel between the rows of x (N×D, dense or a
 // *sparse.CSR, made dense a block of rows at a time) and the rows of
 // basis (B×D): an N×B matrix (see blocks).
@@ -65,7 +61,7 @@ func (k Kernel) Rows(ctx context.Context, x mat.Matrix, basis *mat.Dense) (*mat.
 	return out, nil
 }
 
-// blocks hands f the kernel between blocks of kernelRowBlock rows of x
+// blocks hands f the kernel between blocks of kernelBlock rows of x
 // (dense or a *sparse.CSR, made dense a block at a time) and the rows of
 // basis, in order: i0 is the block's first row, kb its rows×B kernel
 // (a buffer reused by the next block). The context is checked between
@@ -89,14 +85,14 @@ func (k Kernel) blocks(ctx context.Context, x mat.Matrix, basis *mat.Dense, f fu
 		b, bsq = centredBy(basis, shift)
 	}
 	br := b.RawMatrix()
-	blk := mat.NewDense(min(kernelRowBlock, n), d, nil)
-	kbuf := mat.NewDense(min(kernelRowBlock, n), nb, nil)
-	xsq := make([]float64, min(kernelRowBlock, n))
-	for i0 := 0; i0 < n; i0 += kernelRowBlock {
+	blk := mat.NewDense(min(kernelBlock, n), d, nil)
+	kbuf := mat.NewDense(min(kernelBlock, n), nb, nil)
+	xsq := make([]float64, min(kernelBlock, n))
+	for i0 := 0; i0 < n; i0 += kernelBlock {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		rows := min(kernelRowBlock, n-i0)
+		rows := min(kernelBlock, n-i0)
 		xb := blk.Slice(0, rows, 0, d).(*mat.Dense)
 		switch v := x.(type) {
 		case *sparse.CSR:

@@ -512,7 +512,7 @@ func kernelVectors(p Params, n float64) float64 {
 // memKernelRows follows Kernel.blocks with b basis rows: the rbf
 // kernel's centred copy of them, a block of rows and its kernel.
 func memKernelRows(l *memoryLedger, p Params, b, d float64) {
-	u := kernelRowBlock * (d + b + 1)
+	u := kernelBlock * (d + b + 1)
 	if p.Kernel == "" || p.Kernel == KernelRBF {
 		u += b*d + 2*b
 	}

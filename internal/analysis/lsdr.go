@@ -441,36 +441,21 @@ func (m *Model) KernelCodes(ctx context.Context, train, x *mat.Dense) (*mat.Dens
 	if m.dual == nil {
 		return nil, fmt.Errorf("analysis: %s has no kernel regressor", m.Method)
 	}
-	n, d := train.Dims()
+	n, _ := train.Dims()
 	if dn, _ := m.dual.Dims(); dn != n {
 		return nil, fmt.Errorf("analysis: the model was fitted on %d rows, not %d", dn, n)
 	}
-	q, dx := x.Dims()
-	if dx != d {
-		return nil, invalid("", "the rows have %d features; the model was fitted on %d", dx, d)
-	}
+	q, _ := x.Dims() // blocks refuses other features than train's
 	var alpha mat.Dense
 	alpha.Mul(m.dual, m.P()) // (λI + K)⁻¹·Z·V_M, N×M
-	mean := columnMeans(train)
-	tc, tsq := centredBy(train, mean)
-	xc, xsq := centredBy(x, mean)
-	gamma := *m.Params.Gamma
 	out := mat.NewDense(q, m.Dim, nil)
-	kb := make([]float64, kernelBlock*n)
-	for i0 := 0; i0 < q; i0 += kernelBlock {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		rows := min(kernelBlock, q-i0)
-		k := mat.NewDense(rows, n, kb[:rows*n])
-		k.Mul(xc.Slice(i0, i0+rows, 0, d), tc.T())
-		for r := range rows {
-			row := k.RawRowView(r)
-			for j, v := range row {
-				row[j] = math.Exp(-gamma * max(xsq[i0+r]+tsq[j]-2*v, 0))
-			}
-		}
-		out.Slice(i0, i0+rows, 0, m.Dim).(*mat.Dense).Mul(k, &alpha)
+	err := Kernel{Kind: KernelRBF, Gamma: *m.Params.Gamma}.blocks(ctx, x, train, func(i0 int, kb *mat.Dense) error {
+		rows, _ := kb.Dims()
+		out.Slice(i0, i0+rows, 0, m.Dim).(*mat.Dense).Mul(kb, &alpha)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
