@@ -204,3 +204,28 @@ func (r *runner) fixRankGrid(ctx context.Context) error {
 	}
 	return nil
 }
+
+// gridPoints are the grid's points for method id on nFeat features: a
+// percent grid of ranks takes the method's rank base when Run found one,
+// else limit, the most directions its model gives.
+func (r *runner) gridPoints(id string, nFeat, limit int) []point {
+	base := limit
+	if b, ok := r.rankBase[id]; ok {
+		base = b
+	}
+	return r.spec.Grid.points(nFeat, base)
+}
+
+// within keeps the points at or below the method's limit (limitOf says
+// what it is), noting each one skipped.
+func (r *runner) within(id string, pts []point, limit int, limitOf string) []point {
+	var usable []point
+	for _, pt := range pts {
+		if pt.d > limit {
+			r.note("%s: d = %d is above its limit %d (%s) on some folds and was skipped", id, pt.d, limit, limitOf)
+			continue
+		}
+		usable = append(usable, pt)
+	}
+	return usable
+}

@@ -366,11 +366,7 @@ func (r *runner) method(ctx context.Context, run MethodRun, train, test analysis
 	}
 	_, nFeat := features(train).Dims()
 	limit, limitOf := gridLimit(model)
-	base := limit
-	if b, ok := r.rankBase[run.ID]; ok {
-		base = b
-	}
-	pts := r.spec.Grid.points(nFeat, base)
+	pts := r.gridPoints(run.ID, nFeat, limit)
 	perVariable := len(model.Blocks) > 0 // lda: d applies to each class variable
 	if pts == nil {
 		if perVariable { // evaluated as fitted, at the d or thr asked for
@@ -378,14 +374,7 @@ func (r *runner) method(ctx context.Context, run MethodRun, train, test analysis
 		}
 		pts = []point{{d: model.Dim, own: true}}
 	}
-	var usable []point
-	for _, pt := range pts {
-		if pt.d > limit {
-			r.note("%s: d = %d is above its limit %d (%s) on some folds and was skipped", run.ID, pt.d, limit, limitOf)
-			continue
-		}
-		usable = append(usable, pt)
-	}
+	usable := r.within(run.ID, pts, limit, limitOf)
 	if len(usable) == 0 {
 		return nil
 	}

@@ -42,18 +42,7 @@ func (r *runner) transductive(ctx context.Context, run MethodRun, train, test an
 		}
 		limit, limitOf = gridLimit(model)
 	}
-	base := limit
-	if b, ok := r.rankBase[run.ID]; ok {
-		base = b
-	}
-	var usable []point
-	for _, pt := range r.spec.Grid.points(nFeat, base) {
-		if pt.d > limit {
-			r.note("%s: d = %d is above its limit %d (%s) on some folds and was skipped", run.ID, pt.d, limit, limitOf)
-			continue
-		}
-		usable = append(usable, pt)
-	}
+	usable := r.within(run.ID, r.gridPoints(run.ID, nFeat, limit), limit, limitOf)
 	for _, group := range byD(usable) {
 		d := group[0].d
 		var z *mat.Dense
