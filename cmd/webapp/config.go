@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"mldr/internal/auth"
+	"mldr/internal/jobs"
 	"mldr/internal/pgmeta"
 	"mldr/internal/sharedjobs"
 	"mldr/internal/store"
@@ -124,8 +125,8 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	var workers, maxQueued, maxCells, maxPairwise, maxUploads, tokenFile, maxJobMemory, maxUploadMemory, trustedProxy string
 	fs.StringVar(&workers, "workers", env("MLDR_WORKERS", strconv.Itoa(runtime.NumCPU())), "jobs run at once (env MLDR_WORKERS)")
 	fs.StringVar(&maxQueued, "max-queued", env("MLDR_MAX_QUEUED", "100"), "jobs waiting at most; beyond, submissions get 429 (env MLDR_MAX_QUEUED)")
-	fs.StringVar(&maxCells, "max-cells", env("MLDR_MAX_CELLS", "300000000"), "rows × features a job may read; beyond, 413 (env MLDR_MAX_CELLS)")
-	fs.StringVar(&maxPairwise, "max-pairwise-rows", env("MLDR_MAX_PAIRWISE_ROWS", "20000"), "rows a method that compares every pair of rows may fit on; it lowers each method's own cap (lpp 20000, kcplst 8000), never raises it; beyond, 422 (env MLDR_MAX_PAIRWISE_ROWS)")
+	fs.StringVar(&maxCells, "max-cells", env("MLDR_MAX_CELLS", strconv.Itoa(jobs.DefaultMaxCells)), "rows × features a job may read; beyond, 413 (env MLDR_MAX_CELLS)")
+	fs.StringVar(&maxPairwise, "max-pairwise-rows", env("MLDR_MAX_PAIRWISE_ROWS", strconv.Itoa(jobs.DefaultMaxPairwiseRows)), "rows a method that compares every pair of rows may fit on; it lowers each method's own cap (lpp 20000, kcplst 8000), never raises it; beyond, 422 (env MLDR_MAX_PAIRWISE_ROWS)")
 	fs.StringVar(&maxUploads, "max-uploads", env("MLDR_MAX_UPLOADS", "4"), "uploads (and relabellings, transforms) read at once; beyond, 429 (env MLDR_MAX_UPLOADS)")
 	fs.StringVar(&maxJobMemory, "max-job-memory", getenv("MLDR_MAX_JOB_MEMORY"), "memory one job may use: bytes or with a unit, e.g. 4GiB; a job estimated above it is refused (413), and a job's worker process that holds more is stopped (default: half the machine's memory, or half the cgroup's limit; 0: no limit) (env MLDR_MAX_JOB_MEMORY)")
 	fs.StringVar(&maxUploadMemory, "max-upload-memory", getenv("MLDR_MAX_UPLOAD_MEMORY"), "memory the uploads (and relabellings, transforms) being read may hold together: bytes or with a unit, e.g. 2GiB; each claims what the loader estimates from what it has read, and one that does not fit is refused, 413 when alone it would not, 429 when the others leave no room (default: a quarter of the machine's memory, or of the cgroup's limit; 0: no limit) (env MLDR_MAX_UPLOAD_MEMORY)")

@@ -128,6 +128,13 @@ type DatasetLookup interface {
 	Dataset(id string) (store.DatasetRecord, error)
 }
 
+// Defaults of Limits' MaxCells and MaxPairwiseRows, the server's and
+// webapp run's alike.
+const (
+	DefaultMaxCells        = 300_000_000
+	DefaultMaxPairwiseRows = 20_000
+)
+
 // Limits bound what one job may ask for.
 type Limits struct {
 	// MaxCells bounds rows × features of the data a job reads (training and

@@ -40,12 +40,6 @@ type Env struct {
 	DefaultMemory int64
 }
 
-// Defaults of the limits, as the server's.
-const (
-	defaultMaxCells    = 300_000_000
-	defaultMaxPairwise = 20_000
-)
-
 // options are a run's flags.
 type options struct {
 	spec        string
@@ -175,7 +169,7 @@ func parseFlags(args []string, env Env) (options, bool, error) {
 	fs.Var(o.folds, "folds", "")
 	memory := env.Getenv("MLDR_MAX_JOB_MEMORY")
 	fs.StringVar(&memory, "max-job-memory", memory, "")
-	var maxCells, maxPairwise int64 = defaultMaxCells, defaultMaxPairwise
+	var maxCells, maxPairwise int64 = jobs.DefaultMaxCells, jobs.DefaultMaxPairwiseRows
 	for _, e := range []struct {
 		key string
 		dst *int64
