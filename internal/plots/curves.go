@@ -148,29 +148,7 @@ func Curves(in CurvesInput) (*Figure, error) {
 		xlo, xhi = xlo-pad, xhi+pad
 	}
 
-	// The y range: every value with its error bar, widened by 5% each
-	// side, unless fixed.
-	ylo, yhi := math.Inf(1), math.Inf(-1)
-	for _, s := range series {
-		for j, y := range s.Y {
-			if s.Baseline && j > 0 {
-				break
-			}
-			e := 0.0
-			if s.Err != nil {
-				e = s.Err[j]
-			}
-			ylo, yhi = math.Min(ylo, y-e), math.Max(yhi, y+e)
-		}
-	}
-	if ylo == yhi {
-		ylo, yhi = ylo-1, yhi+1
-	}
-	pad := 0.05 * (yhi - ylo)
-	ylo, yhi = ylo-pad, yhi+pad
-	if in.YRange != nil {
-		ylo, yhi = in.YRange[0], in.YRange[1]
-	}
+	ylo, yhi := valueRange(series, in.YRange)
 
 	title := cmp.Or(in.Title, "Evaluation")
 	xlabel, ylabel := cmp.Or(in.XLabel, "d"), cmp.Or(in.YLabel, "score")
@@ -252,3 +230,29 @@ type errXYs struct {
 
 // YError implements plotter.YErrorer.
 func (e errXYs) YError(i int) (float64, float64) { return e.err[i], e.err[i] }
+
+// valueRange is the range of the series' values (a baseline's first) with
+// their error bars, widened by 5% each side; yr, when given, instead.
+func valueRange(series []Series, yr *[2]float64) (lo, hi float64) {
+	if yr != nil {
+		return yr[0], yr[1]
+	}
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, s := range series {
+		for j, y := range s.Y {
+			if s.Baseline && j > 0 {
+				break
+			}
+			e := 0.0
+			if s.Err != nil {
+				e = s.Err[j]
+			}
+			lo, hi = math.Min(lo, y-e), math.Max(hi, y+e)
+		}
+	}
+	if lo == hi {
+		lo, hi = lo-1, hi+1
+	}
+	pad := 0.05 * (hi - lo)
+	return lo - pad, hi + pad
+}

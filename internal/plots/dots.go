@@ -66,24 +66,9 @@ func Dots(in CurvesInput) (*Figure, error) {
 		return nil, err
 	}
 
-	// The metric's range: every value with its error bar, widened by 5%
-	// each side, unless fixed.
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, s := range append(append([]Series(nil), rows...), base...) {
-		e := 0.0
-		if s.Err != nil {
-			e = s.Err[0]
-		}
-		lo, hi = math.Min(lo, s.Y[0]-e), math.Max(hi, s.Y[0]+e)
-	}
-	if lo == hi {
-		lo, hi = lo-1, hi+1
-	}
-	pad := 0.05 * (hi - lo)
-	lo, hi = lo-pad, hi+pad
-	if in.YRange != nil {
-		lo, hi = in.YRange[0], in.YRange[1]
-	}
+	// The metric's range: every value with its error bar, widened, unless
+	// fixed.
+	lo, hi := valueRange(append(append([]Series(nil), rows...), base...), in.YRange)
 
 	n := len(rows)
 	title := cmp.Or(in.Title, "Evaluation")
