@@ -261,19 +261,25 @@ func (m *Model) Decode(scores mat.Matrix) (*mat.Dense, error) {
 	if m.Space != LabelSpace {
 		return nil, fmt.Errorf("analysis: %s is not a label-space method", m.Method)
 	}
-	n, c := scores.Dims()
-	if c != m.Dim {
+	if _, c := scores.Dims(); c != m.Dim {
 		return nil, invalid("", "got %d scores per row, want %d", c, m.Dim)
 	}
+	return m.Decide(m.LabelScores(scores)), nil
+}
+
+// LabelScores are a label-space model's label scores of codes r (N×Dim):
+// r·Decodingᵀ + ȳ (N×q), which Decide turns into labels.
+func (m *Model) LabelScores(codes mat.Matrix) *mat.Dense {
 	var rec mat.Dense
-	rec.Mul(scores, m.Decoding().T())
+	rec.Mul(codes, m.Decoding().T())
+	n, _ := rec.Dims()
 	for i := range n {
 		row := rec.RawRowView(i)
 		for j, mu := range m.Means {
 			row[j] += mu
 		}
 	}
-	return m.Decide(&rec), nil
+	return &rec
 }
 
 // Decide maps a label-space model's label scores Vᵀr + ȳ (N×q, as Decode

@@ -131,15 +131,9 @@ func (r *runner) decodeAt(ctx context.Context, model *analysis.Model, group []po
 			yb = test.Y
 		}
 		pd := mat.DenseCopyOf(pred.Slice(i0, i1, 0, d))
-		var scores, tz, enc mat.Dense
-		scores.Mul(pd, dec.T()) // Vᵀr, then + ȳ: the scores the labels are decided from
-		for i := range i1 - i0 {
-			row := scores.RawRowView(i)
-			for j, mu := range model.Means {
-				row[j] += mu
-			}
-		}
-		labels := m.Decide(&scores)
+		var tz, enc mat.Dense
+		scores := m.LabelScores(pd) // Vᵀr + ȳ: the scores the labels are decided from
+		labels := m.Decide(scores)
 		for i := range i1 - i0 {
 			row := scores.RawRowView(i)
 			ml.addRow(yb.RawRowView(i), labels.RawRowView(i), row)
